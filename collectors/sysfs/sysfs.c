@@ -1,0 +1,553 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * Policy layer of the sysfs collector: decides when to scan, turns file
+ * contents into samples, counts skipped values and logs each failing file
+ * once at warn (later at debug), so a broken counter does not flood the log
+ * every poll.
+ */
+#include "sysfs.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "log.h"
+#include "sysfs_parse.h"
+#include "sysfs_scan.h"
+
+/* Per-poll values are short ("18446744073709551615\n", "100 Gb/sec (4X EDR)\n"). */
+#define VALUE_BUF 256
+
+#define FAM_DEVICE_INFO	   "rdma_device_info"
+#define FAM_PORT_INFO	   "rdma_port_info"
+#define FAM_PORT_NETDEV	   "rdma_port_netdev_info"
+#define FAM_PORT_STATE	   "rdma_port_state"
+#define FAM_PORT_PHYS	   "rdma_port_phys_state"
+#define FAM_PORT_RATE	   "rdma_port_rate_bytes_per_second"
+#define FAM_PORT_LID	   "rdma_port_lid"
+#define FAM_PORT_SM_LID	   "rdma_port_sm_lid"
+#define FAM_PORT_COUNTER   "rdma_port_statistic_total"
+#define FAM_DEVICE_COUNTER "rdma_device_statistic_total"
+
+static const char help_device_info[] =
+	"RDMA device attributes from sysfs (node_type CA, RNIC, unspecified, ...; driver is "
+	"the kernel driver of the parent device, empty for software devices); always 1.";
+static const char help_port_info[] =
+	"RDMA port link layer (InfiniBand, Ethernet for RoCE, ...); always 1.";
+static const char help_port_netdev[] =
+	"Network device bound to the RDMA port, from gid_attrs/ndevs (RoCE, iWARP); always 1.";
+static const char help_port_state[] =
+	"Logical port state (IB PortState): 0 NOP, 1 DOWN, 2 INIT, 3 ARMED, 4 ACTIVE, "
+	"5 ACTIVE_DEFER.";
+static const char help_port_phys[] =
+	"Physical port state (IB PortPhysicalState): 0 no state change, 1 Sleep, 2 Polling, "
+	"3 Disabled, 4 PortConfigurationTraining, 5 LinkUp, 6 LinkErrorRecovery, 7 Phy Test.";
+static const char help_port_rate[] =
+	"Port data rate in bytes per second (sysfs rate in Gb/s * 10^9 / 8; width x lane speed).";
+static const char help_port_lid[] = "Local identifier (LID) of the port; InfiniBand only.";
+static const char help_port_sm_lid[] =
+	"LID of the subnet manager the port reports to; InfiniBand only.";
+static const char help_port_counter[] =
+	"Port counter file without a well-known name (or shadowed by a wider one), raw value "
+	"as read; source is the directory: counters, counters_ext or hw_counters.";
+static const char help_device_counter[] =
+	"Device-level hw_counters file without a well-known name, raw value as read.";
+
+struct sysfs_state {
+	int root; /* borrowed */
+	const struct device_filter *filter;
+	double rescan_interval_s;
+
+	struct sysfs_device **devs; /* sorted with sysfs_name_cmp() */
+	size_t n_devs;
+	bool scanned;
+	double last_scan;
+	int reload_requested; /* set by reload(), any thread */
+
+	bool logged_no_devices;
+	bool warned_emfile;
+	/* Paths whose failure was already logged at warn; sorted. */
+	char **warned;
+	size_t n_warned, cap_warned;
+
+	char buf[VALUE_BUF];
+};
+
+typedef int (*value_parser)(const char *s, size_t len, uint64_t *out);
+
+static double now_monotonic(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int warned_find(const struct sysfs_state *st, const char *path, size_t *pos)
+{
+	size_t lo = 0, hi = st->n_warned;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(st->warned[mid], path);
+
+		if (c == 0) {
+			*pos = mid;
+			return 1;
+		}
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*pos = lo;
+	return 0;
+}
+
+/* True the first time a path is seen (then log at warn, later at debug). */
+static bool first_failure(struct sysfs_state *st, const char *path)
+{
+	size_t pos;
+	char *copy;
+
+	if (warned_find(st, path, &pos))
+		return false;
+	if (st->n_warned == st->cap_warned) {
+		size_t ncap = st->cap_warned ? st->cap_warned * 2 : 32;
+		char **n = realloc(st->warned, ncap * sizeof(*n));
+
+		if (!n)
+			return true;
+		st->warned = n;
+		st->cap_warned = ncap;
+	}
+	copy = strdup(path);
+	if (!copy)
+		return true;
+	memmove(&st->warned[pos + 1], &st->warned[pos], (st->n_warned - pos) * sizeof(char *));
+	st->warned[pos] = copy;
+	st->n_warned++;
+	return true;
+}
+
+static void warned_clear(struct sysfs_state *st)
+{
+	for (size_t i = 0; i < st->n_warned; i++)
+		free(st->warned[i]);
+	free(st->warned);
+	st->warned = NULL;
+	st->n_warned = st->cap_warned = 0;
+}
+
+static const char *errstr(int err, char *buf, size_t size)
+{
+	/* GNU strerror_r (we build with _GNU_SOURCE): thread safe. */
+	return strerror_r(err, buf, size);
+}
+
+static void log_skip(struct sysfs_state *st, const char *device, const char *port,
+		     const char *path, const char *what, int err)
+{
+	char eb[128];
+	int level = first_failure(st, path) ? LOG_WARNING : LOG_DEBUG;
+
+	log_msg(level, "sysfs: skipping value: device=%s port=%s file=%s: %s: %s (errno %d)",
+		device, port ? port : "-", path, what, errstr(-err, eb, sizeof(eb)), -err);
+}
+
+/* Reads and parses one file; a failure is counted and logged here. */
+static int read_value(struct sysfs_state *st, struct sysfs_device *dev, const char *port,
+		      struct sysfs_file *f, value_parser parse, uint64_t *out,
+		      struct collector_stats *stats)
+{
+	int n, r;
+
+	n = sysfs_file_read(st->root, f, st->buf, sizeof(st->buf));
+	if (n >= 0) {
+		r = parse(st->buf, (size_t)n, out);
+		if (r == 0)
+			return 0;
+		stats->read_errors++;
+		log_skip(st, dev->name, port, f->path,
+			 r == -ENODATA ? "no value (N/A, no PMA)" : "unparsable content", r);
+		return r;
+	}
+	stats->read_errors++;
+	/* ENODEV: the device behind a kept fd is gone; ENOENT on a file that
+	 * existed at scan time: it went away. Either way, look again. */
+	if (n == -ENODEV || (n == -ENOENT && !f->absent))
+		dev->recheck = true;
+	log_skip(st, dev->name, port, f->path ? f->path : "-", "read failed", n);
+	return n;
+}
+
+/* Only -ENOMEM fails the scrape; other rejects are counted by the sink. */
+static int sink_result(int r)
+{
+	return r == -ENOMEM ? r : 0;
+}
+
+static int emit_port_value(struct sysfs_state *st, struct metric_sink *sink,
+			   struct sysfs_device *dev, struct sysfs_port *p, struct sysfs_file *f,
+			   value_parser parse, const char *family, const char *help,
+			   struct collector_stats *stats)
+{
+	uint64_t v;
+
+	if (read_value(st, dev, p->num_str, f, parse, &v, stats) < 0)
+		return 0;
+	return sink_result(metric_sink_add_u64(
+		sink, family, help, METRIC_GAUGE,
+		METRIC_LABELS({"device", dev->name}, {"port", p->num_str}), v));
+}
+
+static const char *source_name(unsigned source)
+{
+	switch (source) {
+	case SYSFS_SRC_COUNTERS:
+		return "counters";
+	case SYSFS_SRC_COUNTERS_EXT:
+		return "counters_ext";
+	default:
+		return "hw_counters";
+	}
+}
+
+/* port NULL: a device-level counter. */
+static int emit_counter(struct sysfs_state *st, struct metric_sink *sink,
+			struct sysfs_device *dev, struct sysfs_port *p, struct sysfs_counter *c,
+			struct collector_stats *stats)
+{
+	const char *port = p ? p->num_str : NULL;
+	uint64_t v, scaled;
+	int r;
+
+	if (read_value(st, dev, port, &c->file, sysfs_parse_counter, &v, stats) < 0)
+		return 0;
+	if (!c->known) {
+		if (p)
+			r = metric_sink_add_u64(sink, FAM_PORT_COUNTER, help_port_counter,
+						METRIC_COUNTER,
+						METRIC_LABELS({"device", dev->name}, {"port", port},
+							      {"source", source_name(c->source)},
+							      {"counter", c->name}),
+						v);
+		else
+			r = metric_sink_add_u64(sink, FAM_DEVICE_COUNTER, help_device_counter,
+						METRIC_COUNTER,
+						METRIC_LABELS({"device", dev->name},
+							      {"source", source_name(c->source)},
+							      {"counter", c->name}),
+						v);
+		return sink_result(r);
+	}
+	/* e.g. PortXmitData counts octets divided by 4 */
+	if (__builtin_mul_overflow(v, (uint64_t)(c->known->multiplier ? c->known->multiplier : 1),
+				   &scaled)) {
+		stats->read_errors++;
+		log_skip(st, dev->name, port, c->file.path, "value * multiplier", -ERANGE);
+		return 0;
+	}
+	if (p)
+		r = metric_sink_add_u64(sink, c->known->metric, c->known->help, c->known->type,
+					METRIC_LABELS({"device", dev->name}, {"port", port}), scaled);
+	else
+		r = metric_sink_add_u64(sink, c->known->metric, c->known->help, c->known->type,
+					METRIC_LABELS({"device", dev->name}), scaled);
+	return sink_result(r);
+}
+
+static int emit_port(struct sysfs_state *st, struct metric_sink *sink, struct sysfs_device *dev,
+		     struct sysfs_port *p, struct collector_stats *stats)
+{
+	int r;
+
+	r = metric_sink_add_u64(sink, FAM_PORT_INFO, help_port_info, METRIC_GAUGE,
+				METRIC_LABELS({"device", dev->name}, {"port", p->num_str},
+					      {"link_layer", p->link_layer}),
+				1);
+	if ((r = sink_result(r)) < 0)
+		return r;
+	for (size_t i = 0; i < p->n_netdevs; i++) {
+		r = metric_sink_add_u64(sink, FAM_PORT_NETDEV, help_port_netdev, METRIC_GAUGE,
+					METRIC_LABELS({"device", dev->name}, {"port", p->num_str},
+						      {"netdev", p->netdevs[i]}),
+					1);
+		if ((r = sink_result(r)) < 0)
+			return r;
+	}
+	r = emit_port_value(st, sink, dev, p, &p->state, sysfs_parse_port_state, FAM_PORT_STATE,
+			    help_port_state, stats);
+	if (r < 0)
+		return r;
+	r = emit_port_value(st, sink, dev, p, &p->phys_state, sysfs_parse_phys_state,
+			    FAM_PORT_PHYS, help_port_phys, stats);
+	if (r < 0)
+		return r;
+	r = emit_port_value(st, sink, dev, p, &p->rate, sysfs_parse_rate, FAM_PORT_RATE,
+			    help_port_rate, stats);
+	if (r < 0)
+		return r;
+	if (p->lid.path) {
+		r = emit_port_value(st, sink, dev, p, &p->lid, sysfs_parse_lid, FAM_PORT_LID,
+				    help_port_lid, stats);
+		if (r < 0)
+			return r;
+	}
+	if (p->sm_lid.path) {
+		r = emit_port_value(st, sink, dev, p, &p->sm_lid, sysfs_parse_lid, FAM_PORT_SM_LID,
+				    help_port_sm_lid, stats);
+		if (r < 0)
+			return r;
+	}
+	for (size_t i = 0; i < p->n_counters; i++) {
+		r = emit_counter(st, sink, dev, p, &p->counters[i], stats);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+static int emit_device(struct sysfs_state *st, struct metric_sink *sink,
+		       struct sysfs_device *dev, struct collector_stats *stats)
+{
+	int r;
+
+	r = metric_sink_add_u64(
+		sink, FAM_DEVICE_INFO, help_device_info, METRIC_GAUGE,
+		METRIC_LABELS({"device", dev->name}, {"node_type", dev->node_type},
+			      {"hca_type", dev->hca_type}, {"board_id", dev->board_id},
+			      {"fw_ver", dev->fw_ver}, {"node_guid", dev->node_guid},
+			      {"sys_image_guid", dev->sys_image_guid}, {"driver", dev->driver}),
+		1);
+	if ((r = sink_result(r)) < 0)
+		return r;
+	for (size_t i = 0; i < dev->n_ports; i++) {
+		r = emit_port(st, sink, dev, &dev->ports[i], stats);
+		if (r < 0)
+			return r;
+	}
+	for (size_t i = 0; i < dev->n_counters; i++) {
+		r = emit_counter(st, sink, dev, NULL, &dev->counters[i], stats);
+		if (r < 0)
+			return r;
+	}
+	/* Directories that could not be listed hide values: count them every
+	 * poll, as the values they hold would have been. */
+	stats->read_errors += dev->scan_errors;
+	return 0;
+}
+
+static void free_devices(struct sysfs_device **devs, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		sysfs_device_free(devs[i]);
+}
+
+/* Scans one device; logs what the scan could not do. NULL when skipped. */
+static int scan_one(struct sysfs_state *st, const char *name, bool known,
+		    struct sysfs_device **out, struct collector_stats *stats)
+{
+	struct sysfs_device *dev;
+	char eb[128], path[512];
+	size_t n_counters;
+	int r;
+
+	*out = NULL;
+	r = sysfs_device_scan(st->root, name, &dev);
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0) {
+		/* -ENOENT: removed between the listing and the scan. */
+		if (r != -ENOENT) {
+			stats->read_errors++;
+			snprintf(path, sizeof(path), "%s/%s", SYSFS_IB_CLASS_DIR, name);
+			log_msg(first_failure(st, path) ? LOG_WARNING : LOG_DEBUG,
+				"sysfs: cannot scan device=%s: %s (errno %d)", name,
+				errstr(-r, eb, sizeof(eb)), -r);
+		}
+		return 0;
+	}
+	if (dev->scan_errors && dev->first_scan_error_path)
+		log_msg(first_failure(st, dev->first_scan_error_path) ? LOG_WARNING : LOG_DEBUG,
+			"sysfs: cannot list directory device=%s dir=%s: %s (errno %d); %u "
+			"directories skipped",
+			name, dev->first_scan_error_path,
+			errstr(-dev->first_scan_error, eb, sizeof(eb)), -dev->first_scan_error,
+			dev->scan_errors);
+	if (dev->n_reopen_each && !st->warned_emfile) {
+		st->warned_emfile = true;
+		log_warn("sysfs: out of file descriptors (EMFILE/ENFILE) on device=%s: %u counter "
+			 "files fall back to open+read+close per poll; raise LimitNOFILE",
+			 name, dev->n_reopen_each);
+	}
+	n_counters = dev->n_counters;
+	for (size_t i = 0; i < dev->n_ports; i++)
+		n_counters += dev->ports[i].n_counters;
+	log_msg(known ? LOG_DEBUG : LOG_INFO,
+		"sysfs: scanned device=%s ports=%zu counter_files=%zu driver=%s", name,
+		dev->n_ports, n_counters, dev->driver[0] ? dev->driver : "-");
+	*out = dev;
+	return 0;
+}
+
+/*
+ * Brings the cached devices in line with class/infiniband: new names are
+ * scanned, vanished ones freed, flagged ones re-scanned. Both lists are
+ * sorted with sysfs_name_cmp(), so one merge pass does it.
+ */
+static int refresh(struct sysfs_state *st, struct collector_stats *stats)
+{
+	struct sysfs_device **next = NULL;
+	size_t n_names = 0, n_next = 0, j = 0;
+	char **names = NULL;
+	char eb[128];
+	double now = now_monotonic();
+	bool full;
+	int r;
+
+	if (__atomic_exchange_n(&st->reload_requested, 0, __ATOMIC_ACQ_REL)) {
+		/* SIGHUP: close every fd now, forget which files were logged. */
+		free_devices(st->devs, st->n_devs);
+		st->n_devs = 0;
+		warned_clear(st);
+		st->warned_emfile = false;
+		st->scanned = false;
+	}
+	full = !st->scanned || now - st->last_scan >= st->rescan_interval_s;
+	if (full) {
+		st->scanned = true;
+		st->last_scan = now;
+	}
+
+	r = sysfs_list_devices(st->root, st->filter, &names, &n_names);
+	if (r < 0) {
+		if (r != -ENOMEM)
+			log_msg(first_failure(st, SYSFS_IB_CLASS_DIR) ? LOG_WARNING : LOG_DEBUG,
+				"sysfs: cannot list %s: %s (errno %d)", SYSFS_IB_CLASS_DIR,
+				errstr(-r, eb, sizeof(eb)), -r);
+		return r;
+	}
+	if (n_names) {
+		next = calloc(n_names, sizeof(*next));
+		if (!next) {
+			r = -ENOMEM;
+			goto out;
+		}
+	}
+	for (size_t i = 0; i < n_names; i++) {
+		struct sysfs_device *dev = NULL;
+		bool known = false;
+
+		while (j < st->n_devs && sysfs_name_cmp(st->devs[j]->name, names[i]) < 0) {
+			log_info("sysfs: device=%s is gone", st->devs[j]->name);
+			sysfs_device_free(st->devs[j]);
+			st->devs[j++] = NULL;
+		}
+		if (j < st->n_devs && sysfs_name_cmp(st->devs[j]->name, names[i]) == 0) {
+			dev = st->devs[j];
+			st->devs[j++] = NULL;
+			known = true;
+			if (full || dev->recheck) {
+				sysfs_device_free(dev);
+				dev = NULL;
+			}
+		}
+		if (!dev) {
+			r = scan_one(st, names[i], known, &dev, stats);
+			if (r < 0)
+				goto out;
+		}
+		if (dev)
+			next[n_next++] = dev;
+	}
+	for (; j < st->n_devs; j++) {
+		log_info("sysfs: device=%s is gone", st->devs[j]->name);
+		sysfs_device_free(st->devs[j]);
+		st->devs[j] = NULL;
+	}
+	r = 0;
+out:
+	/* On error, keep what was built; free the rest of the old list. */
+	for (; j < st->n_devs; j++)
+		sysfs_device_free(st->devs[j]);
+	free(st->devs);
+	st->devs = next;
+	st->n_devs = n_next;
+	sysfs_names_free(names);
+	return r;
+}
+
+static int sysfs_collect(void *state, struct metric_sink *sink, struct collector_stats *stats)
+{
+	struct sysfs_state *st = state;
+	int r;
+
+	r = refresh(st, stats);
+	if (r < 0)
+		return r;
+	if (!st->n_devs) {
+		if (!st->logged_no_devices)
+			log_info("sysfs: no RDMA devices under %s (none present, or none match "
+				 "the device filter)",
+				 SYSFS_IB_CLASS_DIR);
+		st->logged_no_devices = true;
+		return 0;
+	}
+	st->logged_no_devices = false;
+	for (size_t i = 0; i < st->n_devs; i++) {
+		r = emit_device(st, sink, st->devs[i], stats);
+		if (r < 0)
+			return r;
+		stats->devices++;
+	}
+	return 0;
+}
+
+static int sysfs_init(const struct collector_ctx *ctx, void **state)
+{
+	struct sysfs_state *st;
+
+	/* Nothing is read here: no hardware is not an error, the first
+	 * collect() scans. */
+	st = calloc(1, sizeof(*st));
+	if (!st)
+		return -ENOMEM;
+	st->root = ctx->sysfs_fd;
+	st->filter = ctx->filter;
+	st->rescan_interval_s = ctx->rescan_interval_s;
+	*state = st;
+	return 0;
+}
+
+static void sysfs_reload(void *state)
+{
+	struct sysfs_state *st = state;
+
+	if (st)
+		__atomic_store_n(&st->reload_requested, 1, __ATOMIC_RELEASE);
+}
+
+static void sysfs_free(void *state)
+{
+	struct sysfs_state *st = state;
+
+	if (!st)
+		return;
+	free_devices(st->devs, st->n_devs);
+	free(st->devs);
+	warned_clear(st);
+	free(st);
+}
+
+const struct collector_ops sysfs_collector_ops = {
+	.name = "sysfs",
+	.help = "Device and port attributes and all counters under /sys/class/infiniband",
+	.default_enabled = true,
+	.init = sysfs_init,
+	.collect = sysfs_collect,
+	.reload = sysfs_reload,
+	.free = sysfs_free,
+};

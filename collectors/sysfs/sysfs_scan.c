@@ -1,0 +1,749 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "sysfs_scan.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sysfs_parse.h"
+
+/* Scan-time text attributes (board_id can be long; sysfs caps at a page). */
+#define TEXT_MAX 4096
+
+/* A growable array of strings, NULL-terminated once finished. */
+struct strvec {
+	char **v;
+	size_t n, cap;
+};
+
+static int strvec_push(struct strvec *sv, const char *s, size_t len)
+{
+	char *copy;
+
+	if (sv->n + 2 > sv->cap) {
+		size_t ncap = sv->cap ? sv->cap * 2 : 16;
+		char **nv = realloc(sv->v, ncap * sizeof(*nv));
+
+		if (!nv)
+			return -ENOMEM;
+		sv->v = nv;
+		sv->cap = ncap;
+	}
+	copy = strndup(s, len);
+	if (!copy)
+		return -ENOMEM;
+	sv->v[sv->n++] = copy;
+	sv->v[sv->n] = NULL;
+	return 0;
+}
+
+static void strvec_free(struct strvec *sv)
+{
+	for (size_t i = 0; i < sv->n; i++)
+		free(sv->v[i]);
+	free(sv->v);
+	sv->v = NULL;
+	sv->n = sv->cap = 0;
+}
+
+void sysfs_names_free(char **names)
+{
+	if (!names)
+		return;
+	for (char **p = names; *p; p++)
+		free(*p);
+	free(names);
+}
+
+int sysfs_name_cmp(const char *a, const char *b)
+{
+	return strverscmp(a, b);
+}
+
+static int name_cmp_qsort(const void *a, const void *b)
+{
+	return sysfs_name_cmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int path_fmt(char *buf, size_t size, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int path_fmt(char *buf, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, size, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= size)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+enum entry_kind {
+	ENTRY_ANY,
+	ENTRY_DIR,
+	ENTRY_FILE,
+};
+
+/* d_type when the filesystem gives it, else (or for a symlink) stat it. */
+static bool entry_is(int dfd, const struct dirent *de, enum entry_kind want)
+{
+	struct stat st;
+
+	switch (want) {
+	case ENTRY_ANY:
+		return true;
+	case ENTRY_DIR:
+		if (de->d_type == DT_DIR)
+			return true;
+		break;
+	case ENTRY_FILE:
+		if (de->d_type == DT_REG)
+			return true;
+		break;
+	}
+	if (de->d_type != DT_LNK && de->d_type != DT_UNKNOWN)
+		return false;
+	if (fstatat(dfd, de->d_name, &st, 0) < 0)
+		return false;
+	return want == ENTRY_DIR ? S_ISDIR(st.st_mode) : S_ISREG(st.st_mode);
+}
+
+/* Names in root/path of the wanted kind, unsorted. Returns 0 or -errno. */
+static int list_dir(int root, const char *path, enum entry_kind want, struct strvec *out)
+{
+	struct dirent *de;
+	DIR *d;
+	int fd, r = 0;
+
+	fd = openat(root, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	d = fdopendir(fd);
+	if (!d) {
+		r = -errno;
+		close(fd);
+		return r;
+	}
+	for (;;) {
+		errno = 0;
+		de = readdir(d);
+		if (!de) {
+			r = errno ? -errno : 0;
+			break;
+		}
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		if (!entry_is(dirfd(d), de, want))
+			continue;
+		r = strvec_push(out, de->d_name, strlen(de->d_name));
+		if (r < 0)
+			break;
+	}
+	closedir(d);
+	return r;
+}
+
+int sysfs_list_devices(int root, const struct device_filter *filter, char ***names, size_t *n)
+{
+	struct strvec all = {0}, kept = {0};
+	int r;
+
+	*names = NULL;
+	*n = 0;
+	/* Entries are symlinks into /sys/devices (directories on old kernels):
+	 * accept anything but a plain file without a stat per device per poll. */
+	r = list_dir(root, SYSFS_IB_CLASS_DIR, ENTRY_ANY, &all);
+	if (r == -ENOENT || r == -ENOTDIR)
+		r = 0;
+	if (r < 0)
+		goto out;
+	for (size_t i = 0; i < all.n; i++) {
+		if (!device_filter_match(filter, all.v[i]))
+			continue;
+		r = strvec_push(&kept, all.v[i], strlen(all.v[i]));
+		if (r < 0)
+			goto out;
+	}
+	if (!kept.n) {
+		/* Always hand back a list, even an empty one. */
+		kept.v = calloc(1, sizeof(*kept.v));
+		if (!kept.v) {
+			r = -ENOMEM;
+			goto out;
+		}
+	}
+	qsort(kept.v, kept.n, sizeof(*kept.v), name_cmp_qsort);
+	*names = kept.v;
+	*n = kept.n;
+	kept.v = NULL;
+	kept.n = 0;
+out:
+	strvec_free(&kept);
+	strvec_free(&all);
+	return r;
+}
+
+/* Whole small file, NUL-terminated. Returns the length or -errno. */
+static int read_small_at(int root, const char *path, char *buf, size_t size)
+{
+	size_t len = 0;
+	int fd, r = 0;
+
+	fd = openat(root, path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	while (len < size - 1) {
+		ssize_t n = read(fd, buf + len, size - 1 - len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			r = -errno;
+			break;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	if (r < 0)
+		return r;
+	buf[len] = '\0';
+	return (int)len;
+}
+
+/* A text attribute as a label value; "" when missing or unreadable. */
+static int read_text_attr(int root, const char *path, char **out)
+{
+	char buf[TEXT_MAX];
+	const char *s = "";
+	size_t len = 0;
+	int n;
+
+	n = read_small_at(root, path, buf, sizeof(buf));
+	if (n >= 0 && sysfs_parse_text(buf, (size_t)n, &s, &len) < 0) {
+		s = "";
+		len = 0;
+	}
+	*out = strndup(s, len);
+	return *out ? 0 : -ENOMEM;
+}
+
+static int read_node_type(int root, const char *path, char **out)
+{
+	char buf[TEXT_MAX];
+	const char *s = "";
+	size_t len = 0;
+	int n;
+
+	n = read_small_at(root, path, buf, sizeof(buf));
+	if (n >= 0 && sysfs_parse_node_type(buf, (size_t)n, &s, &len) < 0) {
+		s = "";
+		len = 0;
+	}
+	*out = strndup(s, len);
+	return *out ? 0 : -ENOMEM;
+}
+
+static int read_driver(int root, const char *devname, char **out)
+{
+	char path[PATH_MAX], target[PATH_MAX];
+	const char *s = "";
+	size_t len = 0;
+	ssize_t n;
+	int r;
+
+	/* class/infiniband/<dev>/device is the parent (PCI) device; rxe and
+	 * siw have none. Its driver link names the kernel module. */
+	r = path_fmt(path, sizeof(path), "%s/%s/device/driver", SYSFS_IB_CLASS_DIR, devname);
+	if (r == 0) {
+		n = readlinkat(root, path, target, sizeof(target) - 1);
+		if (n > 0 && sysfs_parse_link_basename(target, (size_t)n, &s, &len) < 0) {
+			s = "";
+			len = 0;
+		}
+	}
+	*out = strndup(s, len);
+	return *out ? 0 : -ENOMEM;
+}
+
+static void record_scan_error(struct sysfs_device *dev, const char *path, int err)
+{
+	dev->scan_errors++;
+	if (dev->first_scan_error_path)
+		return;
+	dev->first_scan_error = err;
+	dev->first_scan_error_path = strdup(path); /* best effort, only for the log */
+}
+
+/* Records the path and opens it. Only -ENOMEM is an error: an open that
+ * fails is retried per read, or remembered as absent. */
+static int file_init(int root, struct sysfs_file *f, const char *path, struct sysfs_device *dev)
+{
+	int fd;
+
+	f->fd = -1;
+	f->path = strdup(path);
+	if (!f->path)
+		return -ENOMEM;
+	fd = openat(root, path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		f->fd = fd;
+		return 0;
+	}
+	switch (errno) {
+	case EMFILE:
+	case ENFILE:
+		f->reopen_each = true;
+		dev->n_reopen_each++;
+		break;
+	case ENOENT:
+		f->absent = true;
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+static void file_close(struct sysfs_file *f)
+{
+	if (f->fd >= 0)
+		close(f->fd);
+	f->fd = -1;
+	free(f->path);
+	f->path = NULL;
+}
+
+int sysfs_file_read(int root, struct sysfs_file *f, char *buf, size_t size)
+{
+	ssize_t n;
+	int fd, err;
+
+	if (!f->path || f->absent)
+		return -ENOENT;
+	if (size < 2)
+		return -EINVAL;
+	fd = f->fd;
+	if (fd < 0) {
+		fd = openat(root, f->path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return -errno;
+	}
+	do {
+		n = pread(fd, buf, size - 1, 0);
+	} while (n < 0 && errno == EINTR);
+	err = errno;
+	if (f->fd < 0) {
+		if (f->reopen_each)
+			close(fd);
+		else
+			f->fd = fd; /* failed at scan time, works now: keep it */
+	}
+	if (n < 0)
+		return -err;
+	if ((size_t)n >= size - 1)
+		return -EOVERFLOW;
+	buf[n] = '\0';
+	return (int)n;
+}
+
+static void counters_free(struct sysfs_counter *c, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		file_close(&c[i].file);
+	free(c);
+}
+
+static int counter_cmp(const void *a, const void *b)
+{
+	const struct sysfs_counter *ca = a, *cb = b;
+
+	if (ca->source != cb->source)
+		return ca->source < cb->source ? -1 : 1;
+	return strcmp(ca->name, cb->name);
+}
+
+/* Appends one opened counter file per regular file of dir. */
+static int scan_counter_dir(int root, const char *dir, unsigned source, struct sysfs_device *dev,
+			    struct sysfs_counter **counters, size_t *n)
+{
+	struct strvec names = {0};
+	char path[PATH_MAX];
+	int r;
+
+	r = list_dir(root, dir, ENTRY_FILE, &names);
+	if (r == -ENOENT || r == -ENOTDIR) {
+		r = 0; /* most drivers have only some of the directories */
+		goto out;
+	}
+	if (r == -ENOMEM)
+		goto out;
+	if (r < 0) {
+		record_scan_error(dev, dir, r);
+		r = 0;
+		goto out;
+	}
+	for (size_t i = 0; i < names.n; i++) {
+		struct sysfs_counter *nc, *c;
+
+		/* hw_counters/lifespan is the driver's cache time in ms. */
+		if (sysfs_counter_is_setting(names.v[i], source))
+			continue;
+		r = path_fmt(path, sizeof(path), "%s/%s", dir, names.v[i]);
+		if (r < 0) {
+			record_scan_error(dev, dir, r);
+			r = 0;
+			continue;
+		}
+		nc = realloc(*counters, (*n + 1) * sizeof(**counters));
+		if (!nc) {
+			r = -ENOMEM;
+			goto out;
+		}
+		*counters = nc;
+		c = &nc[*n];
+		memset(c, 0, sizeof(*c));
+		r = file_init(root, &c->file, path, dev);
+		if (r < 0)
+			goto out;
+		(*n)++;
+		c->name = c->file.path + strlen(dir) + 1;
+		c->source = source;
+		c->known = sysfs_counter_lookup(c->name, source);
+	}
+out:
+	strvec_free(&names);
+	return r;
+}
+
+/*
+ * Two files of one port may have one meaning (mlx4: counters/port_rcv_data
+ * is 32 bits, counters_ext/port_rcv_data_64 is 64 bits). The higher priority
+ * keeps the named family; the others go to the generic one, so no series is
+ * duplicated and none is dropped.
+ */
+static void resolve_duplicates(struct sysfs_counter *c, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (!c[i].known)
+			continue;
+		for (size_t j = i + 1; j < n; j++) {
+			if (!c[j].known || strcmp(c[i].known->metric, c[j].known->metric) != 0)
+				continue;
+			if (c[j].known->priority > c[i].known->priority) {
+				c[i].known = NULL;
+				break;
+			}
+			c[j].known = NULL;
+		}
+	}
+}
+
+static int netdev_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * Distinct netdevs of gid_attrs/ndevs/<index>. Reading an unused GID entry
+ * fails (EINVAL, EAGAIN, ENODATA depending on the kernel): that is normal.
+ */
+static int scan_netdevs(int root, const char *portdir, struct sysfs_port *p)
+{
+	struct strvec entries = {0}, devs = {0};
+	char path[PATH_MAX], buf[256];
+	int r;
+
+	r = path_fmt(path, sizeof(path), "%s/gid_attrs/ndevs", portdir);
+	if (r < 0)
+		return 0;
+	r = list_dir(root, path, ENTRY_FILE, &entries);
+	if (r == -ENOMEM)
+		goto out;
+	r = 0;
+	for (size_t i = 0; i < entries.n; i++) {
+		const char *s;
+		size_t len;
+		bool seen = false;
+		int n;
+
+		if (path_fmt(path, sizeof(path), "%s/gid_attrs/ndevs/%s", portdir, entries.v[i]))
+			continue;
+		n = read_small_at(root, path, buf, sizeof(buf));
+		if (n < 0 || sysfs_parse_text(buf, (size_t)n, &s, &len) < 0)
+			continue;
+		for (size_t j = 0; j < devs.n && !seen; j++)
+			seen = strlen(devs.v[j]) == len && memcmp(devs.v[j], s, len) == 0;
+		if (seen)
+			continue;
+		r = strvec_push(&devs, s, len);
+		if (r < 0)
+			goto out;
+	}
+	if (devs.n)
+		qsort(devs.v, devs.n, sizeof(*devs.v), netdev_cmp);
+	p->netdevs = devs.v;
+	p->n_netdevs = devs.n;
+	devs.v = NULL;
+	devs.n = 0;
+out:
+	strvec_free(&devs);
+	strvec_free(&entries);
+	return r;
+}
+
+/* An optional file: kept only when it exists. */
+static int optional_file_init(int root, struct sysfs_file *f, const char *path,
+			      struct sysfs_device *dev)
+{
+	int r = file_init(root, f, path, dev);
+
+	if (r == 0 && f->absent)
+		file_close(f);
+	return r;
+}
+
+static int scan_port(int root, const char *devname, struct sysfs_port *p,
+		     struct sysfs_device *dev)
+{
+	static const struct {
+		const char *dir;
+		unsigned source;
+	} dirs[] = {
+		{"counters", SYSFS_SRC_COUNTERS},
+		{"counters_ext", SYSFS_SRC_COUNTERS_EXT},
+		{"hw_counters", SYSFS_SRC_HW_COUNTERS},
+	};
+	char base[PATH_MAX], path[PATH_MAX];
+	int r;
+
+	p->state.fd = p->phys_state.fd = p->rate.fd = p->lid.fd = p->sm_lid.fd = -1;
+	snprintf(p->num_str, sizeof(p->num_str), "%u", (unsigned)p->num);
+	r = path_fmt(base, sizeof(base), "%s/%s/ports/%u", SYSFS_IB_CLASS_DIR, devname,
+		     (unsigned)p->num);
+	if (r < 0)
+		return r;
+
+	if ((r = path_fmt(path, sizeof(path), "%s/link_layer", base)) < 0 ||
+	    (r = read_text_attr(root, path, &p->link_layer)) < 0)
+		return r;
+	p->is_ib = strcmp(p->link_layer, "InfiniBand") == 0;
+
+	if ((r = path_fmt(path, sizeof(path), "%s/state", base)) < 0 ||
+	    (r = file_init(root, &p->state, path, dev)) < 0)
+		return r;
+	if ((r = path_fmt(path, sizeof(path), "%s/phys_state", base)) < 0 ||
+	    (r = file_init(root, &p->phys_state, path, dev)) < 0)
+		return r;
+	if ((r = path_fmt(path, sizeof(path), "%s/rate", base)) < 0 ||
+	    (r = file_init(root, &p->rate, path, dev)) < 0)
+		return r;
+	if (p->is_ib) {
+		if ((r = path_fmt(path, sizeof(path), "%s/lid", base)) < 0 ||
+		    (r = optional_file_init(root, &p->lid, path, dev)) < 0)
+			return r;
+		if ((r = path_fmt(path, sizeof(path), "%s/sm_lid", base)) < 0 ||
+		    (r = optional_file_init(root, &p->sm_lid, path, dev)) < 0)
+			return r;
+	}
+
+	r = scan_netdevs(root, base, p);
+	if (r < 0)
+		return r;
+
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		r = path_fmt(path, sizeof(path), "%s/%s", base, dirs[i].dir);
+		if (r < 0)
+			return r;
+		r = scan_counter_dir(root, path, dirs[i].source, dev, &p->counters, &p->n_counters);
+		if (r < 0)
+			return r;
+	}
+	if (p->n_counters)
+		qsort(p->counters, p->n_counters, sizeof(*p->counters), counter_cmp);
+	resolve_duplicates(p->counters, p->n_counters);
+	return 0;
+}
+
+static void port_free(struct sysfs_port *p)
+{
+	free(p->link_layer);
+	file_close(&p->state);
+	file_close(&p->phys_state);
+	file_close(&p->rate);
+	file_close(&p->lid);
+	file_close(&p->sm_lid);
+	for (size_t i = 0; i < p->n_netdevs; i++)
+		free(p->netdevs[i]);
+	free(p->netdevs);
+	counters_free(p->counters, p->n_counters);
+}
+
+static int port_cmp(const void *a, const void *b)
+{
+	const struct sysfs_port *pa = a, *pb = b;
+
+	return pa->num < pb->num ? -1 : pa->num > pb->num;
+}
+
+static int scan_ports(int root, struct sysfs_device *dev)
+{
+	struct strvec names = {0};
+	char path[PATH_MAX];
+	size_t n = 0;
+	int r;
+
+	r = path_fmt(path, sizeof(path), "%s/%s/ports", SYSFS_IB_CLASS_DIR, dev->name);
+	if (r < 0)
+		return r;
+	r = list_dir(root, path, ENTRY_DIR, &names);
+	if (r == -ENOENT || r == -ENOTDIR) {
+		r = 0;
+		goto out;
+	}
+	if (r == -ENOMEM)
+		goto out;
+	if (r < 0) {
+		record_scan_error(dev, path, r);
+		r = 0;
+		goto out;
+	}
+	if (!names.n)
+		goto out;
+	dev->ports = calloc(names.n, sizeof(*dev->ports));
+	if (!dev->ports) {
+		r = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < names.n; i++) {
+		uint32_t num;
+
+		if (sysfs_parse_port_num(names.v[i], strlen(names.v[i]), &num) < 0)
+			continue;
+		dev->ports[n].num = num;
+		dev->n_ports = ++n;
+		r = scan_port(root, dev->name, &dev->ports[n - 1], dev);
+		if (r == -ENAMETOOLONG) {
+			record_scan_error(dev, path, r);
+			r = 0;
+		}
+		if (r < 0)
+			goto out;
+	}
+	qsort(dev->ports, dev->n_ports, sizeof(*dev->ports), port_cmp);
+out:
+	strvec_free(&names);
+	return r;
+}
+
+static int scan_attrs(int root, struct sysfs_device *dev)
+{
+	static const struct {
+		const char *file;
+		size_t offset;
+	} attrs[] = {
+		{"hca_type", offsetof(struct sysfs_device, hca_type)},
+		{"board_id", offsetof(struct sysfs_device, board_id)},
+		{"fw_ver", offsetof(struct sysfs_device, fw_ver)},
+		{"node_guid", offsetof(struct sysfs_device, node_guid)},
+		{"sys_image_guid", offsetof(struct sysfs_device, sys_image_guid)},
+	};
+	char path[PATH_MAX];
+	int r;
+
+	for (size_t i = 0; i < sizeof(attrs) / sizeof(attrs[0]); i++) {
+		char **field = (char **)((char *)dev + attrs[i].offset);
+
+		r = path_fmt(path, sizeof(path), "%s/%s/%s", SYSFS_IB_CLASS_DIR, dev->name,
+			     attrs[i].file);
+		if (r < 0)
+			return r;
+		r = read_text_attr(root, path, field);
+		if (r < 0)
+			return r;
+	}
+	r = path_fmt(path, sizeof(path), "%s/%s/node_type", SYSFS_IB_CLASS_DIR, dev->name);
+	if (r < 0)
+		return r;
+	r = read_node_type(root, path, &dev->node_type);
+	if (r < 0)
+		return r;
+	return read_driver(root, dev->name, &dev->driver);
+}
+
+int sysfs_device_scan(int root, const char *name, struct sysfs_device **out)
+{
+	struct sysfs_device *dev;
+	char path[PATH_MAX];
+	int fd, r;
+
+	*out = NULL;
+	r = path_fmt(path, sizeof(path), "%s/%s", SYSFS_IB_CLASS_DIR, name);
+	if (r < 0)
+		return r;
+	fd = openat(root, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	close(fd);
+
+	dev = calloc(1, sizeof(*dev));
+	if (!dev)
+		return -ENOMEM;
+	dev->name = strdup(name);
+	if (!dev->name) {
+		r = -ENOMEM;
+		goto err;
+	}
+	r = scan_attrs(root, dev);
+	if (r < 0)
+		goto err;
+	r = scan_ports(root, dev);
+	if (r < 0)
+		goto err;
+	r = path_fmt(path, sizeof(path), "%s/%s/hw_counters", SYSFS_IB_CLASS_DIR, name);
+	if (r < 0)
+		goto err;
+	r = scan_counter_dir(root, path, SYSFS_SRC_DEV_HW_COUNTERS, dev, &dev->counters,
+			     &dev->n_counters);
+	if (r < 0)
+		goto err;
+	if (dev->n_counters)
+		qsort(dev->counters, dev->n_counters, sizeof(*dev->counters), counter_cmp);
+	resolve_duplicates(dev->counters, dev->n_counters);
+	*out = dev;
+	return 0;
+err:
+	sysfs_device_free(dev);
+	return r;
+}
+
+void sysfs_device_free(struct sysfs_device *dev)
+{
+	if (!dev)
+		return;
+	for (size_t i = 0; i < dev->n_ports; i++)
+		port_free(&dev->ports[i]);
+	free(dev->ports);
+	counters_free(dev->counters, dev->n_counters);
+	free(dev->name);
+	free(dev->node_type);
+	free(dev->hca_type);
+	free(dev->board_id);
+	free(dev->fw_ver);
+	free(dev->node_guid);
+	free(dev->sys_image_guid);
+	free(dev->driver);
+	free(dev->first_scan_error_path);
+	free(dev);
+}

@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * I/O half of the sysfs collector: discovers RDMA devices, ports and counter
+ * files under <root>/class/infiniband and reads them. Every path is relative
+ * to the root directory fd; every fd is O_RDONLY|O_CLOEXEC. Nothing here
+ * logs: errors are returned (or recorded in the objects) for the collector to
+ * report once.
+ *
+ * Cost model: a scan opens every value file once and keeps the fd; a poll
+ * re-reads each with one pread() at offset 0 (sysfs regenerates the text on
+ * every read at offset 0). Text that changes rarely (fw_ver, GUIDs, netdevs)
+ * is read at scan time only.
+ */
+#ifndef RDMA_EXPORTER_SYSFS_SCAN_H
+#define RDMA_EXPORTER_SYSFS_SCAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "devfilter.h"
+#include "sysfs_names.h"
+
+/* Directory of the devices, relative to the sysfs root. */
+#define SYSFS_IB_CLASS_DIR "class/infiniband"
+
+/* One value file, re-read every poll. */
+struct sysfs_file {
+	char *path;	    /* relative to the sysfs root; owned; NULL: not used */
+	int fd;		    /* kept open; -1 when not open */
+	bool absent;	    /* did not exist at scan time: reads fail with -ENOENT, no syscall */
+	bool reopen_each;   /* openat() hit EMFILE/ENFILE: openat+pread+close per read */
+};
+
+/* A file of counters/, counters_ext/ or hw_counters/. */
+struct sysfs_counter {
+	struct sysfs_file file;
+	const char *name;			/* file name, points into file.path */
+	unsigned source;			/* one enum sysfs_counter_source */
+	const struct sysfs_counter_name *known; /* NULL: exported under the generic family */
+};
+
+struct sysfs_port {
+	uint32_t num;
+	char num_str[11]; /* label value */
+	char *link_layer; /* "" when unreadable */
+	bool is_ib;
+	struct sysfs_file state, phys_state, rate;
+	/* path NULL (not exported) unless the link layer is InfiniBand and the
+	 * file exists: on Ethernet (RoCE) and iWARP a LID means nothing. */
+	struct sysfs_file lid, sm_lid;
+	char **netdevs; /* distinct, sorted */
+	size_t n_netdevs;
+	struct sysfs_counter *counters; /* sorted by source, then name */
+	size_t n_counters;
+};
+
+struct sysfs_device {
+	char *name;
+	/* Scan-time attributes, "" when missing. */
+	char *node_type, *hca_type, *board_id, *fw_ver, *node_guid, *sys_image_guid, *driver;
+	struct sysfs_port *ports; /* sorted by number */
+	size_t n_ports;
+	struct sysfs_counter *counters; /* <dev>/hw_counters, sorted by name */
+	size_t n_counters;
+	/* Directories that exist but could not be listed: values that are missing. */
+	unsigned scan_errors;
+	int first_scan_error;		/* -errno of the first one */
+	char *first_scan_error_path; /* and its path */
+	/* Files that hit EMFILE/ENFILE and fell back to open-per-read. */
+	unsigned n_reopen_each;
+	/* Set by the collector when reads fail with ENODEV/ENOENT (device gone,
+	 * or removed and re-added under the same name): re-scan it next poll. */
+	bool recheck;
+};
+
+/*
+ * Lists the names under class/infiniband that match the filter (NULL
+ * matches all), sorted with sysfs_name_cmp(). A missing directory is an
+ * empty list. *names is a NULL-terminated array; free with
+ * sysfs_names_free(). Returns 0, -ENOMEM, or the -errno of opening or
+ * reading the directory.
+ */
+int sysfs_list_devices(int root, const struct device_filter *filter, char ***names, size_t *n);
+void sysfs_names_free(char **names);
+
+/* Natural order: "mlx5_2" before "mlx5_10". */
+int sysfs_name_cmp(const char *a, const char *b);
+
+/*
+ * Scans class/infiniband/<name>: attributes, ports and counter files, with
+ * the counter files kept open. Returns 0, -ENOMEM, or the -errno of opening
+ * the device directory (-ENOENT when it vanished). Parts that are missing
+ * are left empty; parts that cannot be listed are counted in scan_errors.
+ */
+int sysfs_device_scan(int root, const char *name, struct sysfs_device **out);
+/* Closes every fd. NULL is a no-op. */
+void sysfs_device_free(struct sysfs_device *dev);
+
+/*
+ * Reads one value file into buf (NUL-terminated), at most size - 1 bytes.
+ * Returns the length, or -errno; -EOVERFLOW when the content does not fit.
+ */
+int sysfs_file_read(int root, struct sysfs_file *f, char *buf, size_t size);
+
+#endif

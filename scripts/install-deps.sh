@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+#
+# Installs the Debian 12 packages rdma_exporter needs, only those missing.
+#   scripts/install-deps.sh          build + run dependencies
+#   scripts/install-deps.sh --test   also what the test suite needs (cmocka,
+#                                    promtool, curl, QEMU and rdma-core tools for the VM test)
+set -euo pipefail
+
+BUILD_PKGS="build-essential cmake pkg-config libmicrohttpd-dev libmnl-dev libibverbs-dev
+	librdmacm-dev libsystemd-dev zlib1g-dev"
+TEST_PKGS="libcmocka-dev prometheus curl gzip
+	qemu-system-x86 busybox-static cpio kmod xz-utils rdma-core ibverbs-utils ibverbs-providers
+	perftest iproute2 ethtool"
+
+pkgs=$BUILD_PKGS
+[ "${1:-}" = "--test" ] && pkgs="$pkgs $TEST_PKGS"
+
+missing=()
+for p in $pkgs; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+	echo "install-deps: all ${pkgs//[$'\t\n']/ } present" | tr -s ' ' | cut -c1-100
+	exit 0
+fi
+
+SUDO=
+if [ "$(id -u)" -ne 0 ]; then
+	command -v sudo >/dev/null || { echo "install-deps: need root (or sudo) to install: ${missing[*]}" >&2; exit 1; }
+	SUDO=sudo
+fi
+echo "install-deps: installing ${missing[*]}"
+$SUDO apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "install-deps: done"

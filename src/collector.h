@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The collector interface. Every data source (sysfs counters, RDMA netlink
+ * resources, ethtool, probes, ...) is one collector: a static ops table,
+ * listed in collectors.c. The poller calls collect() of every enabled
+ * collector once per poll interval, from its own thread, one at a time.
+ *
+ * A collector returns 0 when it produced its metrics (individual values may
+ * still have failed: count them in stats->read_errors), or -errno when it
+ * failed as a whole; then rdma_exporter_collector_success is 0 and the
+ * samples it added are still served.
+ */
+#ifndef RDMA_EXPORTER_COLLECTOR_H
+#define RDMA_EXPORTER_COLLECTOR_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "devfilter.h"
+#include "metrics.h"
+
+struct collector_ctx {
+	/* O_DIRECTORY fd of --path.sysfs; every sysfs access is relative to it. */
+	int sysfs_fd;
+	/* --collector.device-include / -exclude; never NULL. */
+	const struct device_filter *filter;
+	/* Seconds between full re-scans of device and counter lists. */
+	double rescan_interval_s;
+};
+
+struct collector_stats {
+	uint64_t read_errors; /* values skipped in this collect() call */
+	uint64_t devices;     /* devices seen in this collect() call */
+};
+
+struct collector_ops {
+	const char *name; /* [a-z0-9_]+, used in --collector.NAME */
+	const char *help; /* one line for --help */
+	bool default_enabled;
+	/* Allocate state. Must not fail because hardware is missing. */
+	int (*init)(const struct collector_ctx *ctx, void **state);
+	int (*collect)(void *state, struct metric_sink *sink, struct collector_stats *stats);
+	/* SIGHUP: drop caches, reopen files, re-scan. May be NULL. */
+	void (*reload)(void *state);
+	/* free(NULL) is a no-op. */
+	void (*free)(void *state);
+};
+
+/* Static table of all collectors, in collection order (collectors.c). */
+extern const struct collector_ops *const collector_table[];
+extern const unsigned collector_table_len;
+
+#endif

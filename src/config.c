@@ -1,0 +1,360 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "config.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <string.h>
+
+#include "log.h"
+#include "strparse.h"
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+int config_parse_duration_ms(const char *s, uint64_t *ms)
+{
+	static const struct {
+		const char *unit;
+		uint64_t ms;
+	} units[] = {
+		/* "ms" before "m" so that the longer unit wins */
+		{"ms", 1}, {"s", 1000}, {"m", 60000}, {"h", 3600000}, {"d", 86400000},
+	};
+	uint64_t total = 0;
+	const char *p = s;
+
+	if (!s || !*s)
+		return -EINVAL;
+	if (strcmp(s, "0") == 0) {
+		*ms = 0;
+		return 0;
+	}
+	while (*p) {
+		const char *digits = p;
+		uint64_t n, part;
+		size_t i;
+		int r;
+
+		while (*p >= '0' && *p <= '9')
+			p++;
+		r = parse_u64_dec(digits, (size_t)(p - digits), &n);
+		if (r < 0)
+			return r;
+		for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+			if (strncmp(p, units[i].unit, strlen(units[i].unit)) == 0)
+				break;
+		if (i == sizeof(units) / sizeof(units[0]))
+			return -EINVAL;
+		p += strlen(units[i].unit);
+		if (__builtin_mul_overflow(n, units[i].ms, &part) ||
+		    __builtin_add_overflow(total, part, &total))
+			return -ERANGE;
+	}
+	*ms = total;
+	return 0;
+}
+
+int config_split_listen_address(const char *addr, char *host, size_t hostlen, uint16_t *port)
+{
+	const char *colon, *hstart = addr;
+	size_t hlen;
+	uint64_t p;
+
+	if (!addr)
+		return -EINVAL;
+	if (addr[0] == '[') {
+		const char *close = strchr(addr, ']');
+
+		if (!close || close[1] != ':')
+			return -EINVAL;
+		hstart = addr + 1;
+		hlen = (size_t)(close - hstart);
+		colon = close + 1;
+		if (hlen == 0)
+			return -EINVAL;
+	} else {
+		colon = strrchr(addr, ':');
+		if (!colon)
+			return -EINVAL;
+		hlen = (size_t)(colon - addr);
+		/* a bare IPv6 address needs brackets */
+		if (memchr(addr, ':', hlen))
+			return -EINVAL;
+	}
+	if (hlen >= hostlen)
+		return -EINVAL;
+	if (parse_u64_dec(colon + 1, strlen(colon + 1), &p) < 0 || p == 0 || p > 65535)
+		return -EINVAL;
+	memcpy(host, hstart, hlen);
+	host[hlen] = '\0';
+	*port = (uint16_t)p;
+	return 0;
+}
+
+static void set_defaults(struct exporter_config *cfg, const struct config_collector *collectors,
+			 unsigned n)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->action = CONFIG_RUN;
+	cfg->listen_address = CONFIG_DEFAULT_LISTEN;
+	cfg->telemetry_path = "/metrics";
+	cfg->sysfs_path = "/sys";
+	cfg->poll_interval_ms = 5000;
+	cfg->rescan_interval_ms = 60000;
+	cfg->log_level = LOG_INFO;
+	cfg->max_connections = 64;
+	cfg->connection_timeout_s = 10;
+	cfg->n_collectors = n;
+	for (unsigned i = 0; i < n; i++)
+		cfg->collector_enabled[i] = collectors[i].default_enabled;
+}
+
+/* Flags that take a value. */
+enum opt {
+	OPT_LISTEN,
+	OPT_PATH,
+	OPT_SYSFS,
+	OPT_POLL,
+	OPT_RESCAN,
+	OPT_INCLUDE,
+	OPT_EXCLUDE,
+	OPT_LOG_LEVEL,
+	OPT_MAX_CONN,
+	OPT_CONN_TIMEOUT,
+};
+
+static const struct {
+	const char *name;
+	enum opt opt;
+} value_flags[] = {
+	{"web.listen-address", OPT_LISTEN},
+	{"web.telemetry-path", OPT_PATH},
+	{"path.sysfs", OPT_SYSFS},
+	{"poll.interval", OPT_POLL},
+	{"collector.sysfs.rescan-interval", OPT_RESCAN},
+	{"collector.device-include", OPT_INCLUDE},
+	{"collector.device-exclude", OPT_EXCLUDE},
+	{"log.level", OPT_LOG_LEVEL},
+	{"web.max-connections", OPT_MAX_CONN},
+	{"web.connection-timeout", OPT_CONN_TIMEOUT},
+};
+
+static int parse_uint_flag(const char *flag, const char *v, uint64_t min, uint64_t max,
+			   uint64_t *out, char *err, size_t errlen)
+{
+	if (parse_u64_dec(v, strlen(v), out) < 0 || *out < min || *out > max)
+		return fail(err, errlen, "--%s: \"%s\" is not a whole number from %llu to %llu",
+			    flag, v, (unsigned long long)min, (unsigned long long)max);
+	return 0;
+}
+
+static int apply_value(struct exporter_config *cfg, enum opt opt, const char *flag,
+		       const char *v, char *err, size_t errlen)
+{
+	char host[256];
+	uint16_t port;
+	uint64_t n;
+	int r;
+
+	switch (opt) {
+	case OPT_LISTEN:
+		if (config_split_listen_address(v, host, sizeof(host), &port) < 0)
+			return fail(err, errlen,
+				    "--%s: \"%s\" is not HOST:PORT, :PORT or [IPV6]:PORT", flag,
+				    v);
+		cfg->listen_address = v;
+		return 0;
+	case OPT_PATH:
+		if (v[0] != '/' || strchr(v, '?') || strchr(v, '#'))
+			return fail(err, errlen, "--%s: \"%s\" must be a path starting with /",
+				    flag, v);
+		cfg->telemetry_path = v;
+		return 0;
+	case OPT_SYSFS:
+		if (!*v)
+			return fail(err, errlen, "--%s: empty path", flag);
+		cfg->sysfs_path = v;
+		return 0;
+	case OPT_POLL:
+	case OPT_RESCAN:
+		r = config_parse_duration_ms(v, &n);
+		if (r < 0)
+			return fail(err, errlen,
+				    "--%s: \"%s\" is not a duration (examples: 500ms, 5s, 1m, 1m30s)",
+				    flag, v);
+		if (n < CONFIG_MIN_POLL_INTERVAL_MS || n > CONFIG_MAX_POLL_INTERVAL_MS)
+			return fail(err, errlen, "--%s: %s is out of range (100ms to 24h)", flag,
+				    v);
+		if (opt == OPT_POLL)
+			cfg->poll_interval_ms = n;
+		else
+			cfg->rescan_interval_ms = n;
+		return 0;
+	case OPT_INCLUDE:
+		cfg->device_include = v;
+		return 0;
+	case OPT_EXCLUDE:
+		cfg->device_exclude = v;
+		return 0;
+	case OPT_LOG_LEVEL:
+		if (log_level_parse(v, &cfg->log_level) < 0)
+			return fail(err, errlen,
+				    "--%s: \"%s\" is not one of debug, info, warn, error", flag, v);
+		return 0;
+	case OPT_MAX_CONN:
+		r = parse_uint_flag(flag, v, 1, 100000, &n, err, errlen);
+		if (r == 0)
+			cfg->max_connections = (unsigned)n;
+		return r;
+	case OPT_CONN_TIMEOUT:
+		r = config_parse_duration_ms(v, &n);
+		if (r < 0 || n < 1000 || n > 3600 * 1000)
+			return fail(err, errlen, "--%s: \"%s\" must be a duration from 1s to 1h",
+				    flag, v);
+		cfg->connection_timeout_s = (unsigned)(n / 1000);
+		return 0;
+	}
+	return fail(err, errlen, "internal error: unhandled flag --%s", flag);
+}
+
+static int find_collector(const struct config_collector *collectors, unsigned n,
+			  const char *name, size_t len)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (strlen(collectors[i].name) == len && strncmp(collectors[i].name, name, len) == 0)
+			return (int)i;
+	return -1;
+}
+
+int config_parse(struct exporter_config *cfg, int argc, char *const argv[],
+		 const struct config_collector *collectors, unsigned n_collectors, char *err,
+		 size_t errlen)
+{
+	if (n_collectors > CONFIG_MAX_COLLECTORS)
+		return fail(err, errlen, "internal error: too many collectors");
+	set_defaults(cfg, collectors, n_collectors);
+
+	for (int i = 1; i < argc; i++) {
+		const char *arg = argv[i], *name, *eq, *value = NULL;
+		size_t nlen;
+		bool negated = false;
+		size_t k;
+		int c;
+
+		if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
+			cfg->action = CONFIG_HELP;
+			return 0;
+		}
+		if (strcmp(arg, "--version") == 0) {
+			cfg->action = CONFIG_VERSION;
+			return 0;
+		}
+		if (strncmp(arg, "--", 2) != 0 || arg[2] == '\0')
+			return fail(err, errlen, "unexpected argument \"%s\" (flags start with --)",
+				    arg);
+		name = arg + 2;
+		if (strncmp(name, "no-", 3) == 0) {
+			negated = true;
+			name += 3;
+		}
+		eq = strchr(name, '=');
+		nlen = eq ? (size_t)(eq - name) : strlen(name);
+
+		for (k = 0; k < sizeof(value_flags) / sizeof(value_flags[0]); k++)
+			if (strlen(value_flags[k].name) == nlen &&
+			    strncmp(value_flags[k].name, name, nlen) == 0)
+				break;
+		if (k < sizeof(value_flags) / sizeof(value_flags[0])) {
+			int r;
+
+			if (negated)
+				return fail(err, errlen, "unknown flag --no-%.*s", (int)nlen, name);
+			if (eq) {
+				value = eq + 1;
+			} else {
+				if (i + 1 >= argc)
+					return fail(err, errlen, "--%s needs a value",
+						    value_flags[k].name);
+				value = argv[++i];
+			}
+			r = apply_value(cfg, value_flags[k].opt, value_flags[k].name, value, err,
+					errlen);
+			if (r < 0)
+				return r;
+			continue;
+		}
+
+		/* Boolean flags: --collector.NAME, --no-collector.NAME,
+		 * --collector.disable-defaults */
+		if (eq)
+			return fail(err, errlen,
+				    "--%.*s takes no value (use --%.*s or --no-%.*s)", (int)nlen,
+				    name, (int)nlen, name, (int)nlen, name);
+		if (!negated && strcmp(name, "collector.disable-defaults") == 0) {
+			for (unsigned j = 0; j < n_collectors; j++)
+				cfg->collector_enabled[j] = false;
+			continue;
+		}
+		if (strncmp(name, "collector.", 10) == 0) {
+			c = find_collector(collectors, n_collectors, name + 10, nlen - 10);
+			if (c >= 0) {
+				cfg->collector_enabled[c] = !negated;
+				continue;
+			}
+			return fail(err, errlen, "unknown collector in --%s%s (see --help)",
+				    negated ? "no-" : "", name);
+		}
+		return fail(err, errlen, "unknown flag --%s%s (see --help)", negated ? "no-" : "",
+			    name);
+	}
+	return 0;
+}
+
+void config_usage(FILE *out, const char *argv0, const struct config_collector *collectors,
+		  unsigned n_collectors)
+{
+	fprintf(out,
+		"Usage: %s [FLAGS]\n"
+		"\n"
+		"Prometheus exporter for RDMA devices (InfiniBand, RoCE, iWARP).\n"
+		"\n"
+		"Flags:\n"
+		"  -h, --help                       Show this help and exit.\n"
+		"      --version                    Show the version and exit.\n"
+		"      --web.listen-address=ADDR    Address to listen on: HOST:PORT, :PORT (all\n"
+		"                                   interfaces) or [IPV6]:PORT. Default \"%s\".\n"
+		"      --web.telemetry-path=PATH    Path under which metrics are served.\n"
+		"                                   Default \"/metrics\".\n"
+		"      --web.max-connections=N      Concurrent HTTP connections. Default 64.\n"
+		"      --web.connection-timeout=D   Idle HTTP connection timeout. Default 10s.\n"
+		"      --path.sysfs=PATH            sysfs mount point. Default \"/sys\".\n"
+		"      --poll.interval=D            Time between polls (100ms..24h; 500ms, 5s, 1m).\n"
+		"                                   Default 5s. Scrapes are served from the last\n"
+		"                                   poll and never wait for hardware.\n"
+		"      --collector.sysfs.rescan-interval=D\n"
+		"                                   Time between full re-scans of devices and\n"
+		"                                   counter files. Default 1m.\n"
+		"      --collector.device-include=RE  Only collect RDMA devices whose name matches\n"
+		"                                   RE (POSIX extended regex, anchored).\n"
+		"      --collector.device-exclude=RE  Skip RDMA devices whose name matches RE.\n"
+		"      --collector.disable-defaults Disable all collectors; enable some with\n"
+		"                                   --collector.NAME.\n"
+		"      --log.level=LEVEL            debug, info, warn or error. Default info.\n"
+		"\n"
+		"Collectors (--collector.NAME enables, --no-collector.NAME disables):\n",
+		argv0, CONFIG_DEFAULT_LISTEN);
+	for (unsigned i = 0; i < n_collectors; i++)
+		fprintf(out, "      --collector.%-20s %s [default: %s]\n", collectors[i].name,
+			collectors[i].help, collectors[i].default_enabled ? "enabled" : "disabled");
+	fprintf(out, "\nExit status: 0 after SIGTERM/SIGINT, 1 on a runtime error, 2 on bad flags.\n");
+}

@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Command-line flags, Prometheus style (--web.listen-address=:9879 or
+ * --web.listen-address :9879). Pure: argv in, struct out, errors as text.
+ */
+#ifndef RDMA_EXPORTER_CONFIG_H
+#define RDMA_EXPORTER_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define CONFIG_DEFAULT_PORT	     9879
+#define CONFIG_DEFAULT_LISTEN	     ":9879"
+#define CONFIG_MAX_COLLECTORS	     16
+#define CONFIG_MIN_POLL_INTERVAL_MS  100
+#define CONFIG_MAX_POLL_INTERVAL_MS  (24ull * 3600 * 1000)
+
+enum config_action {
+	CONFIG_RUN,
+	CONFIG_HELP,
+	CONFIG_VERSION,
+};
+
+/* What the flag parser needs to know about each collector. */
+struct config_collector {
+	const char *name;
+	const char *help;
+	bool default_enabled;
+};
+
+struct exporter_config {
+	enum config_action action;
+	const char *listen_address; /* as given; split with config_split_listen_address() */
+	const char *telemetry_path;
+	const char *sysfs_path;
+	uint64_t poll_interval_ms;
+	uint64_t rescan_interval_ms;
+	const char *device_include; /* NULL = all */
+	const char *device_exclude; /* NULL = none */
+	int log_level;
+	unsigned max_connections;
+	unsigned connection_timeout_s;
+	unsigned n_collectors;
+	bool collector_enabled[CONFIG_MAX_COLLECTORS];
+};
+
+/*
+ * Parses argv (argv[0] skipped). String fields point into argv. Returns 0,
+ * or -EINVAL with a one-line reason in err.
+ */
+int config_parse(struct exporter_config *cfg, int argc, char *const argv[],
+		 const struct config_collector *collectors, unsigned n_collectors, char *err,
+		 size_t errlen);
+
+/* Writes --help text. */
+void config_usage(FILE *out, const char *argv0, const struct config_collector *collectors,
+		  unsigned n_collectors);
+
+/*
+ * Parses a Prometheus-style duration: one or more <integer><unit> groups
+ * with units d, h, m, s, ms ("500ms", "1m30s"). Returns 0, -EINVAL or -ERANGE.
+ */
+int config_parse_duration_ms(const char *s, uint64_t *ms);
+
+/*
+ * Splits "host:port", ":port", "[v6]:port" into host (empty = any) and port.
+ * Returns 0 or -EINVAL.
+ */
+int config_split_listen_address(const char *addr, char *host, size_t hostlen, uint16_t *port);
+
+#endif

@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "daemon.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "collector.h"
+#include "config.h"
+#include "devfilter.h"
+#include "http.h"
+#include "log.h"
+#include "poller.h"
+#include "sdnotify.h"
+#include "snapshot.h"
+
+#define EXIT_BAD_FLAGS 2
+
+/*
+ * Thousands of counter files stay open on a big host: take the hard limit.
+ * The sysfs collector falls back to open-per-read when even that runs out.
+ */
+static void raise_nofile_limit(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur >= rl.rlim_max)
+		return;
+	rl.rlim_cur = rl.rlim_max;
+	if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+		log_warn("cannot raise the open file limit: %s", strerror(errno));
+}
+
+int daemon_main(int argc, char *argv[])
+{
+	struct config_collector cc[CONFIG_MAX_COLLECTORS];
+	struct exporter_config cfg;
+	struct device_filter *filter = NULL;
+	struct http_server *http = NULL;
+	struct poller *poller = NULL;
+	struct snapshot_slot slot;
+	struct poller_config pc;
+	struct http_config hc;
+	sigset_t sigs;
+	char err[512];
+	int sysfs_fd = -1, sig, rc = 1;
+
+	for (unsigned i = 0; i < collector_table_len && i < CONFIG_MAX_COLLECTORS; i++) {
+		cc[i].name = collector_table[i]->name;
+		cc[i].help = collector_table[i]->help;
+		cc[i].default_enabled = collector_table[i]->default_enabled;
+	}
+	if (config_parse(&cfg, argc, argv, cc, collector_table_len, err, sizeof(err)) < 0) {
+		fprintf(stderr, "rdma_exporter: error: %s\n", err);
+		return EXIT_BAD_FLAGS;
+	}
+	if (cfg.action == CONFIG_HELP) {
+		config_usage(stdout, "rdma_exporter", cc, collector_table_len);
+		return 0;
+	}
+	if (cfg.action == CONFIG_VERSION) {
+		printf("rdma_exporter, version %s (revision: %s)\n", RDMA_EXPORTER_VERSION,
+		       RDMA_EXPORTER_REVISION);
+		return 0;
+	}
+	log_set_level(cfg.log_level);
+
+	filter = device_filter_new(cfg.device_include, cfg.device_exclude, err, sizeof(err));
+	if (!filter) {
+		fprintf(stderr, "rdma_exporter: error: %s\n", err);
+		return EXIT_BAD_FLAGS;
+	}
+	sysfs_fd = open(cfg.sysfs_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (sysfs_fd < 0) {
+		fprintf(stderr, "rdma_exporter: error: --path.sysfs: cannot open \"%s\": %s\n",
+			cfg.sysfs_path, strerror(errno));
+		device_filter_free(filter);
+		return EXIT_BAD_FLAGS;
+	}
+
+	/* Signals are taken synchronously by this thread only (sigwait below);
+	 * every thread started from here inherits the blocked mask. */
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGTERM);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	raise_nofile_limit();
+
+	log_info("starting rdma_exporter version=%s revision=%s sysfs=%s poll_interval=%llums",
+		 RDMA_EXPORTER_VERSION, RDMA_EXPORTER_REVISION, cfg.sysfs_path,
+		 (unsigned long long)cfg.poll_interval_ms);
+
+	snapshot_slot_init(&slot);
+	pc = (struct poller_config){
+		.collectors = collector_table,
+		.n_collectors = collector_table_len,
+		.enabled = cfg.collector_enabled,
+		.ctx =
+			{
+				.sysfs_fd = sysfs_fd,
+				.filter = filter,
+				.rescan_interval_s = (double)cfg.rescan_interval_ms / 1000.0,
+			},
+		.interval_ms = cfg.poll_interval_ms,
+		.proc_root = "/proc",
+	};
+	poller = poller_new(&pc, &slot);
+	if (!poller) {
+		log_error("out of memory");
+		goto out;
+	}
+	/* The first poll runs before the server starts: no scrape ever sees an empty page. */
+	if (poller_poll_once(poller) < 0) {
+		log_error("first poll failed: out of memory");
+		goto out;
+	}
+
+	hc = (struct http_config){
+		.listen_address = cfg.listen_address,
+		.telemetry_path = cfg.telemetry_path,
+		.max_connections = cfg.max_connections,
+		.connection_timeout_s = cfg.connection_timeout_s,
+		.stale_after_ms = 3 * cfg.poll_interval_ms + 30000,
+	};
+	http = http_server_start(&hc, &slot, err, sizeof(err));
+	if (!http) {
+		log_error("%s", err);
+		goto out;
+	}
+	log_info("listening on %s, metrics at %s", http_server_address(http), cfg.telemetry_path);
+	if (poller_start(poller) < 0) {
+		log_error("cannot start the poller thread");
+		goto out;
+	}
+	notify_ready();
+
+	for (;;) {
+		if (sigwait(&sigs, &sig) != 0)
+			continue;
+		if (sig == SIGHUP) {
+			log_info("SIGHUP: re-scanning devices and reopening counter files");
+			poller_request_reload(poller);
+			continue;
+		}
+		log_info("received %s, shutting down", sig == SIGTERM ? "SIGTERM" : "SIGINT");
+		break;
+	}
+	notify_stopping();
+	rc = 0;
+out:
+	http_server_stop(http);
+	poller_free(poller);
+	snapshot_slot_destroy(&slot);
+	device_filter_free(filter);
+	if (sysfs_fd >= 0)
+		close(sysfs_fd);
+	return rc;
+}

@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "devfilter.h"
+
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct device_filter {
+	bool has_include, has_exclude;
+	regex_t include, exclude;
+};
+
+/* Anchors the user's pattern: "mlx5_1" must not match "mlx5_10". */
+static int compile_anchored(regex_t *re, const char *pattern, const char *what, char *err,
+			    size_t errlen)
+{
+	size_t n = strlen(pattern) + 5;
+	char *anchored = malloc(n);
+	int r;
+
+	if (!anchored) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	snprintf(anchored, n, "^(%s)$", pattern);
+	r = regcomp(re, anchored, REG_EXTENDED | REG_NOSUB);
+	free(anchored);
+	if (r != 0) {
+		char msg[128];
+
+		regerror(r, re, msg, sizeof(msg));
+		snprintf(err, errlen, "invalid %s regex \"%s\": %s", what, pattern, msg);
+		return -1;
+	}
+	return 0;
+}
+
+struct device_filter *device_filter_new(const char *include, const char *exclude, char *err,
+					size_t errlen)
+{
+	struct device_filter *f = calloc(1, sizeof(*f));
+
+	if (!f) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	if (include) {
+		if (compile_anchored(&f->include, include, "--collector.device-include", err,
+				     errlen) < 0)
+			goto fail;
+		f->has_include = true;
+	}
+	if (exclude) {
+		if (compile_anchored(&f->exclude, exclude, "--collector.device-exclude", err,
+				     errlen) < 0)
+			goto fail;
+		f->has_exclude = true;
+	}
+	return f;
+fail:
+	device_filter_free(f);
+	return NULL;
+}
+
+void device_filter_free(struct device_filter *f)
+{
+	if (!f)
+		return;
+	if (f->has_include)
+		regfree(&f->include);
+	if (f->has_exclude)
+		regfree(&f->exclude);
+	free(f);
+}
+
+bool device_filter_match(const struct device_filter *f, const char *name)
+{
+	if (!f)
+		return true;
+	if (f->has_include && regexec(&f->include, name, 0, NULL, 0) != 0)
+		return false;
+	if (f->has_exclude && regexec(&f->exclude, name, 0, NULL, 0) == 0)
+		return false;
+	return true;
+}

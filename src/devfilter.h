@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Device include/exclude filter: POSIX extended regular expressions,
+ * anchored at both ends, matched against RDMA device names (mlx5_0, rxe0).
+ */
+#ifndef RDMA_EXPORTER_DEVFILTER_H
+#define RDMA_EXPORTER_DEVFILTER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct device_filter;
+
+/*
+ * include/exclude may be NULL (no restriction). Returns NULL on failure and
+ * writes the reason into err.
+ */
+struct device_filter *device_filter_new(const char *include, const char *exclude, char *err,
+					size_t errlen);
+void device_filter_free(struct device_filter *f);
+/* A NULL filter matches everything. */
+bool device_filter_match(const struct device_filter *f, const char *name);
+
+#endif

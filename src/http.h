@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * HTTP server (libmicrohttpd, one internal epoll thread). Serves the
+ * current snapshot at the telemetry path, a landing page at / and /healthz.
+ * Requests only take a reference to the current snapshot: they never wait
+ * for a poll.
+ */
+#ifndef RDMA_EXPORTER_HTTP_H
+#define RDMA_EXPORTER_HTTP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "snapshot.h"
+
+struct http_config {
+	const char *listen_address; /* HOST:PORT, :PORT, [V6]:PORT */
+	const char *telemetry_path;
+	unsigned max_connections;
+	unsigned connection_timeout_s;
+	/* /healthz turns 503 when the newest snapshot is older than this */
+	uint64_t stale_after_ms;
+};
+
+struct http_server;
+
+/* NULL on failure with the reason in err (e.g. address in use). */
+struct http_server *http_server_start(const struct http_config *cfg, struct snapshot_slot *slot,
+				      char *err, size_t errlen);
+void http_server_stop(struct http_server *srv);
+/* The address actually bound, "host:port", for logs. */
+const char *http_server_address(const struct http_server *srv);
+
+/* Pure request logic, exposed for tests. */
+enum http_route {
+	HTTP_ROUTE_METRICS,
+	HTTP_ROUTE_LANDING,
+	HTTP_ROUTE_HEALTH,
+	HTTP_ROUTE_NOT_FOUND,
+	HTTP_ROUTE_METHOD_NOT_ALLOWED,
+};
+enum http_route http_route(const char *method, const char *url, const char *telemetry_path);
+/* True when an Accept-Encoding header value accepts gzip (q > 0). */
+bool http_accepts_gzip(const char *accept_encoding);
+
+#endif

@@ -1,0 +1,489 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "metrics.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/*
+ * Strings and samples live in a chunked arena owned by the sink: a poll adds
+ * thousands of small objects and frees them all at once.
+ */
+#define ARENA_CHUNK (64 * 1024)
+
+struct arena_chunk {
+	struct arena_chunk *next;
+	size_t used, size;
+	max_align_t data[];
+};
+
+struct sample {
+	struct sample *next;    /* next sample of the same family, insertion order */
+	struct family *family;
+	const char *labels;     /* rendered "{a=\"b\"}" or "" */
+	uint64_t hash;
+	bool is_u64;
+	union {
+		uint64_t u;
+		double d;
+	} v;
+};
+
+struct family {
+	const char *name;
+	const char *help;
+	enum metric_type type;
+	uint64_t hash;
+	struct sample *head, *tail;
+};
+
+struct metric_sink {
+	struct arena_chunk *chunks;
+	void **fam_index; /* struct family *, open addressing, cap fam_cap (power of 2) */
+	size_t fam_cap, fam_len;
+	struct family **fams; /* insertion order, for rendering */
+	size_t fams_cap;
+	void **smp_index; /* struct sample *, open addressing set */
+	size_t smp_cap, smp_len;
+	struct buf scratch;
+	uint64_t errors;
+};
+
+static void *arena_alloc(struct metric_sink *s, size_t n)
+{
+	struct arena_chunk *c = s->chunks;
+	size_t align = sizeof(max_align_t);
+	void *p;
+
+	n = (n + align - 1) / align * align;
+	if (!c || c->size - c->used < n) {
+		size_t size = n > ARENA_CHUNK ? n : ARENA_CHUNK;
+
+		c = malloc(sizeof(*c) + size);
+		if (!c)
+			return NULL;
+		c->size = size;
+		c->used = 0;
+		c->next = s->chunks;
+		s->chunks = c;
+	}
+	p = (char *)c->data + c->used;
+	c->used += n;
+	return p;
+}
+
+static char *arena_strndup(struct metric_sink *s, const char *str, size_t len)
+{
+	char *p = arena_alloc(s, len + 1);
+
+	if (!p)
+		return NULL;
+	memcpy(p, str, len);
+	p[len] = '\0';
+	return p;
+}
+
+static uint64_t fnv1a(const char *s, uint64_t h)
+{
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+#define FNV_OFFSET 0xcbf29ce484222325ULL
+
+struct metric_sink *metric_sink_new(void)
+{
+	return calloc(1, sizeof(struct metric_sink));
+}
+
+void metric_sink_free(struct metric_sink *s)
+{
+	struct arena_chunk *c, *next;
+
+	if (!s)
+		return;
+	for (c = s->chunks; c; c = next) {
+		next = c->next;
+		free(c);
+	}
+	free(s->fam_index);
+	free(s->fams);
+	free(s->smp_index);
+	buf_free(&s->scratch);
+	free(s);
+}
+
+uint64_t metric_sink_errors(const struct metric_sink *s)
+{
+	return s->errors;
+}
+
+size_t metric_sink_samples(const struct metric_sink *s)
+{
+	return s->smp_len;
+}
+
+static bool name_char_ok(char c, bool first, bool colon)
+{
+	if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_')
+		return true;
+	if (colon && c == ':')
+		return true;
+	return !first && c >= '0' && c <= '9';
+}
+
+bool metric_name_valid(const char *name)
+{
+	if (!name || !*name)
+		return false;
+	for (const char *p = name; *p; p++)
+		if (!name_char_ok(*p, p == name, true))
+			return false;
+	return true;
+}
+
+bool metric_label_name_valid(const char *name)
+{
+	if (!name || !*name)
+		return false;
+	/* Names starting with __ are reserved for Prometheus itself. */
+	if (name[0] == '_' && name[1] == '_')
+		return false;
+	for (const char *p = name; *p; p++)
+		if (!name_char_ok(*p, p == name, false))
+			return false;
+	return true;
+}
+
+/* Length of a valid UTF-8 sequence at p (at most n bytes), or 0 when invalid. */
+static size_t utf8_seq_len(const unsigned char *p, size_t n)
+{
+	unsigned char c = p[0];
+	size_t len;
+	uint32_t cp;
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		len = 2, cp = c & 0x1f;
+	else if (c >= 0xe0 && c <= 0xef)
+		len = 3, cp = c & 0x0f;
+	else if (c >= 0xf0 && c <= 0xf4)
+		len = 4, cp = c & 0x07;
+	else
+		return 0;
+	if (n < len)
+		return 0;
+	for (size_t i = 1; i < len; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (p[i] & 0x3f);
+	}
+	/* overlong forms, surrogates, beyond U+10FFFF */
+	if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return len;
+}
+
+int metric_escape_label_value(struct buf *out, const char *value)
+{
+	const unsigned char *p = (const unsigned char *)value;
+	size_t n = strlen(value);
+
+	while (n) {
+		size_t l = utf8_seq_len(p, n);
+
+		if (l == 0) {
+			buf_puts(out, "\xef\xbf\xbd"); /* U+FFFD REPLACEMENT CHARACTER */
+			l = 1;
+		} else if (*p == '\\') {
+			buf_puts(out, "\\\\");
+		} else if (*p == '"') {
+			buf_puts(out, "\\\"");
+		} else if (*p == '\n') {
+			buf_puts(out, "\\n");
+		} else {
+			buf_append(out, p, l);
+		}
+		p += l;
+		n -= l;
+	}
+	return buf_failed(out) ? -ENOMEM : 0;
+}
+
+/* HELP text escapes only backslash and newline (format 0.0.4). */
+static void escape_help(struct buf *out, const char *help)
+{
+	for (const char *p = help; *p; p++) {
+		if (*p == '\\')
+			buf_puts(out, "\\\\");
+		else if (*p == '\n')
+			buf_puts(out, "\\n");
+		else
+			buf_putc(out, *p);
+	}
+}
+
+int metric_format_double(struct buf *out, double v)
+{
+	char tmp[64];
+
+	if (isnan(v))
+		return buf_puts(out, "NaN");
+	if (isinf(v))
+		return buf_puts(out, v > 0 ? "+Inf" : "-Inf");
+	/* Shortest of %.15g..%.17g that reads back as the same double. */
+	for (int prec = 15; prec <= 17; prec++) {
+		snprintf(tmp, sizeof(tmp), "%.*g", prec, v);
+		if (strtod(tmp, NULL) == v)
+			break;
+	}
+	return buf_puts(out, tmp);
+}
+
+static int grow_index(void ***index, size_t *cap, size_t len, uint64_t (*hash_of)(const void *))
+{
+	size_t ncap = *cap ? *cap * 2 : 64;
+	void **n;
+
+	if (len + 1 <= *cap / 2)
+		return 0;
+	n = calloc(ncap, sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	for (size_t i = 0; i < *cap; i++) {
+		void *e = (*index)[i];
+		size_t j;
+
+		if (!e)
+			continue;
+		for (j = hash_of(e) & (ncap - 1); n[j]; j = (j + 1) & (ncap - 1))
+			;
+		n[j] = e;
+	}
+	free(*index);
+	*index = n;
+	*cap = ncap;
+	return 0;
+}
+
+static uint64_t family_hash(const void *f)
+{
+	return ((const struct family *)f)->hash;
+}
+
+static uint64_t sample_hash(const void *smp)
+{
+	return ((const struct sample *)smp)->hash;
+}
+
+static const char *type_name(enum metric_type t)
+{
+	switch (t) {
+	case METRIC_COUNTER:
+		return "counter";
+	case METRIC_GAUGE:
+		return "gauge";
+	case METRIC_UNTYPED:
+		break;
+	}
+	return "untyped";
+}
+
+static int get_family(struct metric_sink *s, const char *name, const char *help,
+		      enum metric_type type, struct family **out)
+{
+	uint64_t h = fnv1a(name, FNV_OFFSET);
+	struct family *f;
+	size_t i;
+
+	if (s->fam_cap) {
+		for (i = h & (s->fam_cap - 1); (f = s->fam_index[i]); i = (i + 1) & (s->fam_cap - 1)) {
+			if (f->hash == h && strcmp(f->name, name) == 0) {
+				if (f->type != type)
+					return -EPROTO;
+				*out = f;
+				return 0;
+			}
+		}
+	}
+	if (grow_index(&s->fam_index, &s->fam_cap, s->fam_len, family_hash) < 0)
+		return -ENOMEM;
+	if (s->fam_len == s->fams_cap) {
+		size_t ncap = s->fams_cap ? s->fams_cap * 2 : 64;
+		struct family **n = realloc(s->fams, ncap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		s->fams = n;
+		s->fams_cap = ncap;
+	}
+	f = arena_alloc(s, sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	f->name = arena_strndup(s, name, strlen(name));
+	f->help = arena_strndup(s, help ? help : "", help ? strlen(help) : 0);
+	if (!f->name || !f->help)
+		return -ENOMEM;
+	f->type = type;
+	f->hash = h;
+	f->head = f->tail = NULL;
+	for (i = h & (s->fam_cap - 1); s->fam_index[i]; i = (i + 1) & (s->fam_cap - 1))
+		;
+	s->fam_index[i] = f;
+	s->fams[s->fam_len++] = f;
+	*out = f;
+	return 0;
+}
+
+static int render_labels(struct buf *b, const struct metric_label *labels, size_t n)
+{
+	buf_reset(b);
+	if (n > METRIC_MAX_LABELS)
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++) {
+		if (!metric_label_name_valid(labels[i].name))
+			return -EINVAL;
+		for (size_t j = 0; j < i; j++)
+			if (strcmp(labels[i].name, labels[j].name) == 0)
+				return -EINVAL;
+		buf_puts(b, i ? "," : "{");
+		buf_puts(b, labels[i].name);
+		buf_puts(b, "=\"");
+		metric_escape_label_value(b, labels[i].value ? labels[i].value : "");
+		buf_putc(b, '"');
+	}
+	if (n)
+		buf_putc(b, '}');
+	if (!b->data)
+		buf_puts(b, "");
+	return buf_failed(b) ? -ENOMEM : 0;
+}
+
+static int add_sample(struct metric_sink *s, const char *family, const char *help,
+		      enum metric_type type, const struct metric_label *labels, size_t n_labels,
+		      bool is_u64, uint64_t u, double d)
+{
+	struct family *f;
+	struct sample *smp, *e;
+	uint64_t h;
+	size_t i;
+	int r;
+
+	if (!metric_name_valid(family)) {
+		r = -EINVAL;
+		goto err;
+	}
+	r = render_labels(&s->scratch, labels, n_labels);
+	if (r < 0)
+		goto err;
+	r = get_family(s, family, help, type, &f);
+	if (r < 0)
+		goto err;
+
+	h = fnv1a(s->scratch.data, f->hash);
+	if (s->smp_cap) {
+		for (i = h & (s->smp_cap - 1); (e = s->smp_index[i]); i = (i + 1) & (s->smp_cap - 1)) {
+			if (e->hash == h && e->family == f && strcmp(e->labels, s->scratch.data) == 0) {
+				r = -EEXIST;
+				goto err;
+			}
+		}
+	}
+	if (grow_index(&s->smp_index, &s->smp_cap, s->smp_len, sample_hash) < 0) {
+		r = -ENOMEM;
+		goto err;
+	}
+	smp = arena_alloc(s, sizeof(*smp));
+	if (!smp) {
+		r = -ENOMEM;
+		goto err;
+	}
+	smp->labels = arena_strndup(s, s->scratch.data, s->scratch.len);
+	if (!smp->labels) {
+		r = -ENOMEM;
+		goto err;
+	}
+	smp->next = NULL;
+	smp->family = f;
+	smp->hash = h;
+	smp->is_u64 = is_u64;
+	if (is_u64)
+		smp->v.u = u;
+	else
+		smp->v.d = d;
+	for (i = h & (s->smp_cap - 1); s->smp_index[i]; i = (i + 1) & (s->smp_cap - 1))
+		;
+	s->smp_index[i] = smp;
+	s->smp_len++;
+	if (f->tail)
+		f->tail->next = smp;
+	else
+		f->head = smp;
+	f->tail = smp;
+	return 0;
+err:
+	s->errors++;
+	return r;
+}
+
+int metric_sink_add_u64(struct metric_sink *s, const char *family, const char *help,
+			enum metric_type type, const struct metric_label *labels, size_t n_labels,
+			uint64_t value)
+{
+	return add_sample(s, family, help, type, labels, n_labels, true, value, 0);
+}
+
+int metric_sink_add_double(struct metric_sink *s, const char *family, const char *help,
+			   enum metric_type type, const struct metric_label *labels,
+			   size_t n_labels, double value)
+{
+	return add_sample(s, family, help, type, labels, n_labels, false, 0, value);
+}
+
+static int cmp_family(const void *a, const void *b)
+{
+	const struct family *fa = *(struct family *const *)a;
+	const struct family *fb = *(struct family *const *)b;
+
+	return strcmp(fa->name, fb->name);
+}
+
+int metric_sink_render(const struct metric_sink *s, struct buf *out)
+{
+	struct family **sorted;
+
+	if (!s->fam_len)
+		return 0;
+	sorted = malloc(s->fam_len * sizeof(*sorted));
+	if (!sorted)
+		return -ENOMEM;
+	memcpy(sorted, s->fams, s->fam_len * sizeof(*sorted));
+	qsort(sorted, s->fam_len, sizeof(*sorted), cmp_family);
+
+	for (size_t i = 0; i < s->fam_len; i++) {
+		const struct family *f = sorted[i];
+
+		buf_printf(out, "# HELP %s ", f->name);
+		escape_help(out, f->help);
+		buf_printf(out, "\n# TYPE %s %s\n", f->name, type_name(f->type));
+		for (const struct sample *smp = f->head; smp; smp = smp->next) {
+			buf_puts(out, f->name);
+			buf_puts(out, smp->labels);
+			buf_putc(out, ' ');
+			if (smp->is_u64)
+				buf_printf(out, "%llu", (unsigned long long)smp->v.u);
+			else
+				metric_format_double(out, smp->v.d);
+			buf_putc(out, '\n');
+		}
+	}
+	free(sorted);
+	return buf_failed(out) ? -ENOMEM : 0;
+}

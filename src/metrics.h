@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Metric sink and Prometheus text exposition writer (format 0.0.4).
+ *
+ * Collectors add samples in any order; the sink groups them by family so
+ * that every family is rendered as one contiguous block with HELP and TYPE
+ * first. Families are rendered sorted by name, samples in insertion order.
+ * The sink owns copies of every string it is given.
+ *
+ * Integers are kept as uint64_t and printed exactly; they never pass
+ * through a double.
+ */
+#ifndef RDMA_EXPORTER_METRICS_H
+#define RDMA_EXPORTER_METRICS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "buf.h"
+
+enum metric_type {
+	METRIC_COUNTER,
+	METRIC_GAUGE,
+	METRIC_UNTYPED,
+};
+
+struct metric_label {
+	const char *name;
+	const char *value;
+};
+
+/* Expands to "array, count" for the label arguments of metric_sink_add_*(). */
+#define METRIC_LABELS(...)                                                                         \
+	((const struct metric_label[]){__VA_ARGS__}),                                              \
+		(sizeof((const struct metric_label[]){__VA_ARGS__}) / sizeof(struct metric_label))
+#define METRIC_NO_LABELS NULL, 0
+
+struct metric_sink;
+
+struct metric_sink *metric_sink_new(void);
+void metric_sink_free(struct metric_sink *s);
+
+/*
+ * Add one sample. Returns 0, or
+ *   -EINVAL  invalid metric or label name, or too many labels
+ *   -EEXIST  a sample with the same family and label set was already added
+ *   -EPROTO  the family exists with a different type
+ *   -ENOMEM
+ * Nothing is added on error; the error is also counted (metric_sink_errors()).
+ * Label values may hold any bytes: invalid UTF-8 is replaced by U+FFFD and
+ * \ " and newline are escaped.
+ */
+int metric_sink_add_u64(struct metric_sink *s, const char *family, const char *help,
+			enum metric_type type, const struct metric_label *labels, size_t n_labels,
+			uint64_t value);
+int metric_sink_add_double(struct metric_sink *s, const char *family, const char *help,
+			   enum metric_type type, const struct metric_label *labels,
+			   size_t n_labels, double value);
+
+/* Number of samples rejected so far. */
+uint64_t metric_sink_errors(const struct metric_sink *s);
+size_t metric_sink_samples(const struct metric_sink *s);
+
+/* Appends the exposition text of every family to out. 0 or -ENOMEM. */
+int metric_sink_render(const struct metric_sink *s, struct buf *out);
+
+/* Validation and formatting helpers, exposed for tests and other writers. */
+#define METRIC_MAX_LABELS 12
+bool metric_name_valid(const char *name);
+bool metric_label_name_valid(const char *name);
+int metric_escape_label_value(struct buf *out, const char *value);
+int metric_format_double(struct buf *out, double v);
+
+#endif

@@ -1,0 +1,306 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "poller.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "log.h"
+#include "sdnotify.h"
+#include "selfstats.h"
+
+struct instance {
+	const struct collector_ops *ops;
+	void *state;
+	bool enabled;
+	bool init_ok;
+	uint64_t read_errors_total; /* cumulative, for a counter */
+	bool last_ok;               /* for logging state changes once */
+};
+
+struct poller {
+	struct poller_config cfg;
+	struct snapshot_slot *slot;
+	struct instance *inst;
+	uint64_t polls_total;
+	uint64_t metric_errors_total;
+	uint64_t self_errors_total;
+	size_t last_size; /* rendering size of the previous poll, to pre-size the buffer */
+
+	pthread_t thread;
+	bool running;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	bool stop, reload;
+};
+
+static const char *const build_labels_help =
+	"A metric with a constant '1' value labeled by version and revision of rdma_exporter.";
+
+static double mono_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static double wall_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+struct poller *poller_new(const struct poller_config *cfg, struct snapshot_slot *slot)
+{
+	struct poller *p = calloc(1, sizeof(*p));
+	pthread_condattr_t ca;
+
+	if (!p)
+		return NULL;
+	p->cfg = *cfg;
+	p->slot = slot;
+	p->inst = calloc(cfg->n_collectors, sizeof(*p->inst));
+	if (!p->inst) {
+		free(p);
+		return NULL;
+	}
+	pthread_mutex_init(&p->lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&p->cond, &ca);
+	pthread_condattr_destroy(&ca);
+
+	for (unsigned i = 0; i < cfg->n_collectors; i++) {
+		struct instance *in = &p->inst[i];
+		int r;
+
+		in->ops = cfg->collectors[i];
+		in->enabled = cfg->enabled[i];
+		in->last_ok = true;
+		if (!in->enabled)
+			continue;
+		r = in->ops->init(&p->cfg.ctx, &in->state);
+		in->init_ok = r == 0;
+		if (r < 0)
+			log_error("collector=%s init failed: %s; it will report success 0",
+				  in->ops->name, strerror(-r));
+		else
+			log_info("collector=%s enabled", in->ops->name);
+	}
+	return p;
+}
+
+static void add_self_metrics(struct poller *p, struct metric_sink *sink, double poll_started)
+{
+	metric_sink_add_u64(sink, "rdma_exporter_build_info", build_labels_help, METRIC_GAUGE,
+			    METRIC_LABELS({"version", RDMA_EXPORTER_VERSION}, {"revision", RDMA_EXPORTER_REVISION},
+					  {"compiler", __VERSION__}),
+			    1);
+	metric_sink_add_double(sink, "rdma_exporter_last_poll_timestamp_seconds",
+			       "Unix time when the last poll started.", METRIC_GAUGE,
+			       METRIC_NO_LABELS, poll_started);
+	metric_sink_add_u64(sink, "rdma_exporter_polls_total",
+			    "Polls run since the exporter started.", METRIC_COUNTER,
+			    METRIC_NO_LABELS, p->polls_total);
+	metric_sink_add_double(sink, "rdma_exporter_poll_interval_seconds",
+			       "Configured time between polls.", METRIC_GAUGE, METRIC_NO_LABELS,
+			       (double)p->cfg.interval_ms / 1000.0);
+	p->self_errors_total += selfstats_collect(p->cfg.proc_root, sink);
+	metric_sink_add_u64(sink, "rdma_exporter_self_read_errors_total",
+			    "process_* values the exporter could not read about itself.",
+			    METRIC_COUNTER, METRIC_NO_LABELS, p->self_errors_total);
+}
+
+static void run_collector(struct instance *in, struct metric_sink *sink)
+{
+	struct collector_stats stats = {0};
+	double t0 = mono_now(), dt;
+	bool ok = false;
+	int r = -ENODEV;
+
+	if (in->init_ok) {
+		r = in->ops->collect(in->state, sink, &stats);
+		ok = r == 0;
+	}
+	dt = mono_now() - t0;
+	in->read_errors_total += stats.read_errors;
+	if (ok != in->last_ok) {
+		if (ok)
+			log_info("collector=%s recovered", in->ops->name);
+		else
+			log_warn("collector=%s failed: %s", in->ops->name, strerror(-r));
+		in->last_ok = ok;
+	}
+
+	metric_sink_add_u64(sink, "rdma_exporter_collector_success",
+			    "1 if the collector's last run succeeded, 0 if it failed as a whole.",
+			    METRIC_GAUGE, METRIC_LABELS({"collector", in->ops->name}), ok ? 1 : 0);
+	metric_sink_add_double(sink, "rdma_exporter_collector_duration_seconds",
+			       "Time the collector's last run took.", METRIC_GAUGE,
+			       METRIC_LABELS({"collector", in->ops->name}), dt);
+	metric_sink_add_u64(sink, "rdma_exporter_collector_read_errors_total",
+			    "Values the collector skipped because they could not be read or "
+			    "parsed (unsupported, N/A, not a number, vanished).",
+			    METRIC_COUNTER, METRIC_LABELS({"collector", in->ops->name}),
+			    in->read_errors_total);
+	metric_sink_add_u64(sink, "rdma_exporter_collector_devices",
+			    "RDMA devices the collector reported in its last run.", METRIC_GAUGE,
+			    METRIC_LABELS({"collector", in->ops->name}), stats.devices);
+}
+
+int poller_poll_once(struct poller *p)
+{
+	struct metric_sink *sink = metric_sink_new();
+	struct buf out = BUF_INIT;
+	struct snapshot *snap;
+	double started = wall_now();
+	char *text;
+	size_t len;
+
+	if (!sink)
+		return -ENOMEM;
+	for (unsigned i = 0; i < p->cfg.n_collectors; i++)
+		if (p->inst[i].enabled)
+			run_collector(&p->inst[i], sink);
+	p->polls_total++;
+	add_self_metrics(p, sink, started);
+	/* Counted last so that this poll's own rejects are included. */
+	p->metric_errors_total += metric_sink_errors(sink);
+	metric_sink_add_u64(sink, "rdma_exporter_metric_errors_total",
+			    "Samples the exposition writer rejected (invalid name, duplicate "
+			    "series); each is a bug worth reporting.",
+			    METRIC_COUNTER, METRIC_NO_LABELS, p->metric_errors_total);
+
+	buf_reserve(&out, p->last_size + p->last_size / 8);
+	if (metric_sink_render(sink, &out) < 0) {
+		metric_sink_free(sink);
+		buf_free(&out);
+		return -ENOMEM;
+	}
+	metric_sink_free(sink);
+	p->last_size = out.len;
+	text = buf_steal(&out, &len);
+	snap = snapshot_new(text, len);
+	if (!snap)
+		return -ENOMEM;
+	snapshot_slot_publish(p->slot, snap);
+	return 0;
+}
+
+static void reload_collectors(struct poller *p)
+{
+	for (unsigned i = 0; i < p->cfg.n_collectors; i++) {
+		struct instance *in = &p->inst[i];
+
+		if (in->enabled && in->init_ok && in->ops->reload)
+			in->ops->reload(in->state);
+	}
+}
+
+static void add_ms(struct timespec *ts, uint64_t ms)
+{
+	ts->tv_sec += (time_t)(ms / 1000);
+	ts->tv_nsec += (long)(ms % 1000) * 1000000L;
+	if (ts->tv_nsec >= 1000000000L) {
+		ts->tv_sec++;
+		ts->tv_nsec -= 1000000000L;
+	}
+}
+
+static bool before(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
+}
+
+static void *poller_thread(void *arg)
+{
+	struct poller *p = arg;
+	struct timespec next, now;
+	bool do_reload;
+
+	clock_gettime(CLOCK_MONOTONIC, &next);
+	for (;;) {
+		add_ms(&next, p->cfg.interval_ms);
+		pthread_mutex_lock(&p->lock);
+		while (!p->stop && !p->reload &&
+		       pthread_cond_timedwait(&p->cond, &p->lock, &next) != ETIMEDOUT)
+			;
+		do_reload = p->reload;
+		p->reload = false;
+		if (p->stop) {
+			pthread_mutex_unlock(&p->lock);
+			break;
+		}
+		pthread_mutex_unlock(&p->lock);
+
+		if (do_reload) {
+			notify_reloading();
+			log_info("reloading collectors (SIGHUP)");
+			reload_collectors(p);
+		}
+		if (poller_poll_once(p) < 0)
+			log_error("poll failed: out of memory; serving the previous snapshot");
+		if (do_reload)
+			notify_ready();
+		notify_watchdog();
+
+		/* A poll that overran its slot starts the next one a full
+		 * interval from now instead of running back to back. */
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (before(&next, &now) || do_reload)
+			next = now;
+	}
+	return NULL;
+}
+
+int poller_start(struct poller *p)
+{
+	int r = pthread_create(&p->thread, NULL, poller_thread, p);
+
+	if (r != 0)
+		return -r;
+	p->running = true;
+	return 0;
+}
+
+void poller_request_reload(struct poller *p)
+{
+	pthread_mutex_lock(&p->lock);
+	p->reload = true;
+	pthread_cond_signal(&p->cond);
+	pthread_mutex_unlock(&p->lock);
+}
+
+void poller_stop(struct poller *p)
+{
+	if (!p || !p->running)
+		return;
+	pthread_mutex_lock(&p->lock);
+	p->stop = true;
+	pthread_cond_signal(&p->cond);
+	pthread_mutex_unlock(&p->lock);
+	pthread_join(p->thread, NULL);
+	p->running = false;
+}
+
+void poller_free(struct poller *p)
+{
+	if (!p)
+		return;
+	poller_stop(p);
+	for (unsigned i = 0; i < p->cfg.n_collectors; i++) {
+		struct instance *in = &p->inst[i];
+
+		if (in->enabled && in->init_ok)
+			in->ops->free(in->state);
+	}
+	free(p->inst);
+	pthread_cond_destroy(&p->cond);
+	pthread_mutex_destroy(&p->lock);
+	free(p);
+}

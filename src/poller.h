@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The poller: runs every enabled collector once per interval on its own
+ * thread, adds the exporter's self metrics, renders the exposition text and
+ * publishes it as an immutable snapshot.
+ */
+#ifndef RDMA_EXPORTER_POLLER_H
+#define RDMA_EXPORTER_POLLER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "collector.h"
+#include "snapshot.h"
+
+struct poller;
+
+struct poller_config {
+	const struct collector_ops *const *collectors; /* table */
+	unsigned n_collectors;
+	const bool *enabled; /* n_collectors entries */
+	struct collector_ctx ctx;
+	uint64_t interval_ms;
+	const char *proc_root; /* "/proc" */
+};
+
+/* Initializes every enabled collector (a failing init is logged and that
+ * collector reports success 0). NULL on ENOMEM. */
+struct poller *poller_new(const struct poller_config *cfg, struct snapshot_slot *slot);
+/* One poll, on the caller's thread: collect, render, publish. 0 or -ENOMEM. */
+int poller_poll_once(struct poller *p);
+/* Starts the polling thread (first poll after one interval). 0 or -errno. */
+int poller_start(struct poller *p);
+/* SIGHUP: collectors reload before the next poll, which runs at once. */
+void poller_request_reload(struct poller *p);
+/* Stops and joins the thread; collectors are freed in poller_free(). */
+void poller_stop(struct poller *p);
+void poller_free(struct poller *p);
+
+#endif

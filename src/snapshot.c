@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "snapshot.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <time.h>
+#include <zlib.h>
+
+struct snapshot {
+	unsigned refs; /* atomic */
+	char *text;
+	size_t len;
+	pthread_once_t gz_once;
+	char *gz;
+	size_t gz_len;
+	uint64_t created_ms;
+};
+
+static uint64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+uint64_t snapshot_age_ms(const struct snapshot *s)
+{
+	return mono_ms() - s->created_ms;
+}
+
+struct snapshot *snapshot_new(char *text, size_t len)
+{
+	struct snapshot *s = calloc(1, sizeof(*s));
+
+	if (!s) {
+		free(text);
+		return NULL;
+	}
+	s->refs = 1;
+	s->text = text;
+	s->len = len;
+	s->gz_once = (pthread_once_t)PTHREAD_ONCE_INIT;
+	s->created_ms = mono_ms();
+	return s;
+}
+
+struct snapshot *snapshot_ref(struct snapshot *s)
+{
+	if (s)
+		__atomic_add_fetch(&s->refs, 1, __ATOMIC_RELAXED);
+	return s;
+}
+
+void snapshot_unref(struct snapshot *s)
+{
+	if (!s || __atomic_sub_fetch(&s->refs, 1, __ATOMIC_ACQ_REL) != 0)
+		return;
+	free(s->text);
+	free(s->gz);
+	free(s);
+}
+
+const char *snapshot_text(const struct snapshot *s, size_t *len)
+{
+	*len = s->len;
+	return s->text;
+}
+
+char *gzip_compress(const char *in, size_t len, size_t *out_len)
+{
+	z_stream zs = {0};
+	uLong bound;
+	char *out;
+	int r;
+
+	/* windowBits 15 + 16 selects the gzip wrapper */
+	if (deflateInit2(&zs, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+		return NULL;
+	bound = deflateBound(&zs, (uLong)len);
+	out = malloc(bound);
+	if (!out) {
+		deflateEnd(&zs);
+		return NULL;
+	}
+	zs.next_in = (Bytef *)(uintptr_t)in;
+	zs.avail_in = (uInt)len;
+	zs.next_out = (Bytef *)out;
+	zs.avail_out = (uInt)bound;
+	r = deflate(&zs, Z_FINISH);
+	*out_len = zs.total_out;
+	deflateEnd(&zs);
+	if (r != Z_STREAM_END) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
+/* pthread_once takes no argument: hand the snapshot over in a thread-local. */
+static _Thread_local struct snapshot *gz_target;
+
+static void make_gzip(void)
+{
+	struct snapshot *s = gz_target;
+
+	s->gz = gzip_compress(s->text, s->len, &s->gz_len);
+}
+
+const char *snapshot_gzip(struct snapshot *s, size_t *len)
+{
+	gz_target = s;
+	pthread_once(&s->gz_once, make_gzip);
+	gz_target = NULL;
+	*len = s->gz_len;
+	return s->gz;
+}
+
+void snapshot_slot_init(struct snapshot_slot *slot)
+{
+	pthread_mutex_init(&slot->lock, NULL);
+	slot->current = NULL;
+}
+
+void snapshot_slot_destroy(struct snapshot_slot *slot)
+{
+	snapshot_unref(slot->current);
+	slot->current = NULL;
+	pthread_mutex_destroy(&slot->lock);
+}
+
+void snapshot_slot_publish(struct snapshot_slot *slot, struct snapshot *s)
+{
+	struct snapshot *old;
+
+	pthread_mutex_lock(&slot->lock);
+	old = slot->current;
+	slot->current = s;
+	pthread_mutex_unlock(&slot->lock);
+	snapshot_unref(old);
+}
+
+struct snapshot *snapshot_slot_get(struct snapshot_slot *slot)
+{
+	struct snapshot *s;
+
+	pthread_mutex_lock(&slot->lock);
+	s = snapshot_ref(slot->current);
+	pthread_mutex_unlock(&slot->lock);
+	return s;
+}

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * An immutable, reference-counted rendering of one poll. The poller
+ * publishes a new snapshot after every poll; HTTP requests take a reference
+ * to the current one, so a scrape never waits on sysfs and never sees half
+ * a poll. The gzip encoding is made lazily, once, by the first request that
+ * asks for it.
+ */
+#ifndef RDMA_EXPORTER_SNAPSHOT_H
+#define RDMA_EXPORTER_SNAPSHOT_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct snapshot;
+
+/* Takes ownership of text (malloc'ed). NULL on ENOMEM (text is freed). */
+struct snapshot *snapshot_new(char *text, size_t len);
+struct snapshot *snapshot_ref(struct snapshot *s);
+void snapshot_unref(struct snapshot *s);
+
+const char *snapshot_text(const struct snapshot *s, size_t *len);
+/* Milliseconds since the snapshot was made (CLOCK_MONOTONIC). */
+uint64_t snapshot_age_ms(const struct snapshot *s);
+/* The gzip encoding (made on first use). NULL if compression failed. */
+const char *snapshot_gzip(struct snapshot *s, size_t *len);
+
+/* Compresses in (gzip format). Pure; returns a malloc'ed buffer or NULL. */
+char *gzip_compress(const char *in, size_t len, size_t *out_len);
+
+/* The slot the poller publishes into and HTTP reads from. */
+struct snapshot_slot {
+	pthread_mutex_t lock;
+	struct snapshot *current;
+};
+
+void snapshot_slot_init(struct snapshot_slot *slot);
+void snapshot_slot_destroy(struct snapshot_slot *slot);
+/* Takes ownership of s; drops the reference to the previous one. */
+void snapshot_slot_publish(struct snapshot_slot *slot, struct snapshot *s);
+/* A new reference to the current snapshot, or NULL before the first poll. */
+struct snapshot *snapshot_slot_get(struct snapshot_slot *slot);
+
+#endif

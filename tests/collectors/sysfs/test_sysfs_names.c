@@ -1,0 +1,367 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Unit tests for the well-known sysfs counter table (sysfs_names.c). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "metrics.h"
+#include "sysfs_names.h"
+
+#define ALL_SOURCES                                                                                \
+	(SYSFS_SRC_COUNTERS | SYSFS_SRC_COUNTERS_EXT | SYSFS_SRC_HW_COUNTERS |                     \
+	 SYSFS_SRC_DEV_HW_COUNTERS)
+
+static const unsigned single_sources[] = {
+    SYSFS_SRC_COUNTERS,
+    SYSFS_SRC_COUNTERS_EXT,
+    SYSFS_SRC_HW_COUNTERS,
+    SYSFS_SRC_DEV_HW_COUNTERS,
+};
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t ls = strlen(s), lx = strlen(suffix);
+
+	return ls >= lx && strcmp(s + ls - lx, suffix) == 0;
+}
+
+static bool starts_with(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* One line of printable ASCII, as the exposition HELP line needs. */
+static bool help_is_plain(const char *help)
+{
+	if (!help || !*help)
+		return false;
+	for (const char *p = help; *p; p++) {
+		if (*p < 0x20 || *p > 0x7e || *p == '\\')
+			return false;
+	}
+	return true;
+}
+
+static void test_table_not_empty(void **state)
+{
+	(void)state;
+	assert_true(sysfs_counter_names_len > 0);
+}
+
+static void test_every_entry_well_formed(void **state)
+{
+	(void)state;
+	for (unsigned i = 0; i < sysfs_counter_names_len; i++) {
+		const struct sysfs_counter_name *n = &sysfs_counter_names[i];
+
+		assert_non_null(n->file);
+		assert_non_null(n->metric);
+		if (!metric_name_valid(n->metric))
+			fail_msg("invalid metric name %s", n->metric);
+		if (!starts_with(n->metric, "rdma_port_"))
+			fail_msg("%s is not a port level family", n->metric);
+		if (!help_is_plain(n->help))
+			fail_msg("HELP of %s is not one plain ASCII line", n->file);
+		assert_true(n->multiplier >= 1);
+		assert_true(n->priority >= 1);
+		/* Only known source bits; none at device level (families are per port). */
+		assert_int_not_equal(n->sources, 0);
+		assert_int_equal(n->sources & ~ALL_SOURCES, 0);
+		assert_int_equal(n->sources & SYSFS_SRC_DEV_HW_COUNTERS, 0);
+		if (n->type == METRIC_COUNTER && !ends_with(n->metric, "_total"))
+			fail_msg("counter %s does not end in _total", n->metric);
+		if (n->type != METRIC_COUNTER && ends_with(n->metric, "_total"))
+			fail_msg("non-counter %s ends in _total", n->metric);
+		/* Abbreviated units are not allowed in names. */
+		assert_null(strstr(n->metric, "_sec"));
+		assert_null(strstr(n->metric, "_ms_"));
+		assert_null(strstr(n->metric, "_pkts"));
+		/* Scaling only makes sense for byte counters (octets / 4). */
+		if (n->multiplier != 1 && !ends_with(n->metric, "_bytes_total"))
+			fail_msg("%s scales a non-byte counter", n->file);
+	}
+}
+
+/* A file name may have only one meaning per directory. */
+static void test_no_ambiguous_lookup(void **state)
+{
+	(void)state;
+	for (unsigned i = 0; i < sysfs_counter_names_len; i++) {
+		for (unsigned j = i + 1; j < sysfs_counter_names_len; j++) {
+			const struct sysfs_counter_name *a = &sysfs_counter_names[i];
+			const struct sysfs_counter_name *b = &sysfs_counter_names[j];
+
+			if (strcmp(a->file, b->file) == 0 && (a->sources & b->sources))
+				fail_msg("%s is listed twice for one source", a->file);
+		}
+	}
+}
+
+/*
+ * Entries sharing a family must be interchangeable: same HELP, same type,
+ * same final unit, and distinct priorities so one file wins per port.
+ */
+static void test_shared_families_consistent(void **state)
+{
+	(void)state;
+	for (unsigned i = 0; i < sysfs_counter_names_len; i++) {
+		for (unsigned j = i + 1; j < sysfs_counter_names_len; j++) {
+			const struct sysfs_counter_name *a = &sysfs_counter_names[i];
+			const struct sysfs_counter_name *b = &sysfs_counter_names[j];
+
+			if (strcmp(a->metric, b->metric) != 0)
+				continue;
+			if (strcmp(a->help, b->help) != 0)
+				fail_msg("%s: HELP differs between %s and %s", a->metric, a->file,
+					 b->file);
+			assert_int_equal(a->type, b->type);
+			if (a->priority == b->priority)
+				fail_msg("%s: %s and %s have the same priority", a->metric, a->file,
+					 b->file);
+			/* Different multipliers only for octets/4 vs plain bytes. */
+			if (a->multiplier != b->multiplier)
+				assert_true(ends_with(a->metric, "_bytes_total"));
+		}
+	}
+}
+
+static void assert_maps(const char *file, unsigned source, const char *metric, uint32_t mult)
+{
+	const struct sysfs_counter_name *n = sysfs_counter_lookup(file, source);
+
+	if (!n)
+		fail_msg("%s (source %u) is not mapped", file, source);
+	assert_string_equal(n->metric, metric);
+	assert_int_equal(n->multiplier, mult);
+	assert_int_equal(n->type, METRIC_COUNTER);
+}
+
+static void test_required_names(void **state)
+{
+	(void)state;
+	assert_maps("port_rcv_data", SYSFS_SRC_COUNTERS, "rdma_port_data_received_bytes_total", 4);
+	assert_maps("port_xmit_data", SYSFS_SRC_COUNTERS, "rdma_port_data_transmitted_bytes_total",
+		    4);
+	assert_maps("port_rcv_data_64", SYSFS_SRC_COUNTERS_EXT,
+		    "rdma_port_data_received_bytes_total", 4);
+	assert_maps("port_xmit_data_64", SYSFS_SRC_COUNTERS_EXT,
+		    "rdma_port_data_transmitted_bytes_total", 4);
+	assert_maps("rx_bytes", SYSFS_SRC_HW_COUNTERS, "rdma_port_data_received_bytes_total", 1);
+	assert_maps("tx_bytes", SYSFS_SRC_HW_COUNTERS, "rdma_port_data_transmitted_bytes_total", 1);
+	assert_maps("port_rcv_packets", SYSFS_SRC_COUNTERS, "rdma_port_received_packets_total", 1);
+	assert_maps("port_rcv_packets_64", SYSFS_SRC_COUNTERS_EXT,
+		    "rdma_port_received_packets_total", 1);
+	assert_maps("unicast_rcv_packets", SYSFS_SRC_COUNTERS,
+		    "rdma_port_unicast_received_packets_total", 1);
+	assert_maps("port_unicast_rcv_packets", SYSFS_SRC_COUNTERS_EXT,
+		    "rdma_port_unicast_received_packets_total", 1);
+	assert_maps("link_downed", SYSFS_SRC_COUNTERS, "rdma_port_link_downed_total", 1);
+	assert_maps("link_downed", SYSFS_SRC_HW_COUNTERS, "rdma_port_link_downed_total", 1);
+	assert_maps("VL15_dropped", SYSFS_SRC_COUNTERS, "rdma_port_vl15_dropped_packets_total", 1);
+	assert_maps("out_of_buffer", SYSFS_SRC_HW_COUNTERS,
+		    "rdma_port_out_of_buffer_dropped_packets_total", 1);
+	assert_maps("np_ecn_marked_roce_packets", SYSFS_SRC_HW_COUNTERS,
+		    "rdma_port_ecn_marked_received_packets_total", 1);
+}
+
+/* Every counter file of a ConnectX port, as in tests/fixtures/sysfs/mlx5-roce. */
+static void test_mlx5_names_all_mapped(void **state)
+{
+	static const char *const pma[] = {
+	    "symbol_error",
+	    "link_error_recovery",
+	    "link_downed",
+	    "port_rcv_errors",
+	    "port_rcv_remote_physical_errors",
+	    "port_rcv_switch_relay_errors",
+	    "port_xmit_discards",
+	    "port_xmit_constraint_errors",
+	    "port_rcv_constraint_errors",
+	    "local_link_integrity_errors",
+	    "excessive_buffer_overrun_errors",
+	    "VL15_dropped",
+	    "port_xmit_data",
+	    "port_rcv_data",
+	    "port_xmit_packets",
+	    "port_rcv_packets",
+	    "port_xmit_wait",
+	    "unicast_xmit_packets",
+	    "unicast_rcv_packets",
+	    "multicast_xmit_packets",
+	    "multicast_rcv_packets",
+	};
+	static const char *const hw[] = {
+	    "rx_write_requests",
+	    "rx_read_requests",
+	    "rx_atomic_requests",
+	    "rx_dct_connect",
+	    "out_of_buffer",
+	    "out_of_sequence",
+	    "rnr_nak_retry_err",
+	    "packet_seq_err",
+	    "implied_nak_seq_err",
+	    "local_ack_timeout_err",
+	    "resp_local_length_error",
+	    "resp_cqe_error",
+	    "req_cqe_error",
+	    "req_remote_invalid_request",
+	    "req_remote_access_errors",
+	    "resp_remote_access_errors",
+	    "resp_cqe_flush_error",
+	    "req_cqe_flush_error",
+	    "req_transport_retries_exceeded",
+	    "req_rnr_retries_exceeded",
+	    "roce_adp_retrans",
+	    "roce_adp_retrans_to",
+	    "roce_slow_restart",
+	    "roce_slow_restart_cnps",
+	    "roce_slow_restart_trans",
+	    "rp_cnp_ignored",
+	    "rp_cnp_handled",
+	    "np_ecn_marked_roce_packets",
+	    "np_cnp_sent",
+	    "rx_icrc_encapsulated",
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(pma) / sizeof(pma[0]); i++) {
+		if (!sysfs_counter_lookup(pma[i], SYSFS_SRC_COUNTERS))
+			fail_msg("counters/%s not mapped", pma[i]);
+	}
+	for (size_t i = 0; i < sizeof(hw) / sizeof(hw[0]); i++) {
+		if (!sysfs_counter_lookup(hw[i], SYSFS_SRC_HW_COUNTERS))
+			fail_msg("hw_counters/%s not mapped", hw[i]);
+	}
+}
+
+static void test_efa_names(void **state)
+{
+	(void)state;
+	assert_maps("rx_pkts", SYSFS_SRC_HW_COUNTERS, "rdma_port_received_packets_total", 1);
+	assert_maps("tx_pkts", SYSFS_SRC_HW_COUNTERS, "rdma_port_transmitted_packets_total", 1);
+	assert_maps("rx_drops", SYSFS_SRC_HW_COUNTERS, "rdma_port_receive_dropped_packets_total",
+		    1);
+}
+
+/*
+ * rxe: only link_downed has a named family; the VM test expects every other
+ * rxe hw_counter under the generic family, so none of them may be mapped.
+ */
+static void test_rxe_only_link_downed(void **state)
+{
+	static const char *const rxe[] = {
+	    "sent_pkts",	   "rcvd_pkts",
+	    "duplicate_request",   "out_of_seq_request",
+	    "rcvd_rnr_err",	   "send_rnr_err",
+	    "rcvd_seq_err",	   "ack_deferred",
+	    "retry_exceeded_err",  "retry_rnr_exceeded_err",
+	    "completer_retry_err", "send_err",
+	    "rdma_sends",	   "rdma_recvs",
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(rxe) / sizeof(rxe[0]); i++) {
+		if (sysfs_counter_lookup(rxe[i], SYSFS_SRC_HW_COUNTERS))
+			fail_msg("rxe counter %s must stay generic", rxe[i]);
+		assert_false(sysfs_counter_is_setting(rxe[i], SYSFS_SRC_HW_COUNTERS));
+	}
+	assert_non_null(sysfs_counter_lookup("link_downed", SYSFS_SRC_HW_COUNTERS));
+}
+
+static void test_unknown_names(void **state)
+{
+	(void)state;
+	for (size_t s = 0; s < sizeof(single_sources) / sizeof(single_sources[0]); s++) {
+		assert_null(sysfs_counter_lookup("no_such_counter", single_sources[s]));
+		assert_null(sysfs_counter_lookup("", single_sources[s]));
+		assert_null(sysfs_counter_lookup(NULL, single_sources[s]));
+		assert_null(sysfs_counter_lookup("PORT_RCV_DATA", single_sources[s]));
+		assert_null(sysfs_counter_lookup("port_rcv_data ", single_sources[s]));
+	}
+	/* A name is only known in the directory where it has that meaning. */
+	assert_null(sysfs_counter_lookup("port_rcv_data", SYSFS_SRC_COUNTERS_EXT));
+	assert_null(sysfs_counter_lookup("port_rcv_data", SYSFS_SRC_HW_COUNTERS));
+	assert_null(sysfs_counter_lookup("port_rcv_data_64", SYSFS_SRC_COUNTERS));
+	assert_null(sysfs_counter_lookup("out_of_buffer", SYSFS_SRC_COUNTERS));
+	assert_null(sysfs_counter_lookup("rx_bytes", SYSFS_SRC_COUNTERS));
+	/* Device level hw_counters all go to the generic device family. */
+	assert_null(sysfs_counter_lookup("out_of_buffer", SYSFS_SRC_DEV_HW_COUNTERS));
+	assert_null(sysfs_counter_lookup("rx_bytes", SYSFS_SRC_DEV_HW_COUNTERS));
+	assert_null(sysfs_counter_lookup("port_rcv_data", 0));
+}
+
+static void test_lifespan_is_setting(void **state)
+{
+	(void)state;
+	assert_true(sysfs_counter_is_setting("lifespan", SYSFS_SRC_HW_COUNTERS));
+	assert_true(sysfs_counter_is_setting("lifespan", SYSFS_SRC_DEV_HW_COUNTERS));
+	assert_false(sysfs_counter_is_setting("lifespan", SYSFS_SRC_COUNTERS));
+	assert_false(sysfs_counter_is_setting("lifespan", SYSFS_SRC_COUNTERS_EXT));
+	assert_false(sysfs_counter_is_setting("lifespan_x", SYSFS_SRC_HW_COUNTERS));
+	assert_false(sysfs_counter_is_setting("out_of_buffer", SYSFS_SRC_HW_COUNTERS));
+	assert_false(sysfs_counter_is_setting(NULL, SYSFS_SRC_HW_COUNTERS));
+	/* A setting is never a well-known counter. */
+	for (size_t s = 0; s < sizeof(single_sources) / sizeof(single_sources[0]); s++)
+		assert_null(sysfs_counter_lookup("lifespan", single_sources[s]));
+}
+
+static uint8_t prio(const char *file, unsigned source)
+{
+	const struct sysfs_counter_name *n = sysfs_counter_lookup(file, source);
+
+	if (!n)
+		fail_msg("%s not mapped", file);
+	return n->priority;
+}
+
+static void test_priorities(void **state)
+{
+	(void)state;
+	/* counters_ext/ (mlx4) beats counters/ ... */
+	assert_true(prio("port_rcv_data_64", SYSFS_SRC_COUNTERS_EXT) >
+		    prio("port_rcv_data", SYSFS_SRC_COUNTERS));
+	assert_true(prio("port_xmit_data_64", SYSFS_SRC_COUNTERS_EXT) >
+		    prio("port_xmit_data", SYSFS_SRC_COUNTERS));
+	assert_true(prio("port_rcv_packets_64", SYSFS_SRC_COUNTERS_EXT) >
+		    prio("port_rcv_packets", SYSFS_SRC_COUNTERS));
+	assert_true(prio("port_xmit_packets_64", SYSFS_SRC_COUNTERS_EXT) >
+		    prio("port_xmit_packets", SYSFS_SRC_COUNTERS));
+	assert_true(prio("port_unicast_rcv_packets", SYSFS_SRC_COUNTERS_EXT) >
+		    prio("unicast_rcv_packets", SYSFS_SRC_COUNTERS));
+	assert_true(prio("port_unicast_xmit_packets", SYSFS_SRC_COUNTERS_EXT) >
+		    prio("unicast_xmit_packets", SYSFS_SRC_COUNTERS));
+	assert_true(prio("port_multicast_rcv_packets", SYSFS_SRC_COUNTERS_EXT) >
+		    prio("multicast_rcv_packets", SYSFS_SRC_COUNTERS));
+	assert_true(prio("port_multicast_xmit_packets", SYSFS_SRC_COUNTERS_EXT) >
+		    prio("multicast_xmit_packets", SYSFS_SRC_COUNTERS));
+	/* ... which beats the driver's hw_counters. */
+	assert_true(prio("port_rcv_data", SYSFS_SRC_COUNTERS) >
+		    prio("rx_bytes", SYSFS_SRC_HW_COUNTERS));
+	assert_true(prio("port_xmit_packets", SYSFS_SRC_COUNTERS) >
+		    prio("tx_pkts", SYSFS_SRC_HW_COUNTERS));
+	assert_true(prio("link_downed", SYSFS_SRC_COUNTERS) >
+		    prio("link_downed", SYSFS_SRC_HW_COUNTERS));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_table_not_empty),
+	    cmocka_unit_test(test_every_entry_well_formed),
+	    cmocka_unit_test(test_no_ambiguous_lookup),
+	    cmocka_unit_test(test_shared_families_consistent),
+	    cmocka_unit_test(test_required_names),
+	    cmocka_unit_test(test_mlx5_names_all_mapped),
+	    cmocka_unit_test(test_efa_names),
+	    cmocka_unit_test(test_rxe_only_link_downed),
+	    cmocka_unit_test(test_unknown_names),
+	    cmocka_unit_test(test_lifespan_is_setting),
+	    cmocka_unit_test(test_priorities),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

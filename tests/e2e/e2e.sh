@@ -1,0 +1,193 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+#
+# End-to-end test: starts the real rdma_exporter binary on 127.0.0.1 against
+# each fixture tree, scrapes it over HTTP, diffs the scrape with a golden
+# file (volatile self metrics filtered out) and runs `promtool check metrics`.
+# Also checks the HTTP surface, flag errors and signal handling.
+#
+#   e2e.sh BINARY                    (FIXTURES and GOLDEN dirs from env)
+#   UPDATE_GOLDEN=1 e2e.sh BINARY    rewrite golden files (review the diff!)
+set -u
+BIN=${1:?usage: e2e.sh BINARY}
+HERE=$(cd "$(dirname "$0")" && pwd)
+FIXTURES=${FIXTURES:-$HERE/../fixtures}
+GOLDEN=${GOLDEN:-$HERE/golden}
+TMP=$(mktemp -d)
+PID=
+PORT=
+pass=0
+fail=0
+
+cleanup() {
+	[ -n "$PID" ] && kill -9 "$PID" 2>/dev/null
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+ok() { pass=$((pass + 1)); echo "ok - $*"; }
+not_ok() { fail=$((fail + 1)); echo "not ok - $*"; }
+check() { # check DESCRIPTION COMMAND...
+	local d=$1
+	shift
+	if "$@"; then ok "$d"; else not_ok "$d"; fi
+}
+
+# start_exporter ARGS...: starts on a free loopback port, waits for /healthz.
+start_exporter() {
+	local try
+	for try in 1 2 3 4 5 6 7 8 9 10; do
+		PORT=$((20000 + RANDOM % 40000))
+		"$BIN" --web.listen-address="127.0.0.1:$PORT" "$@" >"$TMP/log" 2>&1 &
+		PID=$!
+		for _ in $(seq 1 100); do
+			if curl -fsS -o /dev/null "http://127.0.0.1:$PORT/healthz" 2>/dev/null; then
+				return 0
+			fi
+			kill -0 "$PID" 2>/dev/null || break
+			sleep 0.05
+		done
+		wait "$PID" 2>/dev/null
+		PID=
+		grep -q "cannot listen" "$TMP/log" || break
+	done
+	echo "exporter did not start; log:" >&2
+	cat "$TMP/log" >&2
+	return 1
+}
+
+stop_exporter() {
+	local rc
+	kill -TERM "$PID"
+	wait "$PID"
+	rc=$?
+	PID=
+	return $rc
+}
+
+# Sample lines whose values change from run to run.
+VOLATILE='^(process_[a-z_]+|rdma_exporter_(collector_duration_seconds|last_poll_timestamp_seconds|polls_total|build_info))[ {]'
+
+promtool_clean() { # promtool must accept the file without a single warning
+	local out
+	out=$(promtool check metrics <"$1" 2>&1)
+	local rc=$?
+	[ $rc -eq 0 ] && [ -z "$out" ] && return 0
+	echo "$out" | head -20 >&2
+	return 1
+}
+
+scrape_tree() { # scrape_tree NAME [extra flags...]
+	local name=$1
+	shift
+	local tree=$FIXTURES/sysfs/$name out=$TMP/$name.prom
+	if ! start_exporter --path.sysfs="$tree" --poll.interval=1s "$@"; then
+		not_ok "$name: exporter starts"
+		return
+	fi
+	curl -fsS "http://127.0.0.1:$PORT/metrics" >"$out"
+	check "$name: promtool check metrics passes without warnings" promtool_clean "$out"
+	grep -Ev "$VOLATILE" "$out" >"$out.stable"
+	if [ "${UPDATE_GOLDEN:-0}" = 1 ]; then
+		cp "$out.stable" "$GOLDEN/$name.prom"
+	fi
+	if diff -u "$GOLDEN/$name.prom" "$out.stable" >"$TMP/diff"; then
+		ok "$name: scrape matches golden/$name.prom"
+	else
+		not_ok "$name: scrape differs from golden/$name.prom"
+		head -60 "$TMP/diff"
+	fi
+	check "$name: every process_* self metric present" \
+		bash -c "for m in process_cpu_seconds_total process_resident_memory_bytes process_open_fds process_max_fds process_start_time_seconds; do grep -q \"^\$m \" '$out' || exit 1; done"
+	check "$name: exits 0 on SIGTERM" stop_exporter
+}
+
+for tree in node-exporter-mixed procfs-mixed mlx5-roce rxe efa broken; do
+	if [ -d "$FIXTURES/sysfs/$tree" ]; then
+		scrape_tree "$tree"
+	else
+		not_ok "fixture tree $tree exists"
+	fi
+done
+
+# --- device filter: the restricted PF mlx5_1 is never read
+if start_exporter --path.sysfs="$FIXTURES/sysfs/mlx5-roce" --collector.device-exclude='mlx5_1'; then
+	body=$TMP/body
+	curl -fsS "http://127.0.0.1:$PORT/metrics" >"$body"
+	check "device-exclude drops mlx5_1" bash -c "! grep -q 'device=\"mlx5_1\"' '$body'"
+	check "device-exclude keeps mlx5_0" grep -q 'rdma_port_state{device="mlx5_0",port="1"} 4' "$body"
+	stop_exporter
+fi
+
+# --- a machine with no RDMA at all: self metrics, zero devices, success 1
+mkdir -p "$TMP/empty-sys/class"
+if start_exporter --path.sysfs="$TMP/empty-sys"; then
+	body=$TMP/body
+	curl -fsS "http://127.0.0.1:$PORT/metrics" >"$body"
+	check "no RDMA: collector success is 1" grep -q 'rdma_exporter_collector_success{collector="sysfs"} 1' "$body"
+	check "no RDMA: zero devices" grep -q 'rdma_exporter_collector_devices{collector="sysfs"} 0' "$body"
+	check "no RDMA: build_info served" grep -q '^rdma_exporter_build_info{version=' "$body"
+
+	# --- HTTP surface
+	url=http://127.0.0.1:$PORT
+	code() { curl -s -o /dev/null -w '%{http_code}' "$@"; }
+	check "GET / is 200 and links the metrics path" bash -c "curl -fsS '$url/' | grep -q 'href=\"/metrics\"'"
+	check "GET /healthz is 200" test "$(code "$url/healthz")" = 200
+	check "GET /nope is 404" test "$(code "$url/nope")" = 404
+	check "POST /metrics is 405" test "$(code -X POST "$url/metrics")" = 405
+	check "405 carries Allow: GET, HEAD" bash -c "curl -s -D - -o /dev/null -X POST '$url/metrics' | grep -qi '^Allow: GET, HEAD'"
+	check "HEAD /metrics is 200 with no body" bash -c "test \"\$(curl -s -I '$url/metrics' -o /dev/null -w '%{http_code}')\" = 200"
+	check "content type is text format 0.0.4" bash -c "curl -s -D - -o /dev/null '$url/metrics' | grep -qi '^Content-Type: text/plain; version=0.0.4'"
+	check "gzip when the client accepts it" bash -c "curl -s -D - -o /dev/null -H 'Accept-Encoding: gzip' '$url/metrics' | grep -qi '^Content-Encoding: gzip'"
+	check "gzip body decodes to the exposition text" bash -c "curl -s -H 'Accept-Encoding: gzip' '$url/metrics' | gzip -dc | grep -q '^# TYPE rdma_exporter_build_info gauge'"
+	check "no gzip without Accept-Encoding" bash -c "! curl -s -D - -o /dev/null '$url/metrics' | grep -qi '^Content-Encoding'"
+	check "no gzip with gzip;q=0" bash -c "! curl -s -D - -o /dev/null -H 'Accept-Encoding: gzip;q=0' '$url/metrics' | grep -qi '^Content-Encoding'"
+
+	# --- SIGHUP re-scans and keeps serving
+	kill -HUP "$PID"
+	sleep 0.5
+	check "still serving after SIGHUP" test "$(code "$url/metrics")" = 200
+	check "SIGHUP is logged" grep -q 'SIGHUP' "$TMP/log"
+	check "logs once that there is no RDMA device" bash -c "test \$(grep -c -i 'no rdma device\\|no RDMA devices\\|class/infiniband' '$TMP/log') -ge 1"
+	check "exits 0 on SIGTERM" stop_exporter
+fi
+
+# --- a custom telemetry path
+if start_exporter --path.sysfs="$FIXTURES/sysfs/efa" --web.telemetry-path=/custom; then
+	check "custom telemetry path serves metrics" bash -c "curl -fsS 'http://127.0.0.1:$PORT/custom' | grep -q rdma_exporter_build_info"
+	check "old /metrics path is 404" test "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/metrics")" = 404
+	kill -INT "$PID"
+	wait "$PID"
+	check "exits 0 on SIGINT" test $? = 0
+	PID=
+fi
+
+# --- flags: clear message and exit code 2
+flag_error() { # flag_error WANT_IN_MESSAGE ARGS...
+	local want=$1 rc
+	shift
+	"$BIN" "$@" >"$TMP/out" 2>"$TMP/err"
+	rc=$?
+	[ $rc -eq 2 ] && grep -q -- "$want" "$TMP/err" && return 0
+	echo "rc=$rc stderr: $(cat "$TMP/err")" >&2
+	return 1
+}
+check "unknown flag: exit 2" flag_error "unknown flag --nope" --nope
+check "bad duration: exit 2" flag_error "not a duration" --poll.interval=fast
+check "bad listen address: exit 2" flag_error "HOST:PORT" --web.listen-address=nonsense
+check "bad regex: exit 2" flag_error "invalid --collector.device-include regex" --collector.device-include='('
+check "missing sysfs root: exit 2" flag_error "cannot open" --path.sysfs=/nonexistent/sys
+check "bad log level: exit 2" flag_error "log.level" --log.level=loud
+check "--help exits 0 and lists collectors" bash -c "'$BIN' --help | grep -q -- '--collector.sysfs'"
+check "--version exits 0" bash -c "'$BIN' --version | grep -q '^rdma_exporter, version '"
+
+# --- port already in use: a clear error, exit 1
+if start_exporter --path.sysfs="$TMP/empty-sys"; then
+	"$BIN" --web.listen-address="127.0.0.1:$PORT" --path.sysfs="$TMP/empty-sys" >"$TMP/out" 2>&1
+	rc=$?
+	check "address in use: exit 1 with a clear message" bash -c "[ $rc -eq 1 ] && grep -q 'Address already in use' '$TMP/out'"
+	stop_exporter
+fi
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

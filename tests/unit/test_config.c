@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: Apache-2.0
+/* Flag and duration parsing. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "config.h"
+#include "log.h"
+
+static const struct config_collector collectors[] = {
+	{"sysfs", "sysfs counters", true},
+	{"probe", "latency probes", false},
+};
+
+static char err[256];
+
+static int parse(struct exporter_config *cfg, int argc, char *const argv[])
+{
+	err[0] = '\0';
+	return config_parse(cfg, argc, argv, collectors, 2, err, sizeof(err));
+}
+
+#define PARSE(cfg, ...)                                                                            \
+	parse(cfg,                                                                                 \
+	      (int)(sizeof((const char *[]){"rdma_exporter", __VA_ARGS__}) / sizeof(char *)),      \
+	      (char *const *)(const char *[]){"rdma_exporter", __VA_ARGS__})
+
+static void test_durations(void **state)
+{
+	struct {
+		const char *in;
+		int rc;
+		uint64_t ms;
+	} cases[] = {
+		{"500ms", 0, 500},	  {"1s", 0, 1000},	    {"1m", 0, 60000},
+		{"5s", 0, 5000},	  {"1h", 0, 3600000},	    {"1d", 0, 86400000},
+		{"1m30s", 0, 90000},	  {"1h1m1s1ms", 0, 3661001}, {"0", 0, 0},
+		{"", -EINVAL, 0},	  {"5", -EINVAL, 0},	    {"s", -EINVAL, 0},
+		{"1.5s", -EINVAL, 0},	  {"-1s", -EINVAL, 0},	    {"1x", -EINVAL, 0},
+		{"1s ", -EINVAL, 0},	  {"10us", -EINVAL, 0},
+		{"99999999999999999999ms", -ERANGE, 0}, {"999999999999999999d", -ERANGE, 0},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint64_t ms = 12345;
+		int rc = config_parse_duration_ms(cases[i].in, &ms);
+
+		if (rc != cases[i].rc)
+			fail_msg("\"%s\": rc %d, want %d", cases[i].in, rc, cases[i].rc);
+		if (rc == 0 && ms != cases[i].ms)
+			fail_msg("\"%s\": %llu ms, want %llu", cases[i].in, (unsigned long long)ms,
+				 (unsigned long long)cases[i].ms);
+	}
+}
+
+static void test_defaults(void **state)
+{
+	struct exporter_config cfg;
+
+	assert_int_equal(parse(&cfg, 1, (char *const *)(const char *[]){"rdma_exporter"}), 0);
+	assert_int_equal(cfg.action, CONFIG_RUN);
+	assert_string_equal(cfg.listen_address, ":9879");
+	assert_string_equal(cfg.telemetry_path, "/metrics");
+	assert_string_equal(cfg.sysfs_path, "/sys");
+	assert_int_equal(cfg.poll_interval_ms, 5000);
+	assert_null(cfg.device_include);
+	assert_null(cfg.device_exclude);
+	assert_int_equal(cfg.log_level, LOG_INFO);
+	assert_true(cfg.collector_enabled[0]);
+	assert_false(cfg.collector_enabled[1]);
+}
+
+static void test_values(void **state)
+{
+	struct exporter_config cfg;
+
+	assert_int_equal(PARSE(&cfg, "--web.listen-address=127.0.0.1:9100",
+			       "--web.telemetry-path", "/m", "--path.sysfs=/tmp/sys",
+			       "--poll.interval=500ms", "--collector.device-include=mlx5_.*",
+			       "--collector.device-exclude", "mlx5_1", "--log.level=debug",
+			       "--no-collector.sysfs", "--collector.probe",
+			       "--collector.sysfs.rescan-interval=2m", "--web.max-connections=8",
+			       "--web.connection-timeout=30s"),
+			 0);
+	assert_string_equal(cfg.listen_address, "127.0.0.1:9100");
+	assert_string_equal(cfg.telemetry_path, "/m");
+	assert_string_equal(cfg.sysfs_path, "/tmp/sys");
+	assert_int_equal(cfg.poll_interval_ms, 500);
+	assert_int_equal(cfg.rescan_interval_ms, 120000);
+	assert_string_equal(cfg.device_include, "mlx5_.*");
+	assert_string_equal(cfg.device_exclude, "mlx5_1");
+	assert_int_equal(cfg.log_level, LOG_DEBUG);
+	assert_false(cfg.collector_enabled[0]);
+	assert_true(cfg.collector_enabled[1]);
+	assert_int_equal(cfg.max_connections, 8);
+	assert_int_equal(cfg.connection_timeout_s, 30);
+}
+
+static void test_disable_defaults(void **state)
+{
+	struct exporter_config cfg;
+
+	assert_int_equal(PARSE(&cfg, "--collector.disable-defaults", "--collector.probe"), 0);
+	assert_false(cfg.collector_enabled[0]);
+	assert_true(cfg.collector_enabled[1]);
+}
+
+static void test_help_version(void **state)
+{
+	struct exporter_config cfg;
+
+	assert_int_equal(PARSE(&cfg, "--help"), 0);
+	assert_int_equal(cfg.action, CONFIG_HELP);
+	assert_int_equal(PARSE(&cfg, "-h"), 0);
+	assert_int_equal(cfg.action, CONFIG_HELP);
+	assert_int_equal(PARSE(&cfg, "--version"), 0);
+	assert_int_equal(cfg.action, CONFIG_VERSION);
+}
+
+static void expect_error(int rc, const char *needle)
+{
+	assert_int_equal(rc, -EINVAL);
+	if (!strstr(err, needle))
+		fail_msg("error \"%s\" does not mention \"%s\"", err, needle);
+}
+
+static void test_errors(void **state)
+{
+	struct exporter_config cfg;
+
+	expect_error(PARSE(&cfg, "--bogus"), "unknown flag --bogus");
+	expect_error(PARSE(&cfg, "--no-bogus"), "unknown flag --no-bogus");
+	expect_error(PARSE(&cfg, "positional"), "unexpected argument");
+	expect_error(PARSE(&cfg, "-x"), "unexpected argument");
+	expect_error(PARSE(&cfg, "--"), "unexpected argument");
+	expect_error(PARSE(&cfg, "--poll.interval"), "needs a value");
+	expect_error(PARSE(&cfg, "--poll.interval=5"), "not a duration");
+	expect_error(PARSE(&cfg, "--poll.interval=abc"), "not a duration");
+	expect_error(PARSE(&cfg, "--poll.interval=10ms"), "out of range");
+	expect_error(PARSE(&cfg, "--poll.interval=2d"), "out of range");
+	expect_error(PARSE(&cfg, "--web.listen-address=9100"), "HOST:PORT");
+	expect_error(PARSE(&cfg, "--web.listen-address=:0"), "HOST:PORT");
+	expect_error(PARSE(&cfg, "--web.listen-address=:65536"), "HOST:PORT");
+	expect_error(PARSE(&cfg, "--web.listen-address=::1:9100"), "HOST:PORT");
+	expect_error(PARSE(&cfg, "--web.listen-address=[::1]9100"), "HOST:PORT");
+	expect_error(PARSE(&cfg, "--web.telemetry-path=metrics"), "starting with /");
+	expect_error(PARSE(&cfg, "--log.level=verbose"), "debug, info, warn, error");
+	expect_error(PARSE(&cfg, "--collector.nope"), "unknown collector");
+	expect_error(PARSE(&cfg, "--no-collector.nope"), "unknown collector");
+	expect_error(PARSE(&cfg, "--collector.sysfs=false"), "takes no value");
+	expect_error(PARSE(&cfg, "--no-poll.interval=1s"), "unknown flag");
+	expect_error(PARSE(&cfg, "--web.max-connections=0"), "whole number");
+	expect_error(PARSE(&cfg, "--web.connection-timeout=100ms"), "1s to 1h");
+	expect_error(PARSE(&cfg, "--path.sysfs="), "empty path");
+}
+
+static void test_listen_split(void **state)
+{
+	char host[64];
+	uint16_t port;
+
+	assert_int_equal(config_split_listen_address(":9879", host, sizeof(host), &port), 0);
+	assert_string_equal(host, "");
+	assert_int_equal(port, 9879);
+	assert_int_equal(config_split_listen_address("0.0.0.0:1", host, sizeof(host), &port), 0);
+	assert_string_equal(host, "0.0.0.0");
+	assert_int_equal(config_split_listen_address("[::1]:65535", host, sizeof(host), &port), 0);
+	assert_string_equal(host, "::1");
+	assert_int_equal(port, 65535);
+	assert_int_equal(config_split_listen_address("localhost:80", host, sizeof(host), &port), 0);
+	assert_string_equal(host, "localhost");
+	assert_int_equal(config_split_listen_address("[]:80", host, sizeof(host), &port), -EINVAL);
+	assert_int_equal(config_split_listen_address("host:", host, sizeof(host), &port), -EINVAL);
+	assert_int_equal(config_split_listen_address("host:8x", host, sizeof(host), &port),
+			 -EINVAL);
+	assert_int_equal(config_split_listen_address("averyveryveryverylonghostnamethatdoesnotfit:1",
+						     host, 16, &port),
+			 -EINVAL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_durations),   cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_values),	    cmocka_unit_test(test_disable_defaults),
+		cmocka_unit_test(test_help_version), cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_listen_split),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

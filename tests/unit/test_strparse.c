@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "buf.h"
+#include "strparse.h"
+
+static int dec(const char *s, uint64_t *v)
+{
+	return parse_u64_dec(s, strlen(s), v);
+}
+
+static int aut(const char *s, uint64_t *v)
+{
+	return parse_u64_auto(s, strlen(s), v);
+}
+
+static void test_dec(void **state)
+{
+	uint64_t v = 0;
+
+	assert_int_equal(dec("0", &v), 0);
+	assert_int_equal(v, 0);
+	assert_int_equal(dec("18446744073709551615", &v), 0);
+	assert_true(v == UINT64_MAX);
+	assert_int_equal(dec("18446744073709551616", &v), -ERANGE);
+	assert_int_equal(dec("99999999999999999999", &v), -ERANGE);
+	assert_int_equal(dec("", &v), -EINVAL);
+	assert_int_equal(dec("-1", &v), -EINVAL);
+	assert_int_equal(dec("+1", &v), -EINVAL);
+	assert_int_equal(dec("12a", &v), -EINVAL);
+	assert_int_equal(dec(" 1", &v), -EINVAL);
+	assert_int_equal(dec("0x10", &v), -EINVAL);
+}
+
+static void test_auto(void **state)
+{
+	uint64_t v = 0;
+
+	assert_int_equal(aut("0x1", &v), 0);
+	assert_int_equal(v, 1);
+	assert_int_equal(aut("0XfFfF", &v), 0);
+	assert_int_equal(v, 0xffff);
+	assert_int_equal(aut("0xffffffffffffffff", &v), 0);
+	assert_true(v == UINT64_MAX);
+	assert_int_equal(aut("0x10000000000000000", &v), -ERANGE);
+	assert_int_equal(aut("0x", &v), -EINVAL);
+	assert_int_equal(aut("0xg", &v), -EINVAL);
+	assert_int_equal(aut("42", &v), 0);
+	assert_int_equal(v, 42);
+}
+
+static void test_trim(void **state)
+{
+	const char *s = " \t12 \n";
+	size_t n = strlen(s);
+
+	str_trim(&s, &n);
+	assert_int_equal(n, 2);
+	assert_memory_equal(s, "12", 2);
+	s = "\n";
+	n = 1;
+	str_trim(&s, &n);
+	assert_int_equal(n, 0);
+}
+
+static void test_buf(void **state)
+{
+	struct buf b = BUF_INIT;
+	char *p;
+	size_t len;
+
+	for (int i = 0; i < 1000; i++)
+		buf_printf(&b, "%d,", i);
+	assert_false(buf_failed(&b));
+	assert_int_equal(strlen(b.data), b.len);
+	assert_memory_equal(b.data, "0,1,2,", 6);
+	p = buf_steal(&b, &len);
+	assert_null(b.data);
+	assert_int_equal(strlen(p), len);
+	free(p);
+	buf_free(&b);
+	buf_free(NULL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_dec),
+		cmocka_unit_test(test_auto),
+		cmocka_unit_test(test_trim),
+		cmocka_unit_test(test_buf),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,289 @@
+#!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+#
+# guest-e2e.sh - runs INSIDE the rxe VM (see vm-e2e.sh / rxe-vm.sh): starts the real
+# rdma_exporter against the real sysfs of Soft-RoCE device rxe0, generates RDMA traffic,
+# scrapes /metrics and compares it with sysfs. Output is TAP-like ("ok - ..." /
+# "not ok - ...") and ends with "N passed, M failed"; exit status 0 only if all passed.
+#
+# Files written to /mnt/host/out/ (copied back to the host):
+#   scrape.txt               the /metrics scrape the counter checks used
+#   scrape-first.txt         the first scrape, only when a mismatch forced a re-scrape
+#   exporter.log             the exporter's stdout+stderr (--log.level=debug)
+#   rdma-res-qp.json         `rdma -j res show qp` while an ibv_rc_pingpong server waits (RC QP in INIT)
+#   rdma-res-cq.json         `rdma -j res show cq` at the same moment
+#   rdma-res-qp-idle.json    `rdma -j res show qp` after the traffic (kernel GSI QP only)
+#   rdma-res-cq-idle.json    `rdma -j res show cq` after the traffic
+#   rdma-statistic.json      `rdma -j statistic show` after the traffic
+#   (these rdma-*.json files are regression fixtures for the netlink collector)
+set -u
+
+DEV=rxe0
+PORT=1
+P=/sys/class/infiniband/$DEV/ports/$PORT
+LISTEN=127.0.0.1:9879
+URL=http://$LISTEN/metrics
+OUT=/mnt/host/out
+IP=10.0.2.15
+PP_ITERS=200            # ibv_rc_pingpong round trips (TCG: about 1 ms each)
+mkdir -p "$OUT"
+
+pass=0
+fail=0
+ok()    { pass=$((pass + 1)); echo "ok - $*"; }
+notok() { fail=$((fail + 1)); echo "not ok - $*"; }
+note()  { echo "# $*"; }
+check() {               # check DESCRIPTION COMMAND...
+    local desc=$1
+    shift
+    if "$@"; then ok "$desc"; else notok "$desc"; fi
+}
+retry() {               # retry N CMD...: the client may start before the server listens
+    local n=$1 i=0
+    shift
+    until "$@"; do
+        i=$((i + 1))
+        [ $i -ge "$n" ] && return 1
+        sleep 0.5
+    done
+}
+
+############################################################################
+# Scraping and parsing the text exposition format
+############################################################################
+scrape() {              # scrape FILE: GET /metrics into FILE
+    rm -f "$1"
+    if command -v wget >/dev/null 2>&1; then
+        # (busybox 1.35's static wget segfaults with -T: time it out from outside)
+        timeout 15 wget -q -O "$1" "$URL"
+        return
+    fi
+    # fallback without wget: HTTP/1.0 over bash's /dev/tcp
+    local raw=$1.raw
+    {
+        exec 3<>"/dev/tcp/${LISTEN%:*}/${LISTEN#*:}" || return 1
+        printf 'GET /metrics HTTP/1.0\r\nHost: %s\r\nConnection: close\r\n\r\n' "$LISTEN" >&3
+        timeout 10 cat <&3 > "$raw"
+        exec 3<&-
+    } 2>/dev/null || return 1
+    head -1 "$raw" | grep -q ' 200 ' || return 1
+    awk 'body { print; next } /^\r?$/ { body = 1 }' "$raw" > "$1"
+    rm -f "$raw"
+}
+
+# Normalise samples to "name{labels sorted by name}<TAB>value", so that lookups do not
+# depend on the exporter's label order. Comments and blank lines are dropped; label
+# values may contain escaped quotes, commas and braces.
+normalize() {
+    awk '
+    function sort_join(a, n,    i, j, t, s) {
+        for (i = 2; i <= n; i++) {
+            t = a[i]
+            for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]
+            a[j + 1] = t
+        }
+        s = ""
+        for (i = 1; i <= n; i++) s = s (i > 1 ? "," : "") a[i]
+        return s
+    }
+    /^[ \t]*(#|$)/ { next }
+    {
+        line = $0
+        sub(/^[ \t]+/, "", line)
+        match(line, /^[a-zA-Z_:][a-zA-Z0-9_:]*/)
+        name = substr(line, 1, RLENGTH)
+        line = substr(line, RLENGTH + 1)
+        sub(/^[ \t]+/, "", line)
+        if (substr(line, 1, 1) != "{") {              # no labels
+            rest = line
+            labels = ""
+        } else {
+            n = 0; cur = ""; inq = 0; esc = 0
+            for (i = 2; i <= length(line); i++) {
+                c = substr(line, i, 1)
+                if (inq) {
+                    cur = cur c
+                    if (esc) esc = 0
+                    else if (c == "\\") esc = 1
+                    else if (c == "\"") inq = 0
+                } else if (c == "\"") { cur = cur c; inq = 1 }
+                else if (c == "," || c == "}") {
+                    gsub(/^[ \t]+|[ \t]+$/, "", cur)
+                    if (cur != "") a[++n] = cur
+                    cur = ""
+                    if (c == "}") break
+                } else if (c != " " && c != "\t") cur = cur c
+            }
+            rest = substr(line, i + 1)
+            labels = sort_join(a, n)
+        }
+        sub(/^[ \t]+/, "", rest)
+        split(rest, v, /[ \t]+/)
+        printf "%s{%s}\t%s\n", name, labels, v[1]
+    }'
+}
+
+NORM=/tmp/scrape.norm
+scrape_and_normalize() {   # scrape_and_normalize FILE
+    scrape "$1" && normalize < "$1" > "$NORM"
+}
+# value NAME LABELS: the sample's value ("" if absent); LABELS like device="rxe0",port="1"
+value() {
+    local key
+    key=$(printf '%s{%s} 0\n' "$1" "$2" | normalize | cut -f1)
+    awk -F'\t' -v k="$key" '$1 == k { print $2; found = 1; exit } END { exit !found }' "$NORM"
+}
+num_eq() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a != "" && a + 0 == b + 0) }'; }
+num_gt() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a != "" && a + 0 > b + 0) }'; }
+check_value() {         # check_value NAME LABELS EXPECTED
+    local got
+    got=$(value "$1" "$2")
+    if num_eq "$got" "$3"; then ok "$1{$2} = $3"
+    else notok "$1{$2} = $3 (got '${got:-<absent>}')"; fi
+}
+
+# The sample that must carry hw counter $1.
+counter_metric() {
+    if [ "$1" = link_downed ]; then
+        echo "rdma_port_link_downed_total"
+    else
+        echo "rdma_port_statistic_total"
+    fi
+}
+counter_labels() {
+    if [ "$1" = link_downed ]; then
+        echo "device=\"$DEV\",port=\"$PORT\""
+    else
+        echo "device=\"$DEV\",port=\"$PORT\",source=\"hw_counters\",counter=\"$1\""
+    fi
+}
+HW_COUNTERS=""          # every file in hw_counters/ except lifespan (a setting in ms)
+for f in "$P"/hw_counters/*; do
+    [ -f "$f" ] && [ "${f##*/}" != lifespan ] && HW_COUNTERS="$HW_COUNTERS ${f##*/}"
+done
+counter_mismatches() {  # names of hw counters whose scraped value differs from sysfs now
+    local f
+    for f in $HW_COUNTERS; do
+        num_eq "$(value "$(counter_metric "$f")" "$(counter_labels "$f")")" "$(cat "$P/hw_counters/$f")" \
+            || echo "$f"
+    done
+}
+
+############################################################################
+# 1. Start the exporter
+############################################################################
+note "uptime at start: $(cut -d' ' -f1 /proc/uptime)s, kernel $(uname -r)"
+EXPORTER=$(command -v rdma_exporter)
+check "rdma_exporter is on PATH (${EXPORTER:-missing})" test -n "$EXPORTER"
+rdma_exporter --web.listen-address=$LISTEN --poll.interval=500ms --path.sysfs=/sys \
+    --log.level=debug > "$OUT/exporter.log" 2>&1 &
+EXP=$!
+up=0
+for _ in $(seq 1 100); do              # up to ~20 s under TCG
+    kill -0 $EXP 2>/dev/null || break
+    if scrape /tmp/probe.txt 2>/dev/null; then up=1; break; fi
+    sleep 0.2
+done
+check "exporter serves $URL (pid $EXP)" test $up = 1
+if [ $up != 1 ]; then
+    note "exporter log:"
+    sed 's/^/#   /' "$OUT/exporter.log" | tail -30
+fi
+
+############################################################################
+# 2. RDMA traffic: ibv_rc_pingpong loopback on rxe0 (server + client on $IP)
+############################################################################
+timeout 120 ibv_rc_pingpong -d $DEV -g 1 -n $PP_ITERS > /tmp/pp_server.log 2>&1 &
+SRV=$!
+# the server's RC QP shows up (state INIT) before the client connects
+for _ in $(seq 1 50); do
+    rdma res show qp 2>/dev/null | grep -q 'type RC' && break
+    sleep 0.2
+done
+rdma -j res show qp > "$OUT/rdma-res-qp.json" 2> "$OUT/rdma-res-qp.err"
+rdma -j res show cq > "$OUT/rdma-res-cq.json" 2> "$OUT/rdma-res-cq.err"
+t0=$(cut -d' ' -f1 /proc/uptime)
+retry 30 timeout 60 ibv_rc_pingpong -d $DEV -g 1 -n $PP_ITERS $IP > /tmp/pp_client.log 2>&1
+crc=$?
+wait $SRV
+src=$?
+t1=$(cut -d' ' -f1 /proc/uptime)
+check "ibv_rc_pingpong loopback, $PP_ITERS iterations (client rc=$crc, server rc=$src, $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') s)" \
+    test $crc = 0 -a $src = 0
+if [ $crc != 0 ] || [ $src != 0 ]; then
+    sed 's/^/#   client: /' /tmp/pp_client.log | tail -5
+    sed 's/^/#   server: /' /tmp/pp_server.log | tail -5
+fi
+rdma -j res show qp > "$OUT/rdma-res-qp-idle.json" 2> "$OUT/rdma-res-qp-idle.err"
+rdma -j res show cq > "$OUT/rdma-res-cq-idle.json" 2> "$OUT/rdma-res-cq-idle.err"
+rdma -j statistic show > "$OUT/rdma-statistic.json" 2> "$OUT/rdma-statistic.err"
+for f in "$OUT"/rdma-*.err; do      # keep only non-empty stderr captures
+    if [ -s "$f" ]; then note "${f##*/}: $(head -3 "$f")"; else rm -f "$f"; fi
+done
+
+############################################################################
+# 3. Scrape after at least two poll intervals, then compare with sysfs read afterwards
+############################################################################
+sleep 1.5
+scrape_and_normalize "$OUT/scrape.txt"
+check "scrape after traffic succeeded ($(wc -l < "$OUT/scrape.txt" 2>/dev/null || echo 0) lines)" \
+    test -s "$OUT/scrape.txt"
+touch "$NORM"
+if [ -n "$(counter_mismatches)" ]; then
+    note "counter mismatch ($(counter_mismatches | tr '\n' ' ')), re-scraping in 1 s"
+    cp "$OUT/scrape.txt" "$OUT/scrape-first.txt" 2>/dev/null
+    sleep 1
+    scrape_and_normalize "$OUT/scrape.txt"
+fi
+
+############################################################################
+# 4. Checks
+############################################################################
+n_hw=$(echo "$HW_COUNTERS" | wc -w)
+check "$P/hw_counters has counters besides lifespan ($n_hw)" test "$n_hw" -gt 0
+for f in $HW_COUNTERS; do
+    m=$(counter_metric "$f")
+    l=$(counter_labels "$f")
+    got=$(value "$m" "$l")
+    want=$(cat "$P/hw_counters/$f")
+    if num_eq "$got" "$want"; then ok "$m{$l} = $want (sysfs)"
+    else notok "$m{$l} = $want (sysfs), got '${got:-<absent>}'"; fi
+done
+no_lifespan_counter() { ! grep -qE 'counter="lifespan"|^[a-z_]*lifespan[a-z_]*_total[{]' "$NORM"; }
+check "lifespan is not exported as a counter" no_lifespan_counter
+check_value rdma_port_state "device=\"$DEV\",port=\"$PORT\"" 4
+check_value rdma_port_rate_bytes_per_second "device=\"$DEV\",port=\"$PORT\"" 12500000000
+check_value rdma_port_netdev_info "device=\"$DEV\",port=\"$PORT\",netdev=\"eth0\"" 1
+check_value rdma_exporter_collector_success 'collector="sysfs"' 1
+rcvd=$(value rdma_port_statistic_total "$(counter_labels rcvd_pkts)")
+sent=$(value rdma_port_statistic_total "$(counter_labels sent_pkts)")
+if num_gt "$rcvd" 0 || num_gt "$sent" 0; then ok "traffic is visible: rcvd_pkts=$rcvd sent_pkts=$sent"
+else notok "traffic is visible: rcvd_pkts='$rcvd' sent_pkts='$sent' (want one > 0)"; fi
+
+############################################################################
+# 5. Clean shutdown on SIGTERM
+############################################################################
+if kill -0 $EXP 2>/dev/null; then
+    kill -TERM $EXP
+    for _ in $(seq 1 100); do kill -0 $EXP 2>/dev/null || break; sleep 0.1; done
+    if kill -0 $EXP 2>/dev/null; then
+        kill -KILL $EXP
+        wait $EXP 2>/dev/null
+        notok "exporter exits on SIGTERM (still running after 10 s, killed)"
+    else
+        wait $EXP
+        rc=$?
+        check "exporter exits on SIGTERM with status 0 (got $rc)" test $rc = 0
+    fi
+else
+    wait $EXP
+    notok "exporter exits on SIGTERM (it had already exited with status $?)"
+fi
+if [ $fail != 0 ]; then
+    note "last lines of exporter.log:"
+    tail -20 "$OUT/exporter.log" | sed 's/^/#   /'
+fi
+
+note "uptime at end: $(cut -d' ' -f1 /proc/uptime)s"
+echo "$pass passed, $fail failed"
+[ $fail = 0 ]

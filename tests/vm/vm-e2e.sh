@@ -1,0 +1,59 @@
+#!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+#
+# vm-e2e.sh BINARY - end-to-end test of rdma_exporter against a real kernel RDMA stack:
+# boots the Soft-RoCE VM (rxe-vm.sh) with BINARY baked in as /usr/local/bin/rdma_exporter
+# and runs guest-e2e.sh inside it.
+#
+# Exit status: 0 all checks passed; 77 skipped (no QEMU/apt on this host and
+# RDMA_EXPORTER_VM_REQUIRED is not 1); anything else is a failure (124: VM timeout).
+#
+# Environment:
+#   RDMA_EXPORTER_VM_REQUIRED=1  a host that cannot run the VM is a failure, not a skip (CI)
+#   VM_OUT_DIR                   also keep the guest's output (scrape.txt, exporter.log,
+#                                rdma-*.json fixtures, guest.log, console.log) in this dir
+#   RXEVM_WORK, RXEVM_TIMEOUT, ... see rxe-vm.sh
+set -euo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+SKIP=77
+
+if [ $# -ne 1 ]; then
+    echo "usage: $0 path/to/rdma_exporter" >&2
+    exit 2
+fi
+BIN=$(readlink -f "$1")
+[ -x "$BIN" ] || { echo "vm-e2e: $1 is not an executable" >&2; exit 2; }
+
+# --check says why on stderr; missing packages are fine when it can apt-get install them.
+if ! "$HERE/rxe-vm.sh" --check; then
+    if [ "${RDMA_EXPORTER_VM_REQUIRED:-0}" = 1 ]; then
+        echo "vm-e2e: FAIL: this host cannot run the rxe VM (needs qemu-system-x86_64 and a" \
+             "Debian 12 apt, see above) and RDMA_EXPORTER_VM_REQUIRED=1" >&2
+        exit 1
+    fi
+    echo "vm-e2e: SKIP: this host cannot run the rxe VM (needs qemu-system-x86_64 and a" \
+         "Debian 12 apt, see above and tests/vm/README.md); set RDMA_EXPORTER_VM_REQUIRED=1 to fail instead" >&2
+    exit $SKIP
+fi
+
+# rxe-vm.sh names baked-in binaries after their basename: stage BINARY under the right name.
+STAGE=$(mktemp -d "${TMPDIR:-/tmp}/vm-e2e.XXXXXX")
+trap 'rm -rf "$STAGE"' EXIT
+ln -s "$BIN" "$STAGE/rdma_exporter"        # copy_with_libs dereferences it (cp -L)
+
+# Under TCG a whole run takes about a minute; the first one also downloads the kernel.
+export RXEVM_TIMEOUT=${RXEVM_TIMEOUT:-600}
+if [ -n "${VM_OUT_DIR:-}" ]; then
+    mkdir -p "$VM_OUT_DIR"
+    RXEVM_OUT=$(readlink -f "$VM_OUT_DIR")
+    export RXEVM_OUT
+fi
+unset PEER
+set +e
+EXTRA_BINS="$STAGE/rdma_exporter" "$HERE/rxe-vm.sh" "$HERE/guest-e2e.sh"
+rc=$?
+set -e
+# rc 77 from the guest would read as "skipped" to ctest: never let that happen.
+[ $rc != $SKIP ] || rc=1
+exit $rc
