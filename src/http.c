@@ -335,8 +335,9 @@ struct http_server *http_server_start(const struct http_config *cfg, struct snap
 		goto fail;
 	srv->mhd = MHD_start_daemon(
 		MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG, 0, NULL, NULL,
-		handle, srv, MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_EXTERNAL_LOGGER, mhd_log,
-		NULL, MHD_OPTION_CONNECTION_LIMIT, cfg->max_connections,
+		/* the logger first, so that option errors are logged through it too */
+		handle, srv, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL, MHD_OPTION_LISTEN_SOCKET,
+		fd, MHD_OPTION_CONNECTION_LIMIT, cfg->max_connections,
 		MHD_OPTION_CONNECTION_TIMEOUT, cfg->connection_timeout_s,
 		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(64 * 1024), MHD_OPTION_END);
 	if (!srv->mhd) {

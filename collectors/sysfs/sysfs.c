@@ -32,28 +32,28 @@
 #define FAM_DEVICE_COUNTER "rdma_device_statistic_total"
 
 static const char help_device_info[] =
-	"RDMA device attributes from sysfs (node_type CA, RNIC, unspecified, ...; driver is "
-	"the kernel driver of the parent device, empty for software devices); always 1.";
+    "RDMA device attributes from sysfs (node_type CA, RNIC, unspecified, ...; driver is "
+    "the kernel driver of the parent device, empty for software devices); always 1.";
 static const char help_port_info[] =
-	"RDMA port link layer (InfiniBand, Ethernet for RoCE, ...); always 1.";
+    "RDMA port link layer (InfiniBand, Ethernet for RoCE, ...); always 1.";
 static const char help_port_netdev[] =
-	"Network device bound to the RDMA port, from gid_attrs/ndevs (RoCE, iWARP); always 1.";
+    "Network device bound to the RDMA port, from gid_attrs/ndevs (RoCE, iWARP); always 1.";
 static const char help_port_state[] =
-	"Logical port state (IB PortState): 0 NOP, 1 DOWN, 2 INIT, 3 ARMED, 4 ACTIVE, "
-	"5 ACTIVE_DEFER.";
+    "Logical port state (IB PortState): 0 NOP, 1 DOWN, 2 INIT, 3 ARMED, 4 ACTIVE, "
+    "5 ACTIVE_DEFER.";
 static const char help_port_phys[] =
-	"Physical port state (IB PortPhysicalState): 0 no state change, 1 Sleep, 2 Polling, "
-	"3 Disabled, 4 PortConfigurationTraining, 5 LinkUp, 6 LinkErrorRecovery, 7 Phy Test.";
+    "Physical port state (IB PortPhysicalState): 0 no state change, 1 Sleep, 2 Polling, "
+    "3 Disabled, 4 PortConfigurationTraining, 5 LinkUp, 6 LinkErrorRecovery, 7 Phy Test.";
 static const char help_port_rate[] =
-	"Port data rate in bytes per second (sysfs rate in Gb/s * 10^9 / 8; width x lane speed).";
+    "Port data rate in bytes per second (sysfs rate in Gb/s * 10^9 / 8; width x lane speed).";
 static const char help_port_lid[] = "Local identifier (LID) of the port; InfiniBand only.";
 static const char help_port_sm_lid[] =
-	"LID of the subnet manager the port reports to; InfiniBand only.";
+    "LID of the subnet manager the port reports to; InfiniBand only.";
 static const char help_port_counter[] =
-	"Port counter file without a well-known name (or shadowed by a wider one), raw value "
-	"as read; source is the directory: counters, counters_ext or hw_counters.";
+    "Port counter file without a well-known name (or shadowed by a wider one), raw value "
+    "as read; source is the directory: counters, counters_ext or hw_counters.";
 static const char help_device_counter[] =
-	"Device-level hw_counters file without a well-known name, raw value as read.";
+    "Device-level hw_counters file without a well-known name, raw value as read.";
 
 struct sysfs_state {
 	int root; /* borrowed */
@@ -147,8 +147,8 @@ static const char *errstr(int err, char *buf, size_t size)
 	return strerror_r(err, buf, size);
 }
 
-static void log_skip(struct sysfs_state *st, const char *device, const char *port,
-		     const char *path, const char *what, int err)
+static void log_skip(struct sysfs_state *st, const char *device, const char *port, const char *path,
+		     const char *what, int err)
 {
 	char eb[128];
 	int level = first_failure(st, path) ? LOG_WARNING : LOG_DEBUG;
@@ -175,10 +175,21 @@ static int read_value(struct sysfs_state *st, struct sysfs_device *dev, const ch
 		return r;
 	}
 	stats->read_errors++;
-	/* ENODEV: the device behind a kept fd is gone; ENOENT on a file that
-	 * existed at scan time: it went away. Either way, look again. */
-	if (n == -ENODEV || (n == -ENOENT && !f->absent))
+	/* ENODEV: the device behind a kept fd is gone (unplugged, or
+	 * unregistered and registered again under the same name); ENOENT on a
+	 * file that existed at scan time: it went away. Either way, look again
+	 * next poll, and say so once rather than once per file. */
+	if (n == -ENODEV || (n == -ENOENT && !f->absent)) {
+		if (!dev->recheck)
+			log_info("sysfs: device=%s: reads fail with errno %d (device removed or "
+				 "re-registered); re-scanning it at the next poll",
+				 dev->name, -n);
 		dev->recheck = true;
+		log_debug("sysfs: skipping value: device=%s port=%s file=%s: read failed "
+			  "(errno %d)",
+			  dev->name, port ? port : "-", f->path, -n);
+		return n;
+	}
 	log_skip(st, dev->name, port, f->path ? f->path : "-", "read failed", n);
 	return n;
 }
@@ -198,9 +209,9 @@ static int emit_port_value(struct sysfs_state *st, struct metric_sink *sink,
 
 	if (read_value(st, dev, p->num_str, f, parse, &v, stats) < 0)
 		return 0;
-	return sink_result(metric_sink_add_u64(
-		sink, family, help, METRIC_GAUGE,
-		METRIC_LABELS({"device", dev->name}, {"port", p->num_str}), v));
+	return sink_result(
+	    metric_sink_add_u64(sink, family, help, METRIC_GAUGE,
+				METRIC_LABELS({"device", dev->name}, {"port", p->num_str}), v));
 }
 
 static const char *source_name(unsigned source)
@@ -216,8 +227,8 @@ static const char *source_name(unsigned source)
 }
 
 /* port NULL: a device-level counter. */
-static int emit_counter(struct sysfs_state *st, struct metric_sink *sink,
-			struct sysfs_device *dev, struct sysfs_port *p, struct sysfs_counter *c,
+static int emit_counter(struct sysfs_state *st, struct metric_sink *sink, struct sysfs_device *dev,
+			struct sysfs_port *p, struct sysfs_counter *c,
 			struct collector_stats *stats)
 {
 	const char *port = p ? p->num_str : NULL;
@@ -228,19 +239,17 @@ static int emit_counter(struct sysfs_state *st, struct metric_sink *sink,
 		return 0;
 	if (!c->known) {
 		if (p)
-			r = metric_sink_add_u64(sink, FAM_PORT_COUNTER, help_port_counter,
-						METRIC_COUNTER,
-						METRIC_LABELS({"device", dev->name}, {"port", port},
-							      {"source", source_name(c->source)},
-							      {"counter", c->name}),
-						v);
+			r = metric_sink_add_u64(
+			    sink, FAM_PORT_COUNTER, help_port_counter, METRIC_COUNTER,
+			    METRIC_LABELS({"device", dev->name}, {"port", port},
+					  {"source", source_name(c->source)}, {"counter", c->name}),
+			    v);
 		else
-			r = metric_sink_add_u64(sink, FAM_DEVICE_COUNTER, help_device_counter,
-						METRIC_COUNTER,
-						METRIC_LABELS({"device", dev->name},
-							      {"source", source_name(c->source)},
-							      {"counter", c->name}),
-						v);
+			r = metric_sink_add_u64(
+			    sink, FAM_DEVICE_COUNTER, help_device_counter, METRIC_COUNTER,
+			    METRIC_LABELS({"device", dev->name}, {"source", source_name(c->source)},
+					  {"counter", c->name}),
+			    v);
 		return sink_result(r);
 	}
 	/* e.g. PortXmitData counts octets divided by 4 */
@@ -252,7 +261,8 @@ static int emit_counter(struct sysfs_state *st, struct metric_sink *sink,
 	}
 	if (p)
 		r = metric_sink_add_u64(sink, c->known->metric, c->known->help, c->known->type,
-					METRIC_LABELS({"device", dev->name}, {"port", port}), scaled);
+					METRIC_LABELS({"device", dev->name}, {"port", port}),
+					scaled);
 	else
 		r = metric_sink_add_u64(sink, c->known->metric, c->known->help, c->known->type,
 					METRIC_LABELS({"device", dev->name}), scaled);
@@ -282,8 +292,8 @@ static int emit_port(struct sysfs_state *st, struct metric_sink *sink, struct sy
 			    help_port_state, stats);
 	if (r < 0)
 		return r;
-	r = emit_port_value(st, sink, dev, p, &p->phys_state, sysfs_parse_phys_state,
-			    FAM_PORT_PHYS, help_port_phys, stats);
+	r = emit_port_value(st, sink, dev, p, &p->phys_state, sysfs_parse_phys_state, FAM_PORT_PHYS,
+			    help_port_phys, stats);
 	if (r < 0)
 		return r;
 	r = emit_port_value(st, sink, dev, p, &p->rate, sysfs_parse_rate, FAM_PORT_RATE,
@@ -310,18 +320,18 @@ static int emit_port(struct sysfs_state *st, struct metric_sink *sink, struct sy
 	return 0;
 }
 
-static int emit_device(struct sysfs_state *st, struct metric_sink *sink,
-		       struct sysfs_device *dev, struct collector_stats *stats)
+static int emit_device(struct sysfs_state *st, struct metric_sink *sink, struct sysfs_device *dev,
+		       struct collector_stats *stats)
 {
 	int r;
 
 	r = metric_sink_add_u64(
-		sink, FAM_DEVICE_INFO, help_device_info, METRIC_GAUGE,
-		METRIC_LABELS({"device", dev->name}, {"node_type", dev->node_type},
-			      {"hca_type", dev->hca_type}, {"board_id", dev->board_id},
-			      {"fw_ver", dev->fw_ver}, {"node_guid", dev->node_guid},
-			      {"sys_image_guid", dev->sys_image_guid}, {"driver", dev->driver}),
-		1);
+	    sink, FAM_DEVICE_INFO, help_device_info, METRIC_GAUGE,
+	    METRIC_LABELS({"device", dev->name}, {"node_type", dev->node_type},
+			  {"hca_type", dev->hca_type}, {"board_id", dev->board_id},
+			  {"fw_ver", dev->fw_ver}, {"node_guid", dev->node_guid},
+			  {"sys_image_guid", dev->sys_image_guid}, {"driver", dev->driver}),
+	    1);
 	if ((r = sink_result(r)) < 0)
 		return r;
 	for (size_t i = 0; i < dev->n_ports; i++) {
@@ -347,8 +357,8 @@ static void free_devices(struct sysfs_device **devs, size_t n)
 }
 
 /* Scans one device; logs what the scan could not do. NULL when skipped. */
-static int scan_one(struct sysfs_state *st, const char *name, bool known,
-		    struct sysfs_device **out, struct collector_stats *stats)
+static int scan_one(struct sysfs_state *st, const char *name, bool known, struct sysfs_device **out,
+		    struct collector_stats *stats)
 {
 	struct sysfs_device *dev;
 	char eb[128], path[512];
@@ -379,8 +389,8 @@ static int scan_one(struct sysfs_state *st, const char *name, bool known,
 			dev->scan_errors);
 	if (dev->n_reopen_each && !st->warned_emfile) {
 		st->warned_emfile = true;
-		log_warn("sysfs: out of file descriptors (EMFILE/ENFILE) on device=%s: %u counter "
-			 "files fall back to open+read+close per poll; raise LimitNOFILE",
+		log_warn("sysfs: file descriptor limit reached on device=%s: %u files fall back "
+			 "to open+read+close per poll (slower); raise LimitNOFILE",
 			 name, dev->n_reopen_each);
 	}
 	n_counters = dev->n_counters;
@@ -543,11 +553,11 @@ static void sysfs_free(void *state)
 }
 
 const struct collector_ops sysfs_collector_ops = {
-	.name = "sysfs",
-	.help = "Device and port attributes and all counters under /sys/class/infiniband",
-	.default_enabled = true,
-	.init = sysfs_init,
-	.collect = sysfs_collect,
-	.reload = sysfs_reload,
-	.free = sysfs_free,
+    .name = "sysfs",
+    .help = "Device and port attributes and all counters under /sys/class/infiniband",
+    .default_enabled = true,
+    .init = sysfs_init,
+    .collect = sysfs_collect,
+    .reload = sysfs_reload,
+    .free = sysfs_free,
 };

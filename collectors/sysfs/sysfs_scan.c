@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -73,7 +74,7 @@ static int name_cmp_qsort(const void *a, const void *b)
 }
 
 static int path_fmt(char *buf, size_t size, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 static int path_fmt(char *buf, size_t size, const char *fmt, ...)
 {
@@ -297,6 +298,12 @@ static int file_init(int root, struct sysfs_file *f, const char *path, struct sy
 	if (!f->path)
 		return -ENOMEM;
 	fd = openat(root, path, O_RDONLY | O_CLOEXEC);
+	if (fd >= dev->fd_limit) {
+		close(fd);
+		f->reopen_each = true;
+		dev->n_reopen_each++;
+		return 0;
+	}
 	if (fd >= 0) {
 		f->fd = fd;
 		return 0;
@@ -514,16 +521,15 @@ static int optional_file_init(int root, struct sysfs_file *f, const char *path,
 	return r;
 }
 
-static int scan_port(int root, const char *devname, struct sysfs_port *p,
-		     struct sysfs_device *dev)
+static int scan_port(int root, const char *devname, struct sysfs_port *p, struct sysfs_device *dev)
 {
 	static const struct {
 		const char *dir;
 		unsigned source;
 	} dirs[] = {
-		{"counters", SYSFS_SRC_COUNTERS},
-		{"counters_ext", SYSFS_SRC_COUNTERS_EXT},
-		{"hw_counters", SYSFS_SRC_HW_COUNTERS},
+	    {"counters", SYSFS_SRC_COUNTERS},
+	    {"counters_ext", SYSFS_SRC_COUNTERS_EXT},
+	    {"hw_counters", SYSFS_SRC_HW_COUNTERS},
 	};
 	char base[PATH_MAX], path[PATH_MAX];
 	int r;
@@ -653,11 +659,11 @@ static int scan_attrs(int root, struct sysfs_device *dev)
 		const char *file;
 		size_t offset;
 	} attrs[] = {
-		{"hca_type", offsetof(struct sysfs_device, hca_type)},
-		{"board_id", offsetof(struct sysfs_device, board_id)},
-		{"fw_ver", offsetof(struct sysfs_device, fw_ver)},
-		{"node_guid", offsetof(struct sysfs_device, node_guid)},
-		{"sys_image_guid", offsetof(struct sysfs_device, sys_image_guid)},
+	    {"hca_type", offsetof(struct sysfs_device, hca_type)},
+	    {"board_id", offsetof(struct sysfs_device, board_id)},
+	    {"fw_ver", offsetof(struct sysfs_device, fw_ver)},
+	    {"node_guid", offsetof(struct sysfs_device, node_guid)},
+	    {"sys_image_guid", offsetof(struct sysfs_device, sys_image_guid)},
 	};
 	char path[PATH_MAX];
 	int r;
@@ -682,6 +688,18 @@ static int scan_attrs(int root, struct sysfs_device *dev)
 	return read_driver(root, dev->name, &dev->driver);
 }
 
+static int fd_limit(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY ||
+	    rl.rlim_cur > INT_MAX)
+		return INT_MAX;
+	if (rl.rlim_cur <= SYSFS_FD_HEADROOM)
+		return 0;
+	return (int)(rl.rlim_cur - SYSFS_FD_HEADROOM);
+}
+
 int sysfs_device_scan(int root, const char *name, struct sysfs_device **out)
 {
 	struct sysfs_device *dev;
@@ -700,6 +718,7 @@ int sysfs_device_scan(int root, const char *name, struct sysfs_device **out)
 	dev = calloc(1, sizeof(*dev));
 	if (!dev)
 		return -ENOMEM;
+	dev->fd_limit = fd_limit();
 	dev->name = strdup(name);
 	if (!dev->name) {
 		r = -ENOMEM;

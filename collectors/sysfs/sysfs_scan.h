@@ -24,12 +24,19 @@
 /* Directory of the devices, relative to the sysfs root. */
 #define SYSFS_IB_CLASS_DIR "class/infiniband"
 
+/*
+ * File descriptors below RLIMIT_NOFILE that counter files never take, so
+ * the HTTP server and the other collectors keep working on a host with more
+ * counter files than the limit allows (files past it are opened per read).
+ */
+#define SYSFS_FD_HEADROOM 64
+
 /* One value file, re-read every poll. */
 struct sysfs_file {
-	char *path;	    /* relative to the sysfs root; owned; NULL: not used */
-	int fd;		    /* kept open; -1 when not open */
-	bool absent;	    /* did not exist at scan time: reads fail with -ENOENT, no syscall */
-	bool reopen_each;   /* openat() hit EMFILE/ENFILE: openat+pread+close per read */
+	char *path;	  /* relative to the sysfs root; owned; NULL: not used */
+	int fd;		  /* kept open; -1 when not open */
+	bool absent;	  /* did not exist at scan time: reads fail with -ENOENT, no syscall */
+	bool reopen_each; /* openat() hit EMFILE/ENFILE: openat+pread+close per read */
 };
 
 /* A file of counters/, counters_ext/ or hw_counters/. */
@@ -65,10 +72,12 @@ struct sysfs_device {
 	size_t n_counters;
 	/* Directories that exist but could not be listed: values that are missing. */
 	unsigned scan_errors;
-	int first_scan_error;		/* -errno of the first one */
+	int first_scan_error;	     /* -errno of the first one */
 	char *first_scan_error_path; /* and its path */
-	/* Files that hit EMFILE/ENFILE and fell back to open-per-read. */
+	/* Files that fell back to open-per-read: EMFILE/ENFILE, or their fd
+	 * would have eaten into the SYSFS_FD_HEADROOM reserve. */
 	unsigned n_reopen_each;
+	int fd_limit; /* scan time: lowest fd number not kept open */
 	/* Set by the collector when reads fail with ENODEV/ENOENT (device gone,
 	 * or removed and re-added under the same name): re-scan it next poll. */
 	bool recheck;

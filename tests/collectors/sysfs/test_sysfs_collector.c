@@ -1,5 +1,737 @@
 // SPDX-License-Identifier: Apache-2.0
+/*
+ * The sysfs collector run end to end (init, collect, render, free) on the
+ * fixture trees under $FIXTURES/sysfs, asserting on the exposition text.
+ * Trees that a test changes are copied to a mkdtemp() directory first.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "buf.h"
+#include "collector.h"
+#include "devfilter.h"
+#include "log.h"
+#include "metrics.h"
+#include "sysfs.h"
+#include "sysfs_names.h"
+
+/* One collector instance over one sysfs root. */
+struct run {
+	int root;
+	struct device_filter *filter;
+	void *state;
+	struct collector_stats stats;
+	char *text;	      /* rendered exposition of the last poll */
+	uint64_t sink_errors; /* samples the sink rejected (duplicates, bad names) */
+	int rc;		      /* collect() result */
+};
+
+static const char *fixtures_dir(void)
+{
+	const char *f = getenv("FIXTURES");
+
+	assert_non_null(f);
+	return f;
+}
+
+static int open_dir(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	assert_true(fd >= 0);
+	return fd;
+}
+
+static int open_fixture(const char *name)
+{
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/sysfs/%s", fixtures_dir(), name);
+	return open_dir(path);
+}
+
+static void run_start(struct run *r, int root, const char *include, const char *exclude,
+		      double rescan_interval_s)
+{
+	struct collector_ctx ctx;
+	char err[256];
+
+	memset(r, 0, sizeof(*r));
+	r->root = root;
+	r->filter = device_filter_new(include, exclude, err, sizeof(err));
+	assert_non_null(r->filter);
+	ctx.sysfs_fd = root;
+	ctx.filter = r->filter;
+	ctx.rescan_interval_s = rescan_interval_s;
+	assert_int_equal(sysfs_collector_ops.init(&ctx, &r->state), 0);
+	assert_non_null(r->state);
+}
+
+static void run_poll(struct run *r)
+{
+	struct metric_sink *sink = metric_sink_new();
+	struct buf out = BUF_INIT;
+
+	assert_non_null(sink);
+	memset(&r->stats, 0, sizeof(r->stats));
+	r->rc = sysfs_collector_ops.collect(r->state, sink, &r->stats);
+	assert_int_equal(metric_sink_render(sink, &out), 0);
+	r->sink_errors = metric_sink_errors(sink);
+	free(r->text);
+	r->text = out.data ? buf_steal(&out, NULL) : strdup("");
+	assert_non_null(r->text);
+	buf_free(&out);
+	metric_sink_free(sink);
+}
+
+static void run_stop(struct run *r)
+{
+	sysfs_collector_ops.free(r->state);
+	device_filter_free(r->filter);
+	free(r->text);
+	close(r->root);
+}
+
+/* One poll of a fixture tree. */
+static void run_once(struct run *r, const char *fixture, const char *include, const char *exclude)
+{
+	run_start(r, open_fixture(fixture), include, exclude, 3600);
+	run_poll(r);
+	assert_int_equal(r->rc, 0);
+	assert_int_equal(r->sink_errors, 0);
+}
+
+/* A whole sample line (or HELP/TYPE line) of the exposition. */
+static bool has_line(const char *text, const char *line)
+{
+	size_t n = strlen(line);
+
+	for (const char *p = text; (p = strstr(p, line)); p++)
+		if ((p == text || p[-1] == '\n') && p[n] == '\n')
+			return true;
+	return false;
+}
+
+#define assert_line(text, ...)                                                                     \
+	do {                                                                                       \
+		char line_[1024];                                                                  \
+		snprintf(line_, sizeof(line_), __VA_ARGS__);                                       \
+		if (!has_line((text), line_))                                                      \
+			fail_msg("missing line: %s\n--- output ---\n%s", line_, (text));           \
+	} while (0)
+
+#define assert_no_line(text, ...)                                                                  \
+	do {                                                                                       \
+		char line_[1024];                                                                  \
+		snprintf(line_, sizeof(line_), __VA_ARGS__);                                       \
+		if (has_line((text), line_))                                                       \
+			fail_msg("unexpected line: %s", line_);                                    \
+	} while (0)
+
+static const struct sysfs_counter_name *lookup(const char *file, unsigned source)
+{
+	const struct sysfs_counter_name *e = sysfs_counter_lookup(file, source);
+
+	assert_non_null(e);
+	return e;
+}
+
+/* Lines of the family that mention the substring. */
+static unsigned count_lines(const char *text, const char *prefix, const char *needle)
+{
+	unsigned n = 0;
+	size_t pl = strlen(prefix);
+
+	for (const char *p = text; *p;) {
+		const char *eol = strchr(p, '\n');
+		size_t len = eol ? (size_t)(eol - p) : strlen(p);
+
+		if (len >= pl && memcmp(p, prefix, pl) == 0 &&
+		    (!needle || memmem(p, len, needle, strlen(needle))))
+			n++;
+		p += len + (eol ? 1 : 0);
+	}
+	return n;
+}
+
+/* --- temporary copies of fixture trees ---------------------------------- */
+
+static char copy_src[4096], copy_dst[4096];
+
+static int copy_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	char dst[4096], target[4096], buf[4096];
+	ssize_t n;
+	int in, out;
+
+	snprintf(dst, sizeof(dst), "%s%s", copy_dst, path + strlen(copy_src));
+	switch (type) {
+	case FTW_D:
+		return mkdir(dst, 0755) == 0 || errno == EEXIST ? 0 : -1;
+	case FTW_SL:
+	case FTW_SLN:
+		n = readlink(path, target, sizeof(target) - 1);
+		if (n < 0)
+			return -1;
+		target[n] = '\0';
+		return symlink(target, dst);
+	case FTW_F:
+		in = open(path, O_RDONLY | O_CLOEXEC);
+		out = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (in < 0 || out < 0)
+			return -1;
+		while ((n = read(in, buf, sizeof(buf))) > 0)
+			if (write(out, buf, (size_t)n) != n)
+				return -1;
+		close(in);
+		close(out);
+		return 0;
+	default:
+		return -1;
+	}
+}
+
+/* Copies $FIXTURES/sysfs/<name> into a new temporary directory. */
+static void copy_fixture(const char *name, char *tmp, size_t size)
+{
+	snprintf(tmp, size, "/tmp/test_sysfs_XXXXXX");
+	assert_non_null(mkdtemp(tmp));
+	snprintf(copy_src, sizeof(copy_src), "%s/sysfs/%s", fixtures_dir(), name);
+	snprintf(copy_dst, sizeof(copy_dst), "%s", tmp);
+	assert_int_equal(nftw(copy_src, copy_one, 16, FTW_PHYS), 0);
+}
+
+static int remove_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	return remove(path);
+}
+
+static void rm_rf(const char *path)
+{
+	assert_int_equal(nftw(path, remove_one, 16, FTW_DEPTH | FTW_PHYS), 0);
+}
+
+static void write_file(const char *dir, const char *rel, const char *content)
+{
+	char path[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, rel);
+	/* "w" truncates the same inode: an fd kept open sees the new text. */
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(content, f);
+	assert_int_equal(fclose(f), 0);
+}
+
+/* --- tests on the committed fixtures ------------------------------------ */
+
+static void test_node_exporter_mixed(void **state)
+{
+	const struct sysfs_counter_name *rx64 = lookup("port_rcv_data_64", SYSFS_SRC_COUNTERS_EXT);
+	const struct sysfs_counter_name *tx64 = lookup("port_xmit_data_64", SYSFS_SRC_COUNTERS_EXT);
+	struct run r;
+
+	run_once(&r, "node-exporter-mixed", NULL, NULL);
+	assert_int_equal(r.stats.devices, 2);
+	/* i40iw0: all 17 PortCounters read "N/A (no PMA)" */
+	assert_int_equal(r.stats.read_errors, 17);
+	assert_int_equal(count_lines(r.text, "rdma_", "device=\"i40iw0\",port=\"1\",source"), 0);
+
+	assert_line(r.text, "rdma_device_info{device=\"i40iw0\",node_type=\"\",hca_type=\"I40IW\","
+			    "board_id=\"I40IW Board ID\",fw_ver=\"0.2\",node_guid=\"\","
+			    "sys_image_guid=\"\",driver=\"\"} 1");
+	assert_line(r.text,
+		    "rdma_port_info{device=\"i40iw0\",port=\"1\",link_layer=\"InfiniBand\"} 1");
+	assert_line(r.text, "rdma_port_state{device=\"i40iw0\",port=\"1\"} 4");
+	assert_line(r.text, "rdma_port_phys_state{device=\"i40iw0\",port=\"1\"} 5");
+	assert_line(r.text,
+		    "rdma_port_rate_bytes_per_second{device=\"i40iw0\",port=\"1\"} 1250000000");
+	assert_line(r.text,
+		    "rdma_port_rate_bytes_per_second{device=\"mlx4_0\",port=\"2\"} 5000000000");
+
+	/* mlx4 counters_ext: the _64 files win the named family, times 4 ... */
+	assert_line(r.text, "%s{device=\"mlx4_0\",port=\"1\"} %llu", rx64->metric,
+		    4631917ull * rx64->multiplier);
+	assert_line(r.text, "%s{device=\"mlx4_0\",port=\"2\"} %llu", tx64->metric,
+		    3733440ull * tx64->multiplier);
+	assert_int_equal(rx64->multiplier, 4);
+	assert_int_equal(count_lines(r.text, rx64->metric, "device=\"mlx4_0\",port=\"1\""), 1);
+	/* ... and the 32-bit files still show, raw, in the generic family. */
+	assert_line(r.text,
+		    "rdma_port_statistic_total{device=\"mlx4_0\",port=\"1\",source=\"counters\","
+		    "counter=\"port_rcv_data\"} 4631917");
+	assert_line(r.text,
+		    "rdma_port_statistic_total{device=\"mlx4_0\",port=\"2\",source=\"counters\","
+		    "counter=\"port_xmit_data\"} 0");
+	assert_no_line(r.text, "rdma_port_statistic_total{device=\"mlx4_0\",port=\"1\",source="
+			       "\"counters_ext\",counter=\"port_rcv_data_64\"} 4631917");
+
+	/* no lid file in this fixture: no LID series */
+	assert_null(strstr(r.text, "rdma_port_lid{"));
+	assert_null(strstr(r.text, "rdma_port_sm_lid{"));
+
+	/* HELP lists the value meanings */
+	assert_non_null(strstr(r.text, "# HELP rdma_port_state "));
+	assert_non_null(strstr(r.text, "4 ACTIVE"));
+	assert_non_null(strstr(r.text, "5 LinkUp"));
+	assert_line(r.text, "# TYPE rdma_port_statistic_total counter");
+	assert_line(r.text, "# TYPE rdma_port_state gauge");
+	assert_line(r.text, "# TYPE rdma_device_info gauge");
+	run_stop(&r);
+}
+
+static void test_procfs_mixed(void **state)
+{
+	struct run r;
+	const char *a, *b, *c;
+
+	run_once(&r, "procfs-mixed", NULL, NULL);
+	assert_int_equal(r.stats.devices, 3);
+	assert_int_equal(r.stats.read_errors, 0);
+	/* node_guid without a trailing newline */
+	assert_line(r.text, "rdma_device_info{device=\"mlx5_0\",node_type=\"\",hca_type=\"MT4118\","
+			    "board_id=\"SM_2001000001034\",fw_ver=\"14.28.2006\","
+			    "node_guid=\"0a7f:bc12:45ef:d23b\",sys_image_guid=\"\",driver=\"\"} 1");
+	assert_line(r.text,
+		    "rdma_port_rate_bytes_per_second{device=\"mlx5_0\",port=\"1\"} 3125000000");
+	/* "InfiniBand\n\n" */
+	assert_line(r.text,
+		    "rdma_port_info{device=\"mlx4_0\",port=\"2\",link_layer=\"InfiniBand\"} 1");
+	assert_line(r.text, "rdma_port_phys_state{device=\"mlx5_0\",port=\"1\"} 4");
+	/* hw_counters: lifespan is a setting, never a counter */
+	assert_null(strstr(r.text, "lifespan"));
+
+	/* devices in order, ports in order */
+	a = strstr(r.text, "rdma_device_info{device=\"hfi1_0\"");
+	b = strstr(r.text, "rdma_device_info{device=\"mlx4_0\"");
+	c = strstr(r.text, "rdma_device_info{device=\"mlx5_0\"");
+	assert_true(a && b && c && a < b && b < c);
+	a = strstr(r.text, "rdma_port_state{device=\"mlx4_0\",port=\"1\"}");
+	b = strstr(r.text, "rdma_port_state{device=\"mlx4_0\",port=\"2\"}");
+	assert_true(a && b && a < b);
+	run_stop(&r);
+}
+
+/* Every counter file of mlx5_0 but lifespan is exported exactly once. */
+static void test_procfs_mlx5_counters(void **state)
+{
+	static const char *const files[] = {
+	    "roce_slow_restart_cnps", "resp_cqe_error",	       "rx_dct_connect",   "out_of_buffer",
+	    "duplicate_request",      "local_ack_timeout_err", "out_of_sequence",  "packet_seq_err",
+	    "req_cqe_flush_error",    "roce_adp_retrans",      "rx_read_requests",
+	};
+	struct run r;
+
+	run_once(&r, "procfs-mixed", "mlx5_0", NULL);
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		const struct sysfs_counter_name *e =
+		    sysfs_counter_lookup(files[i], SYSFS_SRC_HW_COUNTERS);
+		char needle[256];
+
+		if (e)
+			snprintf(needle, sizeof(needle), "\n%s{device=\"mlx5_0\",port=\"1\"} ",
+				 e->metric);
+		else
+			snprintf(needle, sizeof(needle),
+				 "\nrdma_port_statistic_total{device=\"mlx5_0\",port=\"1\","
+				 "source=\"hw_counters\",counter=\"%s\"} ",
+				 files[i]);
+		if (!strstr(r.text, needle))
+			fail_msg("missing %s", needle);
+	}
+	/* info, port_info, state, phys_state, rate + 21 counters/ + 24 hw_counters/
+	 * (25 files less lifespan): one line each, none dropped or doubled */
+	assert_int_equal(count_lines(r.text, "rdma_", "device=\"mlx5_0\""), 5 + 21 + 24);
+	run_stop(&r);
+}
+
+static void test_rxe(void **state)
+{
+	const struct sysfs_counter_name *ld =
+	    sysfs_counter_lookup("link_downed", SYSFS_SRC_HW_COUNTERS);
+	struct run r;
+
+	run_once(&r, "rxe", NULL, NULL);
+	assert_int_equal(r.stats.devices, 1);
+	assert_int_equal(r.stats.read_errors, 0);
+	/* class/infiniband/rxe0 is a symlink into devices/virtual; no parent device */
+	assert_line(r.text, "rdma_device_info{device=\"rxe0\",node_type=\"CA\",hca_type=\"\","
+			    "board_id=\"\",fw_ver=\"\",node_guid=\"5054:00ff:fe12:3456\","
+			    "sys_image_guid=\"5054:00ff:fe12:3456\",driver=\"\"} 1");
+	assert_line(r.text, "rdma_port_info{device=\"rxe0\",port=\"1\",link_layer=\"Ethernet\"} 1");
+	/* two GID entries on eth0, one empty: one series */
+	assert_line(r.text, "rdma_port_netdev_info{device=\"rxe0\",port=\"1\",netdev=\"eth0\"} 1");
+	assert_int_equal(count_lines(r.text, "rdma_port_netdev_info{", NULL), 1);
+	assert_line(r.text, "rdma_port_state{device=\"rxe0\",port=\"1\"} 4");
+	assert_line(r.text,
+		    "rdma_port_rate_bytes_per_second{device=\"rxe0\",port=\"1\"} 12500000000");
+	/* RoCE: no LID even though the files exist */
+	assert_null(strstr(r.text, "rdma_port_lid"));
+	assert_null(strstr(r.text, "rdma_port_sm_lid"));
+	assert_null(strstr(r.text, "lifespan"));
+	assert_line(r.text,
+		    "rdma_port_statistic_total{device=\"rxe0\",port=\"1\",source=\"hw_counters\","
+		    "counter=\"rcvd_pkts\"} 1234");
+	assert_line(r.text,
+		    "rdma_port_statistic_total{device=\"rxe0\",port=\"1\",source=\"hw_counters\","
+		    "counter=\"duplicate_request\"} 3");
+	/* 15 hw counters, each exported once, named or generic */
+	if (ld) {
+		assert_line(r.text, "%s{device=\"rxe0\",port=\"1\"} 0", ld->metric);
+		assert_int_equal(count_lines(r.text, "rdma_port_statistic_total{", "rxe0"), 14);
+	} else {
+		assert_int_equal(count_lines(r.text, "rdma_port_statistic_total{", "rxe0"), 15);
+	}
+	assert_null(strstr(r.text, "source=\"counters\""));
+	run_stop(&r);
+}
+
+static void test_efa(void **state)
+{
+	const struct sysfs_counter_name *rx = lookup("rx_bytes", SYSFS_SRC_HW_COUNTERS);
+	const struct sysfs_counter_name *tx = lookup("tx_bytes", SYSFS_SRC_HW_COUNTERS);
+	struct run r;
+
+	run_once(&r, "efa", NULL, NULL);
+	assert_int_equal(r.stats.devices, 1);
+	assert_int_equal(r.stats.read_errors, 0);
+	assert_line(r.text,
+		    "rdma_device_info{device=\"efa_0\",node_type=\"unspecified\","
+		    "hca_type=\"efa\",board_id=\"\",fw_ver=\"0.0.0.0\","
+		    "node_guid=\"0000:0000:0000:0000\",sys_image_guid=\"0000:0000:0000:0000\","
+		    "driver=\"efa\"} 1");
+	assert_line(r.text, "rdma_port_info{device=\"efa_0\",port=\"1\",link_layer=\"Unknown\"} 1");
+	assert_line(r.text, "%s{device=\"efa_0\",port=\"1\"} %llu", rx->metric,
+		    123456789012ull * rx->multiplier);
+	assert_line(r.text, "%s{device=\"efa_0\",port=\"1\"} %llu", tx->metric,
+		    98765432109ull * tx->multiplier);
+	assert_null(strstr(r.text, "rdma_port_statistic_total"));
+	assert_null(strstr(r.text, "rdma_port_lid"));
+	assert_null(strstr(r.text, "rdma_port_netdev_info"));
+	run_stop(&r);
+}
+
+static void test_broken(void **state)
+{
+	const struct sysfs_counter_name *wait = lookup("port_xmit_wait", SYSFS_SRC_COUNTERS);
+	const struct sysfs_counter_name *txp = lookup("port_xmit_packets", SYSFS_SRC_COUNTERS);
+	const struct sysfs_counter_name *vl15 = lookup("VL15_dropped", SYSFS_SRC_COUNTERS);
+	unsigned expected_errors;
+	struct run r;
+
+	run_once(&r, "broken", NULL, NULL);
+	assert_int_equal(r.rc, 0);
+	assert_int_equal(r.stats.devices, 1);
+	/*
+	 * state missing, rate "garbage", lid "0xzz"; counters: N/A, empty, "abc",
+	 * "-5", 2^64, port_xmit_data (2^64-1) * 4 overflows; port_xmit_wait
+	 * (2^64-1) overflows unless its multiplier is 1.
+	 */
+	expected_errors = 3 + 6 + (wait->multiplier > 1);
+	assert_int_equal(r.stats.read_errors, expected_errors);
+
+	assert_line(r.text, "rdma_device_info{device=\"bad0\",node_type=\"garbage\","
+			    "hca_type=\"MT4119\",board_id=\"\",fw_ver=\"1.2.3\",node_guid=\"\","
+			    "sys_image_guid=\"\",driver=\"\"} 1");
+	assert_line(r.text,
+		    "rdma_port_info{device=\"bad0\",port=\"1\",link_layer=\"InfiniBand\"} 1");
+	assert_null(strstr(r.text, "rdma_port_state{"));
+	assert_null(strstr(r.text, "rdma_port_rate_bytes_per_second{"));
+	assert_null(strstr(r.text, "rdma_port_lid{"));
+	assert_line(r.text, "rdma_port_phys_state{device=\"bad0\",port=\"1\"} 5");
+	assert_line(r.text, "rdma_port_sm_lid{device=\"bad0\",port=\"1\"} 1");
+	/* no trailing newline */
+	assert_line(r.text, "%s{device=\"bad0\",port=\"1\"} %llu", txp->metric,
+		    42ull * txp->multiplier);
+	assert_line(r.text, "%s{device=\"bad0\",port=\"1\"} %llu", vl15->metric,
+		    7ull * vl15->multiplier);
+	if (wait->multiplier == 1)
+		assert_line(r.text, "%s{device=\"bad0\",port=\"1\"} 18446744073709551615",
+			    wait->metric);
+	/* a directory in counters/ is not a counter */
+	assert_null(strstr(r.text, "not_a_counter"));
+	assert_null(strstr(r.text, "lifespan"));
+	assert_line(r.text,
+		    "rdma_port_statistic_total{device=\"bad0\",port=\"1\",source=\"hw_counters\","
+		    "counter=\"mystery_counter\"} 5");
+	assert_line(r.text, "rdma_device_statistic_total{device=\"bad0\",source=\"hw_counters\","
+			    "counter=\"dev_mystery\"} 77");
+	assert_line(r.text, "# TYPE rdma_device_statistic_total counter");
+
+	/* the same errors every poll, and still no failure */
+	run_poll(&r);
+	assert_int_equal(r.rc, 0);
+	assert_int_equal(r.stats.read_errors, expected_errors);
+	run_stop(&r);
+}
+
+static void test_filter(void **state)
+{
+	struct run r;
+
+	run_once(&r, "procfs-mixed", "mlx4_0", NULL);
+	assert_int_equal(r.stats.devices, 1);
+	assert_non_null(strstr(r.text, "device=\"mlx4_0\""));
+	assert_null(strstr(r.text, "device=\"mlx5_0\""));
+	assert_null(strstr(r.text, "device=\"hfi1_0\""));
+	run_stop(&r);
+
+	run_once(&r, "procfs-mixed", NULL, "mlx.*");
+	assert_int_equal(r.stats.devices, 1);
+	assert_non_null(strstr(r.text, "device=\"hfi1_0\""));
+	assert_null(strstr(r.text, "device=\"mlx"));
+	run_stop(&r);
+
+	run_once(&r, "procfs-mixed", "mlx.*", "mlx5_0");
+	assert_int_equal(r.stats.devices, 1);
+	assert_non_null(strstr(r.text, "device=\"mlx4_0\""));
+	run_stop(&r);
+
+	/* filtered down to nothing is not an error */
+	run_once(&r, "procfs-mixed", "nothing", NULL);
+	assert_int_equal(r.stats.devices, 0);
+	assert_string_equal(r.text, "");
+	run_stop(&r);
+}
+
+static void test_no_class_dir(void **state)
+{
+	char tmp[64];
+	struct run r;
+
+	snprintf(tmp, sizeof(tmp), "/tmp/test_sysfs_XXXXXX");
+	assert_non_null(mkdtemp(tmp));
+	run_start(&r, open_dir(tmp), NULL, NULL, 3600);
+	for (int i = 0; i < 3; i++) {
+		run_poll(&r);
+		assert_int_equal(r.rc, 0);
+		assert_int_equal(r.stats.devices, 0);
+		assert_int_equal(r.stats.read_errors, 0);
+		assert_string_equal(r.text, "");
+	}
+	run_stop(&r);
+	rm_rf(tmp);
+}
+
+/* --- tests on temporary copies ------------------------------------------ */
+
+static void test_device_removed_and_added(void **state)
+{
+	char tmp[64], from[128], to[128];
+	struct run r;
+
+	copy_fixture("procfs-mixed", tmp, sizeof(tmp));
+	run_start(&r, open_dir(tmp), NULL, NULL, 3600);
+	run_poll(&r);
+	assert_int_equal(r.stats.devices, 3);
+	assert_non_null(strstr(r.text, "device=\"mlx5_0\""));
+
+	snprintf(from, sizeof(from), "%s/class/infiniband/mlx5_0", tmp);
+	rm_rf(from);
+	run_poll(&r);
+	assert_int_equal(r.rc, 0);
+	assert_int_equal(r.stats.devices, 2);
+	assert_null(strstr(r.text, "device=\"mlx5_0\""));
+	assert_non_null(strstr(r.text, "device=\"mlx4_0\""));
+	assert_int_equal(r.sink_errors, 0);
+
+	/* renamed: one gone, one new, found without waiting for a rescan */
+	snprintf(from, sizeof(from), "%s/class/infiniband/mlx4_0", tmp);
+	snprintf(to, sizeof(to), "%s/class/infiniband/mlx4_9", tmp);
+	assert_int_equal(rename(from, to), 0);
+	run_poll(&r);
+	assert_int_equal(r.stats.devices, 2);
+	assert_null(strstr(r.text, "device=\"mlx4_0\""));
+	assert_line(r.text, "rdma_port_state{device=\"mlx4_9\",port=\"2\"} 4");
+	run_stop(&r);
+	rm_rf(tmp);
+}
+
+static void test_symlinked_device_removed(void **state)
+{
+	char tmp[64], path[128];
+	struct run r;
+
+	copy_fixture("rxe", tmp, sizeof(tmp));
+	run_start(&r, open_dir(tmp), NULL, NULL, 3600);
+	run_poll(&r);
+	assert_int_equal(r.stats.devices, 1);
+	/* hot unplug: the kernel removes the device directory and the class link */
+	snprintf(path, sizeof(path), "%s/devices/virtual/infiniband/rxe0", tmp);
+	rm_rf(path);
+	snprintf(path, sizeof(path), "%s/class/infiniband/rxe0", tmp);
+	assert_int_equal(unlink(path), 0);
+	run_poll(&r);
+	assert_int_equal(r.rc, 0);
+	assert_int_equal(r.stats.devices, 0);
+	assert_null(strstr(r.text, "rxe0"));
+	run_stop(&r);
+	rm_rf(tmp);
+}
+
+static void test_value_breaks(void **state)
+{
+	const struct sysfs_counter_name *disc = lookup("port_xmit_discards", SYSFS_SRC_COUNTERS);
+	char tmp[64];
+	struct run r;
+
+	copy_fixture("node-exporter-mixed", tmp, sizeof(tmp));
+	run_start(&r, open_dir(tmp), NULL, NULL, 3600);
+	run_poll(&r);
+	assert_int_equal(r.stats.read_errors, 17);
+	assert_line(r.text, "%s{device=\"mlx4_0\",port=\"1\"} 5", disc->metric);
+
+	write_file(tmp, "class/infiniband/mlx4_0/ports/1/counters/port_xmit_discards", "abc\n");
+	run_poll(&r);
+	assert_int_equal(r.rc, 0);
+	assert_int_equal(r.stats.read_errors, 18);
+	assert_null(strstr(r.text, "device=\"mlx4_0\",port=\"1\",source=\"counters\",counter="
+				   "\"port_xmit_discards\""));
+	assert_no_line(r.text, "%s{device=\"mlx4_0\",port=\"1\"} 5", disc->metric);
+	/* the rest still exports */
+	assert_line(r.text,
+		    "rdma_port_statistic_total{device=\"mlx4_0\",port=\"1\",source=\"counters\","
+		    "counter=\"port_rcv_data\"} 4631917");
+	assert_line(r.text, "rdma_port_state{device=\"mlx4_0\",port=\"1\"} 4");
+	assert_line(r.text, "rdma_port_state{device=\"mlx4_0\",port=\"2\"} 4");
+	assert_int_equal(r.stats.devices, 2);
+
+	/* re-read at offset 0 of the kept fd: the new value shows */
+	write_file(tmp, "class/infiniband/mlx4_0/ports/1/counters/port_xmit_discards", "6");
+	run_poll(&r);
+	assert_int_equal(r.stats.read_errors, 17);
+	assert_line(r.text, "%s{device=\"mlx4_0\",port=\"1\"} 6", disc->metric);
+	run_stop(&r);
+	rm_rf(tmp);
+}
+
+static void test_rescan_and_reload(void **state)
+{
+	const char *line = "rdma_port_statistic_total{device=\"rxe0\",port=\"1\","
+			   "source=\"hw_counters\",counter=\"brand_new\"} 9";
+	char tmp[64];
+	struct run r;
+
+	copy_fixture("rxe", tmp, sizeof(tmp));
+	run_start(&r, open_dir(tmp), NULL, NULL, 3600);
+	run_poll(&r);
+	write_file(tmp, "devices/virtual/infiniband/rxe0/ports/1/hw_counters/brand_new", "9\n");
+	/* counter lists are cached until the rescan interval ... */
+	run_poll(&r);
+	assert_false(has_line(r.text, line));
+	/* ... or a reload (SIGHUP) */
+	sysfs_collector_ops.reload(r.state);
+	run_poll(&r);
+	assert_true(has_line(r.text, line));
+	assert_int_equal(r.stats.read_errors, 0);
+	run_stop(&r);
+
+	/* rescan interval 0: every poll scans */
+	run_start(&r, open_dir(tmp), NULL, NULL, 0);
+	run_poll(&r);
+	write_file(tmp, "devices/virtual/infiniband/rxe0/ports/1/hw_counters/newer", "1\n");
+	run_poll(&r);
+	assert_non_null(strstr(r.text, "counter=\"newer\"} 1"));
+	run_stop(&r);
+	rm_rf(tmp);
+}
+
+#define MAX_FDS 4096
+
+/* Marks the open fds (but the one used to list them) in open[]; returns how many. */
+static unsigned open_fds(bool open[MAX_FDS])
+{
+	struct dirent *de;
+	unsigned n = 0;
+	DIR *d = opendir("/proc/self/fd");
+
+	assert_non_null(d);
+	memset(open, 0, MAX_FDS);
+	while ((de = readdir(d))) {
+		long fd = strtol(de->d_name, NULL, 10);
+
+		if (de->d_name[0] == '.' || fd == dirfd(d) || fd < 0 || fd >= MAX_FDS)
+			continue;
+		open[fd] = true;
+		n++;
+	}
+	closedir(d);
+	return n;
+}
+
+/* Few file descriptors: files past the limit are opened per read, same output. */
+static void test_fd_limit_fallback(void **state)
+{
+	static bool before[MAX_FDS], after[MAX_FDS];
+	struct rlimit old, low;
+	struct run full, r;
+	unsigned base;
+	int probe;
+
+	base = open_fds(before);
+	run_once(&full, "node-exporter-mixed", NULL, NULL);
+	/* every value file stays open between polls: root + 66 files */
+	assert_int_equal(open_fds(after), base + 1 + 66);
+
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &old), 0);
+	probe = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	assert_true(probe >= 0);
+	close(probe);
+	/* room for the root fd, directory walks, and ~20 kept counter files
+	 * (the fixture has 66) above the collector's reserve */
+	low = old;
+	low.rlim_cur = (rlim_t)probe + 64 + 24;
+	open_fds(before);
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
+	run_once(&r, "node-exporter-mixed", NULL, NULL);
+	run_poll(&r);
+	/* the reserve is left free */
+	open_fds(after);
+	for (rlim_t fd = low.rlim_cur - 64; fd < low.rlim_cur && fd < MAX_FDS; fd++)
+		assert_false(after[fd] && !before[fd]);
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &old), 0);
+
+	assert_int_equal(r.stats.read_errors, full.stats.read_errors);
+	assert_string_equal(r.text, full.text);
+	run_stop(&r);
+	run_stop(&full);
+}
+
 int main(void)
 {
-	return 0;
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_node_exporter_mixed),
+	    cmocka_unit_test(test_procfs_mixed),
+	    cmocka_unit_test(test_procfs_mlx5_counters),
+	    cmocka_unit_test(test_rxe),
+	    cmocka_unit_test(test_efa),
+	    cmocka_unit_test(test_broken),
+	    cmocka_unit_test(test_filter),
+	    cmocka_unit_test(test_no_class_dir),
+	    cmocka_unit_test(test_device_removed_and_added),
+	    cmocka_unit_test(test_symlinked_device_removed),
+	    cmocka_unit_test(test_value_breaks),
+	    cmocka_unit_test(test_rescan_and_reload),
+	    cmocka_unit_test(test_fd_limit_fallback),
+	};
+
+	/* the tests provoke failures on purpose: keep the log quiet */
+	log_set_level(LOG_ERR);
+	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -206,27 +206,28 @@ static void test_lid(void **state)
 	assert_int_equal(v, 99);
 }
 
-static void assert_span(int r, const char *got, size_t got_len, const char *want)
-{
-	assert_int_equal(r, 0);
-	assert_int_equal(got_len, strlen(want));
-	assert_memory_equal(got, want, got_len);
-}
+/* The call runs first, then its span is compared. */
+#define assert_span(call, want)                                                                    \
+	do {                                                                                       \
+		int r_ = (call);                                                                   \
+		assert_int_equal(r_, 0);                                                           \
+		assert_int_equal(len, strlen(want));                                               \
+		assert_memory_equal(s, (want), len);                                               \
+	} while (0)
 
 static void test_node_type(void **state)
 {
 	const char *s = NULL;
 	size_t len = 0;
 
-	assert_span(sysfs_parse_node_type(S("1: CA\n"), &s, &len), s, len, "CA");
-	assert_span(sysfs_parse_node_type(S("4: RNIC\n"), &s, &len), s, len, "RNIC");
-	assert_span(sysfs_parse_node_type(S("7: unspecified\n"), &s, &len), s, len,
-		    "unspecified");
-	assert_span(sysfs_parse_node_type(S("6: usNIC UDP\n"), &s, &len), s, len, "usNIC UDP");
-	assert_span(sysfs_parse_node_type(S("2: switch"), &s, &len), s, len, "switch");
-	assert_span(sysfs_parse_node_type(S("CA"), &s, &len), s, len, "CA");
-	assert_span(sysfs_parse_node_type(S("  1:CA  \n"), &s, &len), s, len, "CA");
-	assert_span(sysfs_parse_node_type(S("garbage\n"), &s, &len), s, len, "garbage");
+	assert_span(sysfs_parse_node_type(S("1: CA\n"), &s, &len), "CA");
+	assert_span(sysfs_parse_node_type(S("4: RNIC\n"), &s, &len), "RNIC");
+	assert_span(sysfs_parse_node_type(S("7: unspecified\n"), &s, &len), "unspecified");
+	assert_span(sysfs_parse_node_type(S("6: usNIC UDP\n"), &s, &len), "usNIC UDP");
+	assert_span(sysfs_parse_node_type(S("2: switch"), &s, &len), "switch");
+	assert_span(sysfs_parse_node_type(S("CA"), &s, &len), "CA");
+	assert_span(sysfs_parse_node_type(S("  1:CA  \n"), &s, &len), "CA");
+	assert_span(sysfs_parse_node_type(S("garbage\n"), &s, &len), "garbage");
 
 	assert_int_equal(sysfs_parse_node_type(S(""), &s, &len), -EINVAL);
 	assert_int_equal(sysfs_parse_node_type(S("\n"), &s, &len), -EINVAL);
@@ -241,13 +242,12 @@ static void test_text(void **state)
 	const char *s = NULL;
 	size_t len = 0;
 
-	assert_span(sysfs_parse_text(S("2.31.5050\n"), &s, &len), s, len, "2.31.5050");
-	assert_span(sysfs_parse_text(S("0a7f:bc12:45ef:d23b"), &s, &len), s, len,
-		    "0a7f:bc12:45ef:d23b");
-	assert_span(sysfs_parse_text(S("InfiniBand\n\n"), &s, &len), s, len, "InfiniBand");
-	assert_span(sysfs_parse_text(S("  eth0 \nsecond line\n"), &s, &len), s, len, "eth0");
-	assert_span(sysfs_parse_text(S("I40IW Board ID\n"), &s, &len), s, len, "I40IW Board ID");
-	assert_span(sysfs_parse_text("ab\0cd", 5, &s, &len), s, len, "ab");
+	assert_span(sysfs_parse_text(S("2.31.5050\n"), &s, &len), "2.31.5050");
+	assert_span(sysfs_parse_text(S("0a7f:bc12:45ef:d23b"), &s, &len), "0a7f:bc12:45ef:d23b");
+	assert_span(sysfs_parse_text(S("InfiniBand\n\n"), &s, &len), "InfiniBand");
+	assert_span(sysfs_parse_text(S("  eth0 \nsecond line\n"), &s, &len), "eth0");
+	assert_span(sysfs_parse_text(S("I40IW Board ID\n"), &s, &len), "I40IW Board ID");
+	assert_span(sysfs_parse_text("ab\0cd", 5, &s, &len), "ab");
 
 	assert_int_equal(sysfs_parse_text(S(""), &s, &len), -ENODATA);
 	assert_int_equal(sysfs_parse_text(S("\n"), &s, &len), -ENODATA);
@@ -261,10 +261,9 @@ static void test_link_basename(void **state)
 	size_t len = 0;
 
 	assert_span(sysfs_parse_link_basename(S("../../../../bus/pci/drivers/mlx5_core"), &s, &len),
-		    s, len, "mlx5_core");
-	assert_span(sysfs_parse_link_basename(S("../../../bus/pci/drivers/efa/"), &s, &len), s,
-		    len, "efa");
-	assert_span(sysfs_parse_link_basename(S("irdma"), &s, &len), s, len, "irdma");
+		    "mlx5_core");
+	assert_span(sysfs_parse_link_basename(S("../../../bus/pci/drivers/efa/"), &s, &len), "efa");
+	assert_span(sysfs_parse_link_basename(S("irdma"), &s, &len), "irdma");
 
 	assert_int_equal(sysfs_parse_link_basename(S(""), &s, &len), -EINVAL);
 	assert_int_equal(sysfs_parse_link_basename(S("/"), &s, &len), -EINVAL);
@@ -300,12 +299,12 @@ static void test_port_num(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_counter_ok),   cmocka_unit_test(test_counter_bad),
-		cmocka_unit_test(test_port_state),   cmocka_unit_test(test_phys_state),
-		cmocka_unit_test(test_rate_ok),	     cmocka_unit_test(test_rate_bad),
-		cmocka_unit_test(test_lid),	     cmocka_unit_test(test_node_type),
-		cmocka_unit_test(test_text),	     cmocka_unit_test(test_link_basename),
-		cmocka_unit_test(test_port_num),
+	    cmocka_unit_test(test_counter_ok), cmocka_unit_test(test_counter_bad),
+	    cmocka_unit_test(test_port_state), cmocka_unit_test(test_phys_state),
+	    cmocka_unit_test(test_rate_ok),    cmocka_unit_test(test_rate_bad),
+	    cmocka_unit_test(test_lid),	       cmocka_unit_test(test_node_type),
+	    cmocka_unit_test(test_text),       cmocka_unit_test(test_link_basename),
+	    cmocka_unit_test(test_port_num),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
