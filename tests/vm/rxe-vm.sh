@@ -104,6 +104,17 @@ kernel_pkg() {
     if [ -n "${RXEVM_KPKG:-}" ]; then echo "$RXEVM_KPKG"; return 0; fi
     apt-cache depends linux-image-amd64 2>/dev/null | awk '/Depends: linux-image-[0-9]/ { print $2; exit }'
 }
+# A fresh machine may have no apt lists, or lists that name a kernel the mirror no
+# longer has: refresh them once (when we may) before giving up.
+APT_REFRESHED=0
+apt_refresh() {
+    local sudo
+    [ "$APT_REFRESHED" = 1 ] && return 1
+    APT_REFRESHED=1
+    sudo=$(apt_installer) || return 1
+    log "refreshing apt lists"
+    $sudo apt-get update -qq || return 1
+}
 # Exit status 0 when this host can run the VM; otherwise says why on stderr.
 check_host() {
     local ok=0 miss
@@ -117,7 +128,8 @@ check_host() {
         log "qemu-system-x86_64 is not on PATH"
         ok=1
     fi
-    if ! ls "$WORK"/kernel-*/boot/vmlinuz-* >/dev/null 2>&1 && [ -z "$(kernel_pkg)" ]; then
+    if ! ls "$WORK"/kernel-*/boot/vmlinuz-* >/dev/null 2>&1 && [ -z "$(kernel_pkg)" ] &&
+        ! apt_installer >/dev/null; then
         log "no cached guest kernel and apt knows no linux-image-amd64 (Debian 12 apt sources needed)"
         ok=1
     fi
@@ -141,6 +153,7 @@ install_packages() {
 prepare_kernel() {
     local kpkg kroot kimage pos
     kpkg=$(kernel_pkg)
+    if [ -z "$kpkg" ] && apt_refresh; then kpkg=$(kernel_pkg); fi
     [ -n "$kpkg" ] || die "cannot resolve the kernel package (set RXEVM_KPKG)"
     KV=${kpkg#linux-image-}                           # e.g. 6.1.0-56-amd64
     kroot=$WORK/kernel-$KV
@@ -149,6 +162,9 @@ prepare_kernel() {
         if ! ls "$WORK/debs/${kpkg}"_*.deb >/dev/null 2>&1; then
             log "downloading $kpkg"
             (cd "$WORK/debs" && apt-get download "$kpkg" 2>&1 | grep -v '^W: Download is performed unsandboxed') || true
+            if ! ls "$WORK/debs/${kpkg}"_*.deb >/dev/null 2>&1 && apt_refresh; then
+                (cd "$WORK/debs" && apt-get download "$kpkg" 2>&1 | grep -v '^W: Download is performed unsandboxed') || true
+            fi
             ls "$WORK/debs/${kpkg}"_*.deb >/dev/null 2>&1 || die "apt-get download $kpkg failed"
         fi
         log "unpacking $kpkg"
