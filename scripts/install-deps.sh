@@ -9,7 +9,7 @@ set -euo pipefail
 
 BUILD_PKGS="build-essential cmake pkg-config libmicrohttpd-dev libmnl-dev libibverbs-dev
 	librdmacm-dev libsystemd-dev zlib1g-dev"
-TEST_PKGS="libcmocka-dev prometheus curl gzip
+TEST_PKGS="libcmocka-dev prometheus curl gzip clang-format
 	qemu-system-x86 busybox-static cpio kmod xz-utils rdma-core ibverbs-utils ibverbs-providers
 	perftest iproute2 ethtool"
 

@@ -18,7 +18,10 @@ struct buf {
 	bool failed;
 };
 
-#define BUF_INIT {0}
+#define BUF_INIT                                                                                   \
+	{                                                                                          \
+		0                                                                                  \
+	}
 
 int buf_reserve(struct buf *b, size_t extra);
 int buf_append(struct buf *b, const void *data, size_t len);

@@ -158,8 +158,8 @@ static int parse_uint_flag(const char *flag, const char *v, uint64_t min, uint64
 	return 0;
 }
 
-static int apply_value(struct exporter_config *cfg, enum opt opt, const char *flag,
-		       const char *v, char *err, size_t errlen)
+static int apply_value(struct exporter_config *cfg, enum opt opt, const char *flag, const char *v,
+		       char *err, size_t errlen)
 {
 	char host[256];
 	uint16_t port;
@@ -170,8 +170,7 @@ static int apply_value(struct exporter_config *cfg, enum opt opt, const char *fl
 	case OPT_LISTEN:
 		if (config_split_listen_address(v, host, sizeof(host), &port) < 0)
 			return fail(err, errlen,
-				    "--%s: \"%s\" is not HOST:PORT, :PORT or [IPV6]:PORT", flag,
-				    v);
+				    "--%s: \"%s\" is not HOST:PORT, :PORT or [IPV6]:PORT", flag, v);
 		cfg->listen_address = v;
 		return 0;
 	case OPT_PATH:
@@ -189,9 +188,10 @@ static int apply_value(struct exporter_config *cfg, enum opt opt, const char *fl
 	case OPT_RESCAN:
 		r = config_parse_duration_ms(v, &n);
 		if (r < 0)
-			return fail(err, errlen,
-				    "--%s: \"%s\" is not a duration (examples: 500ms, 5s, 1m, 1m30s)",
-				    flag, v);
+			return fail(
+				err, errlen,
+				"--%s: \"%s\" is not a duration (examples: 500ms, 5s, 1m, 1m30s)",
+				flag, v);
 		if (n < CONFIG_MIN_POLL_INTERVAL_MS || n > CONFIG_MAX_POLL_INTERVAL_MS)
 			return fail(err, errlen, "--%s: %s is out of range (100ms to 24h)", flag,
 				    v);
@@ -227,11 +227,12 @@ static int apply_value(struct exporter_config *cfg, enum opt opt, const char *fl
 	return fail(err, errlen, "internal error: unhandled flag --%s", flag);
 }
 
-static int find_collector(const struct config_collector *collectors, unsigned n,
-			  const char *name, size_t len)
+static int find_collector(const struct config_collector *collectors, unsigned n, const char *name,
+			  size_t len)
 {
 	for (unsigned i = 0; i < n; i++)
-		if (strlen(collectors[i].name) == len && strncmp(collectors[i].name, name, len) == 0)
+		if (strlen(collectors[i].name) == len &&
+		    strncmp(collectors[i].name, name, len) == 0)
 			return (int)i;
 	return -1;
 }
@@ -297,9 +298,8 @@ int config_parse(struct exporter_config *cfg, int argc, char *const argv[],
 		/* Boolean flags: --collector.NAME, --no-collector.NAME,
 		 * --collector.disable-defaults */
 		if (eq)
-			return fail(err, errlen,
-				    "--%.*s takes no value (use --%.*s or --no-%.*s)", (int)nlen,
-				    name, (int)nlen, name, (int)nlen, name);
+			return fail(err, errlen, "--%.*s takes no value (use --%.*s or --no-%.*s)",
+				    (int)nlen, name, (int)nlen, name, (int)nlen, name);
 		if (!negated && strcmp(name, "collector.disable-defaults") == 0) {
 			for (unsigned j = 0; j < n_collectors; j++)
 				cfg->collector_enabled[j] = false;
@@ -338,13 +338,15 @@ void config_usage(FILE *out, const char *argv0, const struct config_collector *c
 		"      --web.max-connections=N      Concurrent HTTP connections. Default 64.\n"
 		"      --web.connection-timeout=D   Idle HTTP connection timeout. Default 10s.\n"
 		"      --path.sysfs=PATH            sysfs mount point. Default \"/sys\".\n"
-		"      --poll.interval=D            Time between polls (100ms..24h; 500ms, 5s, 1m).\n"
+		"      --poll.interval=D            Time between polls (100ms..24h; 500ms, 5s, "
+		"1m).\n"
 		"                                   Default 5s. Scrapes are served from the last\n"
 		"                                   poll and never wait for hardware.\n"
 		"      --collector.sysfs.rescan-interval=D\n"
 		"                                   Time between full re-scans of devices and\n"
 		"                                   counter files. Default 1m.\n"
-		"      --collector.device-include=RE  Only collect RDMA devices whose name matches\n"
+		"      --collector.device-include=RE  Only collect RDMA devices whose name "
+		"matches\n"
 		"                                   RE (POSIX extended regex, anchored).\n"
 		"      --collector.device-exclude=RE  Skip RDMA devices whose name matches RE.\n"
 		"      --collector.disable-defaults Disable all collectors; enable some with\n"
@@ -356,5 +358,6 @@ void config_usage(FILE *out, const char *argv0, const struct config_collector *c
 	for (unsigned i = 0; i < n_collectors; i++)
 		fprintf(out, "      --collector.%-20s %s [default: %s]\n", collectors[i].name,
 			collectors[i].help, collectors[i].default_enabled ? "enabled" : "disabled");
-	fprintf(out, "\nExit status: 0 after SIGTERM/SIGINT, 1 on a runtime error, 2 on bad flags.\n");
+	fprintf(out,
+		"\nExit status: 0 after SIGTERM/SIGINT, 1 on a runtime error, 2 on bad flags.\n");
 }

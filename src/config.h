@@ -11,11 +11,11 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define CONFIG_DEFAULT_PORT	     9879
-#define CONFIG_DEFAULT_LISTEN	     ":9879"
-#define CONFIG_MAX_COLLECTORS	     16
-#define CONFIG_MIN_POLL_INTERVAL_MS  100
-#define CONFIG_MAX_POLL_INTERVAL_MS  (24ull * 3600 * 1000)
+#define CONFIG_DEFAULT_PORT	    9879
+#define CONFIG_DEFAULT_LISTEN	    ":9879"
+#define CONFIG_MAX_COLLECTORS	    16
+#define CONFIG_MIN_POLL_INTERVAL_MS 100
+#define CONFIG_MAX_POLL_INTERVAL_MS (24ull * 3600 * 1000)
 
 enum config_action {
 	CONFIG_RUN,

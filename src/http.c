@@ -103,8 +103,8 @@ bool http_accepts_gzip(const char *ae)
 static enum MHD_Result queue_static(struct MHD_Connection *c, unsigned status, const char *body,
 				    const char *content_type, const char *allow)
 {
-	struct MHD_Response *r = MHD_create_response_from_buffer(strlen(body), (void *)body,
-								 MHD_RESPMEM_PERSISTENT);
+	struct MHD_Response *r =
+		MHD_create_response_from_buffer(strlen(body), (void *)body, MHD_RESPMEM_PERSISTENT);
 	enum MHD_Result ret;
 
 	if (!r)
@@ -124,8 +124,8 @@ static void unref_cb(void *cls)
 
 static enum MHD_Result serve_metrics(struct http_server *srv, struct MHD_Connection *c)
 {
-	const char *ae = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
-						     MHD_HTTP_HEADER_ACCEPT_ENCODING);
+	const char *ae =
+		MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT_ENCODING);
 	struct snapshot *s = snapshot_slot_get(srv->slot);
 	struct MHD_Response *r;
 	const char *body = NULL;

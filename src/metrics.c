@@ -20,9 +20,9 @@ struct arena_chunk {
 };
 
 struct sample {
-	struct sample *next;    /* next sample of the same family, insertion order */
+	struct sample *next; /* next sample of the same family, insertion order */
 	struct family *family;
-	const char *labels;     /* rendered "{a=\"b\"}" or "" */
+	const char *labels; /* rendered "{a=\"b\"}" or "" */
 	uint64_t hash;
 	bool is_u64;
 	union {
@@ -304,7 +304,8 @@ static int get_family(struct metric_sink *s, const char *name, const char *help,
 	size_t i;
 
 	if (s->fam_cap) {
-		for (i = h & (s->fam_cap - 1); (f = s->fam_index[i]); i = (i + 1) & (s->fam_cap - 1)) {
+		for (i = h & (s->fam_cap - 1); (f = s->fam_index[i]);
+		     i = (i + 1) & (s->fam_cap - 1)) {
 			if (f->hash == h && strcmp(f->name, name) == 0) {
 				if (f->type != type)
 					return -EPROTO;
@@ -389,8 +390,10 @@ static int add_sample(struct metric_sink *s, const char *family, const char *hel
 
 	h = fnv1a(s->scratch.data, f->hash);
 	if (s->smp_cap) {
-		for (i = h & (s->smp_cap - 1); (e = s->smp_index[i]); i = (i + 1) & (s->smp_cap - 1)) {
-			if (e->hash == h && e->family == f && strcmp(e->labels, s->scratch.data) == 0) {
+		for (i = h & (s->smp_cap - 1); (e = s->smp_index[i]);
+		     i = (i + 1) & (s->smp_cap - 1)) {
+			if (e->hash == h && e->family == f &&
+			    strcmp(e->labels, s->scratch.data) == 0) {
 				r = -EEXIST;
 				goto err;
 			}

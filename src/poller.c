@@ -17,7 +17,7 @@ struct instance {
 	bool enabled;
 	bool init_ok;
 	uint64_t read_errors_total; /* cumulative, for a counter */
-	bool last_ok;               /* for logging state changes once */
+	bool last_ok;		    /* for logging state changes once */
 };
 
 struct poller {
@@ -98,7 +98,8 @@ struct poller *poller_new(const struct poller_config *cfg, struct snapshot_slot 
 static void add_self_metrics(struct poller *p, struct metric_sink *sink, double poll_started)
 {
 	metric_sink_add_u64(sink, "rdma_exporter_build_info", build_labels_help, METRIC_GAUGE,
-			    METRIC_LABELS({"version", RDMA_EXPORTER_VERSION}, {"revision", RDMA_EXPORTER_REVISION},
+			    METRIC_LABELS({"version", RDMA_EXPORTER_VERSION},
+					  {"revision", RDMA_EXPORTER_REVISION},
 					  {"compiler", __VERSION__}),
 			    1);
 	metric_sink_add_double(sink, "rdma_exporter_last_poll_timestamp_seconds",

@@ -122,8 +122,8 @@ unsigned selfstats_collect(const char *proc_root, struct metric_sink *sink)
 				       METRIC_COUNTER, METRIC_NO_LABELS,
 				       (double)(st.utime_ticks + st.stime_ticks) / (double)ticks);
 		metric_sink_add_u64(sink, "process_resident_memory_bytes",
-				    "Resident memory size in bytes.", METRIC_GAUGE, METRIC_NO_LABELS,
-				    st.rss_pages * (uint64_t)page);
+				    "Resident memory size in bytes.", METRIC_GAUGE,
+				    METRIC_NO_LABELS, st.rss_pages * (uint64_t)page);
 		metric_sink_add_u64(sink, "process_virtual_memory_bytes",
 				    "Virtual memory size in bytes.", METRIC_GAUGE, METRIC_NO_LABELS,
 				    st.vsize_bytes);

@@ -32,28 +32,28 @@
 #define FAM_DEVICE_COUNTER "rdma_device_statistic_total"
 
 static const char help_device_info[] =
-    "RDMA device attributes from sysfs (node_type CA, RNIC, unspecified, ...; driver is "
-    "the kernel driver of the parent device, empty for software devices); always 1.";
+	"RDMA device attributes from sysfs (node_type CA, RNIC, unspecified, ...; driver is "
+	"the kernel driver of the parent device, empty for software devices); always 1.";
 static const char help_port_info[] =
-    "RDMA port link layer (InfiniBand, Ethernet for RoCE, ...); always 1.";
+	"RDMA port link layer (InfiniBand, Ethernet for RoCE, ...); always 1.";
 static const char help_port_netdev[] =
-    "Network device bound to the RDMA port, from gid_attrs/ndevs (RoCE, iWARP); always 1.";
+	"Network device bound to the RDMA port, from gid_attrs/ndevs (RoCE, iWARP); always 1.";
 static const char help_port_state[] =
-    "Logical port state (IB PortState): 0 NOP, 1 DOWN, 2 INIT, 3 ARMED, 4 ACTIVE, "
-    "5 ACTIVE_DEFER.";
+	"Logical port state (IB PortState): 0 NOP, 1 DOWN, 2 INIT, 3 ARMED, 4 ACTIVE, "
+	"5 ACTIVE_DEFER.";
 static const char help_port_phys[] =
-    "Physical port state (IB PortPhysicalState): 0 no state change, 1 Sleep, 2 Polling, "
-    "3 Disabled, 4 PortConfigurationTraining, 5 LinkUp, 6 LinkErrorRecovery, 7 Phy Test.";
+	"Physical port state (IB PortPhysicalState): 0 no state change, 1 Sleep, 2 Polling, "
+	"3 Disabled, 4 PortConfigurationTraining, 5 LinkUp, 6 LinkErrorRecovery, 7 Phy Test.";
 static const char help_port_rate[] =
-    "Port data rate in bytes per second (sysfs rate in Gb/s * 10^9 / 8; width x lane speed).";
+	"Port data rate in bytes per second (sysfs rate in Gb/s * 10^9 / 8; width x lane speed).";
 static const char help_port_lid[] = "Local identifier (LID) of the port; InfiniBand only.";
 static const char help_port_sm_lid[] =
-    "LID of the subnet manager the port reports to; InfiniBand only.";
+	"LID of the subnet manager the port reports to; InfiniBand only.";
 static const char help_port_counter[] =
-    "Port counter file without a well-known name (or shadowed by a wider one), raw value "
-    "as read; source is the directory: counters, counters_ext or hw_counters.";
+	"Port counter file without a well-known name (or shadowed by a wider one), raw value "
+	"as read; source is the directory: counters, counters_ext or hw_counters.";
 static const char help_device_counter[] =
-    "Device-level hw_counters file without a well-known name, raw value as read.";
+	"Device-level hw_counters file without a well-known name, raw value as read.";
 
 struct sysfs_state {
 	int root; /* borrowed */
@@ -210,8 +210,8 @@ static int emit_port_value(struct sysfs_state *st, struct metric_sink *sink,
 	if (read_value(st, dev, p->num_str, f, parse, &v, stats) < 0)
 		return 0;
 	return sink_result(
-	    metric_sink_add_u64(sink, family, help, METRIC_GAUGE,
-				METRIC_LABELS({"device", dev->name}, {"port", p->num_str}), v));
+		metric_sink_add_u64(sink, family, help, METRIC_GAUGE,
+				    METRIC_LABELS({"device", dev->name}, {"port", p->num_str}), v));
 }
 
 static const char *source_name(unsigned source)
@@ -239,17 +239,19 @@ static int emit_counter(struct sysfs_state *st, struct metric_sink *sink, struct
 		return 0;
 	if (!c->known) {
 		if (p)
-			r = metric_sink_add_u64(
-			    sink, FAM_PORT_COUNTER, help_port_counter, METRIC_COUNTER,
-			    METRIC_LABELS({"device", dev->name}, {"port", port},
-					  {"source", source_name(c->source)}, {"counter", c->name}),
-			    v);
+			r = metric_sink_add_u64(sink, FAM_PORT_COUNTER, help_port_counter,
+						METRIC_COUNTER,
+						METRIC_LABELS({"device", dev->name}, {"port", port},
+							      {"source", source_name(c->source)},
+							      {"counter", c->name}),
+						v);
 		else
-			r = metric_sink_add_u64(
-			    sink, FAM_DEVICE_COUNTER, help_device_counter, METRIC_COUNTER,
-			    METRIC_LABELS({"device", dev->name}, {"source", source_name(c->source)},
-					  {"counter", c->name}),
-			    v);
+			r = metric_sink_add_u64(sink, FAM_DEVICE_COUNTER, help_device_counter,
+						METRIC_COUNTER,
+						METRIC_LABELS({"device", dev->name},
+							      {"source", source_name(c->source)},
+							      {"counter", c->name}),
+						v);
 		return sink_result(r);
 	}
 	/* e.g. PortXmitData counts octets divided by 4 */
@@ -326,12 +328,12 @@ static int emit_device(struct sysfs_state *st, struct metric_sink *sink, struct 
 	int r;
 
 	r = metric_sink_add_u64(
-	    sink, FAM_DEVICE_INFO, help_device_info, METRIC_GAUGE,
-	    METRIC_LABELS({"device", dev->name}, {"node_type", dev->node_type},
-			  {"hca_type", dev->hca_type}, {"board_id", dev->board_id},
-			  {"fw_ver", dev->fw_ver}, {"node_guid", dev->node_guid},
-			  {"sys_image_guid", dev->sys_image_guid}, {"driver", dev->driver}),
-	    1);
+		sink, FAM_DEVICE_INFO, help_device_info, METRIC_GAUGE,
+		METRIC_LABELS({"device", dev->name}, {"node_type", dev->node_type},
+			      {"hca_type", dev->hca_type}, {"board_id", dev->board_id},
+			      {"fw_ver", dev->fw_ver}, {"node_guid", dev->node_guid},
+			      {"sys_image_guid", dev->sys_image_guid}, {"driver", dev->driver}),
+		1);
 	if ((r = sink_result(r)) < 0)
 		return r;
 	for (size_t i = 0; i < dev->n_ports; i++) {
@@ -553,11 +555,11 @@ static void sysfs_free(void *state)
 }
 
 const struct collector_ops sysfs_collector_ops = {
-    .name = "sysfs",
-    .help = "Device and port attributes and all counters under /sys/class/infiniband",
-    .default_enabled = true,
-    .init = sysfs_init,
-    .collect = sysfs_collect,
-    .reload = sysfs_reload,
-    .free = sysfs_free,
+	.name = "sysfs",
+	.help = "Device and port attributes and all counters under /sys/class/infiniband",
+	.default_enabled = true,
+	.init = sysfs_init,
+	.collect = sysfs_collect,
+	.reload = sysfs_reload,
+	.free = sysfs_free,
 };

@@ -49,32 +49,32 @@ enum {
 
 /* HELP texts of the families that more than one table entry feeds. */
 static const char help_rx_data[] =
-    "Data received on the port in bytes (IB PortRcvData x4 from counters/ or mlx4 "
-    "counters_ext/; efa and bnxt_re hw_counters rx_bytes).";
+	"Data received on the port in bytes (IB PortRcvData x4 from counters/ or mlx4 "
+	"counters_ext/; efa and bnxt_re hw_counters rx_bytes).";
 static const char help_tx_data[] =
-    "Data transmitted on the port in bytes (IB PortXmitData x4 from counters/ or mlx4 "
-    "counters_ext/; efa and bnxt_re hw_counters tx_bytes).";
+	"Data transmitted on the port in bytes (IB PortXmitData x4 from counters/ or mlx4 "
+	"counters_ext/; efa and bnxt_re hw_counters tx_bytes).";
 static const char help_rx_packets[] =
-    "Packets received on the port, may include packets with errors (IB PortRcvPkts from "
-    "counters/ or mlx4 counters_ext/; efa and bnxt_re hw_counters rx_pkts).";
+	"Packets received on the port, may include packets with errors (IB PortRcvPkts from "
+	"counters/ or mlx4 counters_ext/; efa and bnxt_re hw_counters rx_pkts).";
 static const char help_tx_packets[] =
-    "Packets transmitted on the port, may include packets with errors (IB PortXmitPkts "
-    "from counters/ or mlx4 counters_ext/; efa and bnxt_re hw_counters tx_pkts).";
+	"Packets transmitted on the port, may include packets with errors (IB PortXmitPkts "
+	"from counters/ or mlx4 counters_ext/; efa and bnxt_re hw_counters tx_pkts).";
 static const char help_rx_unicast[] =
-    "Unicast packets received on the port (IB PortUnicastRcvPkts from counters/ or mlx4 "
-    "counters_ext/).";
+	"Unicast packets received on the port (IB PortUnicastRcvPkts from counters/ or mlx4 "
+	"counters_ext/).";
 static const char help_tx_unicast[] =
-    "Unicast packets transmitted on the port (IB PortUnicastXmitPkts from counters/ or mlx4 "
-    "counters_ext/).";
+	"Unicast packets transmitted on the port (IB PortUnicastXmitPkts from counters/ or mlx4 "
+	"counters_ext/).";
 static const char help_rx_multicast[] =
-    "Multicast packets received on the port (IB PortMulticastRcvPkts from counters/ or "
-    "mlx4 counters_ext/).";
+	"Multicast packets received on the port (IB PortMulticastRcvPkts from counters/ or "
+	"mlx4 counters_ext/).";
 static const char help_tx_multicast[] =
-    "Multicast packets transmitted on the port (IB PortMulticastXmitPkts from counters/ or "
-    "mlx4 counters_ext/).";
+	"Multicast packets transmitted on the port (IB PortMulticastXmitPkts from counters/ or "
+	"mlx4 counters_ext/).";
 static const char help_link_downed[] =
-    "Times the link error recovery failed and the link went down (IB LinkDownedCounter "
-    "from counters/; rxe hw_counters link_downed).";
+	"Times the link error recovery failed and the link went down (IB LinkDownedCounter "
+	"from counters/; rxe hw_counters link_downed).";
 
 #define ENTRY(_file, _src, _metric, _help, _mult, _prio)                                           \
 	{                                                                                          \
@@ -86,168 +86,175 @@ static const char help_link_downed[] =
 #define HW_COUNTER(_file, _metric, _help) ENTRY(_file, SRC_HW, _metric, _help, 1, PRIO_HW)
 
 const struct sysfs_counter_name sysfs_counter_names[] = {
-    /* ports/N/counters/: IB PortCounters and PortCountersExtended (PMA). */
-    IB_COUNTER("symbol_error", "rdma_port_symbol_errors_total",
-	       "Minor link errors detected on one or more physical lanes (IB "
-	       "SymbolErrorCounter, counters/, all PMA drivers)."),
-    IB_COUNTER("link_error_recovery", "rdma_port_link_error_recoveries_total",
-	       "Times the link error recovery process completed successfully (IB "
-	       "LinkErrorRecoveryCounter, counters/, all PMA drivers)."),
-    IB_COUNTER("link_downed", "rdma_port_link_downed_total", help_link_downed),
-    IB_COUNTER("port_rcv_errors", "rdma_port_receive_errors_total",
-	       "Packets with errors received on the port (IB PortRcvErrors, counters/, all "
-	       "PMA drivers)."),
-    IB_COUNTER("port_rcv_remote_physical_errors", "rdma_port_receive_remote_physical_errors_total",
-	       "Packets received with the EBP delimiter marking a remote physical error (IB "
-	       "PortRcvRemotePhysicalErrors, counters/, all PMA drivers)."),
-    IB_COUNTER("port_rcv_switch_relay_errors", "rdma_port_receive_switch_relay_errors_total",
-	       "Packets received that the switch relay could not forward and discarded (IB "
-	       "PortRcvSwitchRelayErrors, counters/, all PMA drivers)."),
-    IB_COUNTER("port_xmit_discards", "rdma_port_transmit_discarded_packets_total",
-	       "Outbound packets discarded because the port was down or congested (IB "
-	       "PortXmitDiscards, counters/, all PMA drivers)."),
-    IB_COUNTER("port_xmit_constraint_errors", "rdma_port_transmit_constraint_errors_total",
-	       "Packets not transmitted due to outbound raw filtering or partition checks (IB "
-	       "PortXmitConstraintErrors, counters/, all PMA drivers)."),
-    IB_COUNTER("port_rcv_constraint_errors", "rdma_port_receive_constraint_errors_total",
-	       "Received packets discarded due to inbound raw filtering or partition checks "
-	       "(IB PortRcvConstraintErrors, counters/, all PMA drivers)."),
-    IB_COUNTER("local_link_integrity_errors", "rdma_port_local_link_integrity_errors_total",
-	       "Times the local physical errors exceeded the LocalPhyErrors threshold (IB "
-	       "LocalLinkIntegrityErrors, counters/, all PMA drivers)."),
-    IB_COUNTER("excessive_buffer_overrun_errors", "rdma_port_excessive_buffer_overrun_errors_total",
-	       "Times the port detected excessive input buffer overruns (IB "
-	       "ExcessiveBufferOverrunErrors, counters/, all PMA drivers)."),
-    IB_COUNTER("VL15_dropped", "rdma_port_vl15_dropped_packets_total",
-	       "Incoming VL15 (subnet management) packets dropped for lack of resources (IB "
-	       "VL15Dropped, counters/, all PMA drivers)."),
-    IB_COUNTER("port_xmit_wait", "rdma_port_transmit_wait_ticks_total",
-	       "Sample ticks during which the port had data to send but sent none, a tick is "
-	       "device defined (IB PortXmitWait, counters/, all PMA drivers)."),
-    /* 32 or 64 bit, see above; units of 4 octets. */
-    ENTRY("port_rcv_data", SRC_C, "rdma_port_data_received_bytes_total", help_rx_data, 4,
-	  PRIO_COUNTERS),
-    ENTRY("port_xmit_data", SRC_C, "rdma_port_data_transmitted_bytes_total", help_tx_data, 4,
-	  PRIO_COUNTERS),
-    IB_COUNTER("port_rcv_packets", "rdma_port_received_packets_total", help_rx_packets),
-    IB_COUNTER("port_xmit_packets", "rdma_port_transmitted_packets_total", help_tx_packets),
-    IB_COUNTER("unicast_rcv_packets", "rdma_port_unicast_received_packets_total", help_rx_unicast),
-    IB_COUNTER("unicast_xmit_packets", "rdma_port_unicast_transmitted_packets_total",
-	       help_tx_unicast),
-    IB_COUNTER("multicast_rcv_packets", "rdma_port_multicast_received_packets_total",
-	       help_rx_multicast),
-    IB_COUNTER("multicast_xmit_packets", "rdma_port_multicast_transmitted_packets_total",
-	       help_tx_multicast),
+	/* ports/N/counters/: IB PortCounters and PortCountersExtended (PMA). */
+	IB_COUNTER("symbol_error", "rdma_port_symbol_errors_total",
+		   "Minor link errors detected on one or more physical lanes (IB "
+		   "SymbolErrorCounter, counters/, all PMA drivers)."),
+	IB_COUNTER("link_error_recovery", "rdma_port_link_error_recoveries_total",
+		   "Times the link error recovery process completed successfully (IB "
+		   "LinkErrorRecoveryCounter, counters/, all PMA drivers)."),
+	IB_COUNTER("link_downed", "rdma_port_link_downed_total", help_link_downed),
+	IB_COUNTER("port_rcv_errors", "rdma_port_receive_errors_total",
+		   "Packets with errors received on the port (IB PortRcvErrors, counters/, all "
+		   "PMA drivers)."),
+	IB_COUNTER("port_rcv_remote_physical_errors",
+		   "rdma_port_receive_remote_physical_errors_total",
+		   "Packets received with the EBP delimiter marking a remote physical error (IB "
+		   "PortRcvRemotePhysicalErrors, counters/, all PMA drivers)."),
+	IB_COUNTER("port_rcv_switch_relay_errors", "rdma_port_receive_switch_relay_errors_total",
+		   "Packets received that the switch relay could not forward and discarded (IB "
+		   "PortRcvSwitchRelayErrors, counters/, all PMA drivers)."),
+	IB_COUNTER("port_xmit_discards", "rdma_port_transmit_discarded_packets_total",
+		   "Outbound packets discarded because the port was down or congested (IB "
+		   "PortXmitDiscards, counters/, all PMA drivers)."),
+	IB_COUNTER("port_xmit_constraint_errors", "rdma_port_transmit_constraint_errors_total",
+		   "Packets not transmitted due to outbound raw filtering or partition checks (IB "
+		   "PortXmitConstraintErrors, counters/, all PMA drivers)."),
+	IB_COUNTER("port_rcv_constraint_errors", "rdma_port_receive_constraint_errors_total",
+		   "Received packets discarded due to inbound raw filtering or partition checks "
+		   "(IB PortRcvConstraintErrors, counters/, all PMA drivers)."),
+	IB_COUNTER("local_link_integrity_errors", "rdma_port_local_link_integrity_errors_total",
+		   "Times the local physical errors exceeded the LocalPhyErrors threshold (IB "
+		   "LocalLinkIntegrityErrors, counters/, all PMA drivers)."),
+	IB_COUNTER("excessive_buffer_overrun_errors",
+		   "rdma_port_excessive_buffer_overrun_errors_total",
+		   "Times the port detected excessive input buffer overruns (IB "
+		   "ExcessiveBufferOverrunErrors, counters/, all PMA drivers)."),
+	IB_COUNTER("VL15_dropped", "rdma_port_vl15_dropped_packets_total",
+		   "Incoming VL15 (subnet management) packets dropped for lack of resources (IB "
+		   "VL15Dropped, counters/, all PMA drivers)."),
+	IB_COUNTER("port_xmit_wait", "rdma_port_transmit_wait_ticks_total",
+		   "Sample ticks during which the port had data to send but sent none, a tick is "
+		   "device defined (IB PortXmitWait, counters/, all PMA drivers)."),
+	/* 32 or 64 bit, see above; units of 4 octets. */
+	ENTRY("port_rcv_data", SRC_C, "rdma_port_data_received_bytes_total", help_rx_data, 4,
+	      PRIO_COUNTERS),
+	ENTRY("port_xmit_data", SRC_C, "rdma_port_data_transmitted_bytes_total", help_tx_data, 4,
+	      PRIO_COUNTERS),
+	IB_COUNTER("port_rcv_packets", "rdma_port_received_packets_total", help_rx_packets),
+	IB_COUNTER("port_xmit_packets", "rdma_port_transmitted_packets_total", help_tx_packets),
+	IB_COUNTER("unicast_rcv_packets", "rdma_port_unicast_received_packets_total",
+		   help_rx_unicast),
+	IB_COUNTER("unicast_xmit_packets", "rdma_port_unicast_transmitted_packets_total",
+		   help_tx_unicast),
+	IB_COUNTER("multicast_rcv_packets", "rdma_port_multicast_received_packets_total",
+		   help_rx_multicast),
+	IB_COUNTER("multicast_xmit_packets", "rdma_port_multicast_transmitted_packets_total",
+		   help_tx_multicast),
 
-    /* ports/N/counters_ext/ (mlx4, MLNX_OFED): 64 bit, preferred over counters/. */
-    ENTRY("port_rcv_data_64", SRC_CX, "rdma_port_data_received_bytes_total", help_rx_data, 4,
-	  PRIO_COUNTERS_EXT),
-    ENTRY("port_xmit_data_64", SRC_CX, "rdma_port_data_transmitted_bytes_total", help_tx_data, 4,
-	  PRIO_COUNTERS_EXT),
-    ENTRY("port_rcv_packets_64", SRC_CX, "rdma_port_received_packets_total", help_rx_packets, 1,
-	  PRIO_COUNTERS_EXT),
-    ENTRY("port_xmit_packets_64", SRC_CX, "rdma_port_transmitted_packets_total", help_tx_packets, 1,
-	  PRIO_COUNTERS_EXT),
-    ENTRY("port_unicast_rcv_packets", SRC_CX, "rdma_port_unicast_received_packets_total",
-	  help_rx_unicast, 1, PRIO_COUNTERS_EXT),
-    ENTRY("port_unicast_xmit_packets", SRC_CX, "rdma_port_unicast_transmitted_packets_total",
-	  help_tx_unicast, 1, PRIO_COUNTERS_EXT),
-    ENTRY("port_multicast_rcv_packets", SRC_CX, "rdma_port_multicast_received_packets_total",
-	  help_rx_multicast, 1, PRIO_COUNTERS_EXT),
-    ENTRY("port_multicast_xmit_packets", SRC_CX, "rdma_port_multicast_transmitted_packets_total",
-	  help_tx_multicast, 1, PRIO_COUNTERS_EXT),
+	/* ports/N/counters_ext/ (mlx4, MLNX_OFED): 64 bit, preferred over counters/. */
+	ENTRY("port_rcv_data_64", SRC_CX, "rdma_port_data_received_bytes_total", help_rx_data, 4,
+	      PRIO_COUNTERS_EXT),
+	ENTRY("port_xmit_data_64", SRC_CX, "rdma_port_data_transmitted_bytes_total", help_tx_data,
+	      4, PRIO_COUNTERS_EXT),
+	ENTRY("port_rcv_packets_64", SRC_CX, "rdma_port_received_packets_total", help_rx_packets, 1,
+	      PRIO_COUNTERS_EXT),
+	ENTRY("port_xmit_packets_64", SRC_CX, "rdma_port_transmitted_packets_total",
+	      help_tx_packets, 1, PRIO_COUNTERS_EXT),
+	ENTRY("port_unicast_rcv_packets", SRC_CX, "rdma_port_unicast_received_packets_total",
+	      help_rx_unicast, 1, PRIO_COUNTERS_EXT),
+	ENTRY("port_unicast_xmit_packets", SRC_CX, "rdma_port_unicast_transmitted_packets_total",
+	      help_tx_unicast, 1, PRIO_COUNTERS_EXT),
+	ENTRY("port_multicast_rcv_packets", SRC_CX, "rdma_port_multicast_received_packets_total",
+	      help_rx_multicast, 1, PRIO_COUNTERS_EXT),
+	ENTRY("port_multicast_xmit_packets", SRC_CX,
+	      "rdma_port_multicast_transmitted_packets_total", help_tx_multicast, 1,
+	      PRIO_COUNTERS_EXT),
 
-    /*
-     * ports/N/hw_counters/ of mlx5. The q counters are 32 bit in the device
-     * (they wrap); the congestion counters and rx_icrc_encapsulated are 64 bit.
-     */
-    HW_COUNTER("rx_write_requests", "rdma_port_received_write_requests_total",
-	       "RDMA WRITE requests received by the port's QPs (mlx5)."),
-    HW_COUNTER("rx_read_requests", "rdma_port_received_read_requests_total",
-	       "RDMA READ requests received by the port's QPs (mlx5)."),
-    HW_COUNTER("rx_atomic_requests", "rdma_port_received_atomic_requests_total",
-	       "ATOMIC requests received by the port's QPs (mlx5)."),
-    HW_COUNTER("rx_dct_connect", "rdma_port_received_dct_connect_requests_total",
-	       "Connection requests received by the port's DC targets (mlx5)."),
-    HW_COUNTER("out_of_buffer", "rdma_port_out_of_buffer_dropped_packets_total",
-	       "Packets dropped because no receive WQE was posted on the QP (mlx5)."),
-    HW_COUNTER("out_of_sequence", "rdma_port_out_of_sequence_received_packets_total",
-	       "Out of sequence packets received by the port's QPs (mlx5)."),
-    HW_COUNTER("rnr_nak_retry_err", "rdma_port_rnr_naks_received_total",
-	       "RNR NAKs received by requesters before the QP retry limit was exceeded (mlx5)."),
-    HW_COUNTER("packet_seq_err", "rdma_port_sequence_error_naks_received_total",
-	       "NAK sequence error packets received by requesters before the QP retry limit "
-	       "was exceeded (mlx5)."),
-    HW_COUNTER("implied_nak_seq_err", "rdma_port_implied_nak_sequence_errors_total",
-	       "Times a requester got an ACK with a PSN above the expected one for an RDMA "
-	       "READ or response, an implied NAK (mlx5)."),
-    HW_COUNTER("local_ack_timeout_err", "rdma_port_local_ack_timeouts_total",
-	       "Times a sender QP's ACK timer expired before the QP retry limit was exceeded "
-	       "(mlx5)."),
-    HW_COUNTER("req_rnr_retries_exceeded", "rdma_port_requester_rnr_retries_exceeded_total",
-	       "Times a requester QP exceeded its RNR retry limit (mlx5)."),
-    HW_COUNTER("req_transport_retries_exceeded",
-	       "rdma_port_requester_transport_retries_exceeded_total",
-	       "Times a requester QP exceeded its transport retry limit (mlx5)."),
-    HW_COUNTER("req_cqe_error", "rdma_port_requester_cqe_errors_total",
-	       "Requester completions (CQEs) with an error status (mlx5)."),
-    HW_COUNTER("resp_cqe_error", "rdma_port_responder_cqe_errors_total",
-	       "Responder completions (CQEs) with an error status (mlx5)."),
-    HW_COUNTER("req_cqe_flush_error", "rdma_port_requester_cqe_flush_errors_total",
-	       "Requester completions (CQEs) flushed with error, e.g. after the QP entered the "
-	       "error state (mlx5)."),
-    HW_COUNTER("resp_cqe_flush_error", "rdma_port_responder_cqe_flush_errors_total",
-	       "Responder completions (CQEs) flushed with error, e.g. receive WQEs left at QP "
-	       "teardown (mlx5)."),
-    HW_COUNTER("req_remote_access_errors", "rdma_port_requester_remote_access_errors_total",
-	       "Remote access error NAKs received by requesters, e.g. a bad rkey (mlx5)."),
-    HW_COUNTER("resp_remote_access_errors", "rdma_port_responder_remote_access_errors_total",
-	       "Remote access errors detected by responders, e.g. a request with a bad rkey "
-	       "(mlx5)."),
-    HW_COUNTER("req_remote_invalid_request",
-	       "rdma_port_requester_remote_invalid_request_errors_total",
-	       "Remote invalid request NAKs received by requesters (mlx5)."),
-    HW_COUNTER("resp_local_length_error", "rdma_port_responder_local_length_errors_total",
-	       "Local length errors detected by responders, e.g. a message longer than the "
-	       "receive buffer (mlx5)."),
-    HW_COUNTER("rx_icrc_encapsulated", "rdma_port_icrc_error_received_packets_total",
-	       "RoCE packets received with an invalid ICRC (mlx5)."),
-    HW_COUNTER("np_cnp_sent", "rdma_port_cnp_sent_packets_total",
-	       "Congestion notification packets sent by the notification point after "
-	       "receiving ECN marked RoCEv2 packets (mlx5)."),
-    HW_COUNTER("np_ecn_marked_roce_packets", "rdma_port_ecn_marked_received_packets_total",
-	       "RoCEv2 packets received with the ECN congestion experienced mark (mlx5)."),
-    HW_COUNTER("rp_cnp_handled", "rdma_port_cnp_handled_packets_total",
-	       "Congestion notification packets handled by the reaction point to throttle "
-	       "the send rate (mlx5)."),
-    HW_COUNTER("rp_cnp_ignored", "rdma_port_cnp_ignored_packets_total",
-	       "Congestion notification packets received and ignored by the reaction point, "
-	       "e.g. with congestion control off (mlx5)."),
-    HW_COUNTER("roce_adp_retrans", "rdma_port_roce_adaptive_retransmissions_total",
-	       "Adaptive retransmissions of RoCE traffic (mlx5)."),
-    HW_COUNTER("roce_adp_retrans_to", "rdma_port_roce_adaptive_retransmission_timeouts_total",
-	       "Times RoCE traffic hit a timeout during adaptive retransmission (mlx5)."),
-    HW_COUNTER("roce_slow_restart", "rdma_port_roce_slow_restarts_total",
-	       "Times RoCE slow restart was used (mlx5)."),
-    HW_COUNTER("roce_slow_restart_cnps", "rdma_port_roce_slow_restart_cnps_total",
-	       "Congestion notification packets generated by RoCE slow restart (mlx5)."),
-    HW_COUNTER("roce_slow_restart_trans", "rdma_port_roce_slow_restart_transitions_total",
-	       "Times a RoCE QP changed state to slow restart (mlx5)."),
+	/*
+	 * ports/N/hw_counters/ of mlx5. The q counters are 32 bit in the device
+	 * (they wrap); the congestion counters and rx_icrc_encapsulated are 64 bit.
+	 */
+	HW_COUNTER("rx_write_requests", "rdma_port_received_write_requests_total",
+		   "RDMA WRITE requests received by the port's QPs (mlx5)."),
+	HW_COUNTER("rx_read_requests", "rdma_port_received_read_requests_total",
+		   "RDMA READ requests received by the port's QPs (mlx5)."),
+	HW_COUNTER("rx_atomic_requests", "rdma_port_received_atomic_requests_total",
+		   "ATOMIC requests received by the port's QPs (mlx5)."),
+	HW_COUNTER("rx_dct_connect", "rdma_port_received_dct_connect_requests_total",
+		   "Connection requests received by the port's DC targets (mlx5)."),
+	HW_COUNTER("out_of_buffer", "rdma_port_out_of_buffer_dropped_packets_total",
+		   "Packets dropped because no receive WQE was posted on the QP (mlx5)."),
+	HW_COUNTER("out_of_sequence", "rdma_port_out_of_sequence_received_packets_total",
+		   "Out of sequence packets received by the port's QPs (mlx5)."),
+	HW_COUNTER(
+		"rnr_nak_retry_err", "rdma_port_rnr_naks_received_total",
+		"RNR NAKs received by requesters before the QP retry limit was exceeded (mlx5)."),
+	HW_COUNTER("packet_seq_err", "rdma_port_sequence_error_naks_received_total",
+		   "NAK sequence error packets received by requesters before the QP retry limit "
+		   "was exceeded (mlx5)."),
+	HW_COUNTER("implied_nak_seq_err", "rdma_port_implied_nak_sequence_errors_total",
+		   "Times a requester got an ACK with a PSN above the expected one for an RDMA "
+		   "READ or response, an implied NAK (mlx5)."),
+	HW_COUNTER("local_ack_timeout_err", "rdma_port_local_ack_timeouts_total",
+		   "Times a sender QP's ACK timer expired before the QP retry limit was exceeded "
+		   "(mlx5)."),
+	HW_COUNTER("req_rnr_retries_exceeded", "rdma_port_requester_rnr_retries_exceeded_total",
+		   "Times a requester QP exceeded its RNR retry limit (mlx5)."),
+	HW_COUNTER("req_transport_retries_exceeded",
+		   "rdma_port_requester_transport_retries_exceeded_total",
+		   "Times a requester QP exceeded its transport retry limit (mlx5)."),
+	HW_COUNTER("req_cqe_error", "rdma_port_requester_cqe_errors_total",
+		   "Requester completions (CQEs) with an error status (mlx5)."),
+	HW_COUNTER("resp_cqe_error", "rdma_port_responder_cqe_errors_total",
+		   "Responder completions (CQEs) with an error status (mlx5)."),
+	HW_COUNTER("req_cqe_flush_error", "rdma_port_requester_cqe_flush_errors_total",
+		   "Requester completions (CQEs) flushed with error, e.g. after the QP entered the "
+		   "error state (mlx5)."),
+	HW_COUNTER("resp_cqe_flush_error", "rdma_port_responder_cqe_flush_errors_total",
+		   "Responder completions (CQEs) flushed with error, e.g. receive WQEs left at QP "
+		   "teardown (mlx5)."),
+	HW_COUNTER("req_remote_access_errors", "rdma_port_requester_remote_access_errors_total",
+		   "Remote access error NAKs received by requesters, e.g. a bad rkey (mlx5)."),
+	HW_COUNTER("resp_remote_access_errors", "rdma_port_responder_remote_access_errors_total",
+		   "Remote access errors detected by responders, e.g. a request with a bad rkey "
+		   "(mlx5)."),
+	HW_COUNTER("req_remote_invalid_request",
+		   "rdma_port_requester_remote_invalid_request_errors_total",
+		   "Remote invalid request NAKs received by requesters (mlx5)."),
+	HW_COUNTER("resp_local_length_error", "rdma_port_responder_local_length_errors_total",
+		   "Local length errors detected by responders, e.g. a message longer than the "
+		   "receive buffer (mlx5)."),
+	HW_COUNTER("rx_icrc_encapsulated", "rdma_port_icrc_error_received_packets_total",
+		   "RoCE packets received with an invalid ICRC (mlx5)."),
+	HW_COUNTER("np_cnp_sent", "rdma_port_cnp_sent_packets_total",
+		   "Congestion notification packets sent by the notification point after "
+		   "receiving ECN marked RoCEv2 packets (mlx5)."),
+	HW_COUNTER("np_ecn_marked_roce_packets", "rdma_port_ecn_marked_received_packets_total",
+		   "RoCEv2 packets received with the ECN congestion experienced mark (mlx5)."),
+	HW_COUNTER("rp_cnp_handled", "rdma_port_cnp_handled_packets_total",
+		   "Congestion notification packets handled by the reaction point to throttle "
+		   "the send rate (mlx5)."),
+	HW_COUNTER("rp_cnp_ignored", "rdma_port_cnp_ignored_packets_total",
+		   "Congestion notification packets received and ignored by the reaction point, "
+		   "e.g. with congestion control off (mlx5)."),
+	HW_COUNTER("roce_adp_retrans", "rdma_port_roce_adaptive_retransmissions_total",
+		   "Adaptive retransmissions of RoCE traffic (mlx5)."),
+	HW_COUNTER("roce_adp_retrans_to", "rdma_port_roce_adaptive_retransmission_timeouts_total",
+		   "Times RoCE traffic hit a timeout during adaptive retransmission (mlx5)."),
+	HW_COUNTER("roce_slow_restart", "rdma_port_roce_slow_restarts_total",
+		   "Times RoCE slow restart was used (mlx5)."),
+	HW_COUNTER("roce_slow_restart_cnps", "rdma_port_roce_slow_restart_cnps_total",
+		   "Congestion notification packets generated by RoCE slow restart (mlx5)."),
+	HW_COUNTER("roce_slow_restart_trans", "rdma_port_roce_slow_restart_transitions_total",
+		   "Times a RoCE QP changed state to slow restart (mlx5)."),
 
-    /* ports/N/hw_counters/ of efa (and bnxt_re, which has counters/ as well). */
-    ENTRY("rx_bytes", SRC_HW, "rdma_port_data_received_bytes_total", help_rx_data, 1, PRIO_HW),
-    ENTRY("tx_bytes", SRC_HW, "rdma_port_data_transmitted_bytes_total", help_tx_data, 1, PRIO_HW),
-    ENTRY("rx_pkts", SRC_HW, "rdma_port_received_packets_total", help_rx_packets, 1, PRIO_HW),
-    ENTRY("tx_pkts", SRC_HW, "rdma_port_transmitted_packets_total", help_tx_packets, 1, PRIO_HW),
-    HW_COUNTER("rx_drops", "rdma_port_receive_dropped_packets_total",
-	       "Packets dropped on receive by the device (efa)."),
+	/* ports/N/hw_counters/ of efa (and bnxt_re, which has counters/ as well). */
+	ENTRY("rx_bytes", SRC_HW, "rdma_port_data_received_bytes_total", help_rx_data, 1, PRIO_HW),
+	ENTRY("tx_bytes", SRC_HW, "rdma_port_data_transmitted_bytes_total", help_tx_data, 1,
+	      PRIO_HW),
+	ENTRY("rx_pkts", SRC_HW, "rdma_port_received_packets_total", help_rx_packets, 1, PRIO_HW),
+	ENTRY("tx_pkts", SRC_HW, "rdma_port_transmitted_packets_total", help_tx_packets, 1,
+	      PRIO_HW),
+	HW_COUNTER("rx_drops", "rdma_port_receive_dropped_packets_total",
+		   "Packets dropped on receive by the device (efa)."),
 
-    /* ports/N/hw_counters/ of rxe: same meaning as the PMA counter. */
-    ENTRY("link_downed", SRC_HW, "rdma_port_link_downed_total", help_link_downed, 1, PRIO_HW),
+	/* ports/N/hw_counters/ of rxe: same meaning as the PMA counter. */
+	ENTRY("link_downed", SRC_HW, "rdma_port_link_downed_total", help_link_downed, 1, PRIO_HW),
 };
 
 const unsigned sysfs_counter_names_len =
-    sizeof(sysfs_counter_names) / sizeof(sysfs_counter_names[0]);
+	sizeof(sysfs_counter_names) / sizeof(sysfs_counter_names[0]);
 
 /* Linear scan: the table is small and this only runs when ports are scanned. */
 const struct sysfs_counter_name *sysfs_counter_lookup(const char *file, unsigned source)

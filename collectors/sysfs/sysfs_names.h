@@ -15,17 +15,17 @@
 
 /* The directory a counter file was found in. */
 enum sysfs_counter_source {
-	SYSFS_SRC_COUNTERS = 1u << 0,     /* ports/N/counters/ (IB PortCounters via PMA) */
-	SYSFS_SRC_COUNTERS_EXT = 1u << 1, /* ports/N/counters_ext/ (mlx4 extended) */
-	SYSFS_SRC_HW_COUNTERS = 1u << 2,  /* ports/N/hw_counters/ (driver specific) */
+	SYSFS_SRC_COUNTERS = 1u << 0,	     /* ports/N/counters/ (IB PortCounters via PMA) */
+	SYSFS_SRC_COUNTERS_EXT = 1u << 1,    /* ports/N/counters_ext/ (mlx4 extended) */
+	SYSFS_SRC_HW_COUNTERS = 1u << 2,     /* ports/N/hw_counters/ (driver specific) */
 	SYSFS_SRC_DEV_HW_COUNTERS = 1u << 3, /* <dev>/hw_counters/ (device level) */
 };
 
 struct sysfs_counter_name {
-	const char *file;   /* file name inside the directory */
-	unsigned sources;   /* OR of sysfs_counter_source where the name has this meaning */
-	const char *metric; /* family name, e.g. rdma_port_data_received_bytes_total */
-	const char *help;   /* HELP text: what it counts, its unit, driver notes */
+	const char *file;    /* file name inside the directory */
+	unsigned sources;    /* OR of sysfs_counter_source where the name has this meaning */
+	const char *metric;  /* family name, e.g. rdma_port_data_received_bytes_total */
+	const char *help;    /* HELP text: what it counts, its unit, driver notes */
 	uint32_t multiplier; /* raw value * multiplier = exported value (4 for octets/4) */
 	enum metric_type type;
 	/* When two files of one port map to the same metric, the higher priority

@@ -89,19 +89,19 @@ static int parse_numbered_enum(const char *s, size_t len, const char *const *nam
 
 /* IB spec PortState, index = value (kernel enum ib_port_state). */
 static const char *const port_state_names[] = {
-    "NOP", "DOWN", "INIT", "ARMED", "ACTIVE", "ACTIVE_DEFER",
+	"NOP", "DOWN", "INIT", "ARMED", "ACTIVE", "ACTIVE_DEFER",
 };
 
 /* IB spec PortPhysicalState, spelled as drivers/infiniband/core/sysfs.c does. */
 static const char *const phys_state_names[] = {
-    NULL,
-    "Sleep",
-    "Polling",
-    "Disabled",
-    "PortConfigurationTraining",
-    "LinkUp",
-    "LinkErrorRecovery",
-    "Phy Test",
+	NULL,
+	"Sleep",
+	"Polling",
+	"Disabled",
+	"PortConfigurationTraining",
+	"LinkUp",
+	"LinkErrorRecovery",
+	"Phy Test",
 };
 
 int sysfs_parse_port_state(const char *s, size_t len, uint64_t *out)
@@ -121,7 +121,7 @@ int sysfs_parse_phys_state(const char *s, size_t len, uint64_t *out)
 int sysfs_parse_rate(const char *s, size_t len, uint64_t *bytes_per_second)
 {
 	static const uint64_t pow10[RATE_MAX_FRAC + 1] = {
-	    1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000, 1000000000,
+		1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000, 1000000000,
 	};
 	const size_t unit_len = sizeof(RATE_UNIT) - 1;
 	uint64_t whole, frac = 0, bytes;

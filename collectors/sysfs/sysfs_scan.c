@@ -74,7 +74,7 @@ static int name_cmp_qsort(const void *a, const void *b)
 }
 
 static int path_fmt(char *buf, size_t size, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+	__attribute__((format(printf, 3, 4)));
 
 static int path_fmt(char *buf, size_t size, const char *fmt, ...)
 {
@@ -527,9 +527,9 @@ static int scan_port(int root, const char *devname, struct sysfs_port *p, struct
 		const char *dir;
 		unsigned source;
 	} dirs[] = {
-	    {"counters", SYSFS_SRC_COUNTERS},
-	    {"counters_ext", SYSFS_SRC_COUNTERS_EXT},
-	    {"hw_counters", SYSFS_SRC_HW_COUNTERS},
+		{"counters", SYSFS_SRC_COUNTERS},
+		{"counters_ext", SYSFS_SRC_COUNTERS_EXT},
+		{"hw_counters", SYSFS_SRC_HW_COUNTERS},
 	};
 	char base[PATH_MAX], path[PATH_MAX];
 	int r;
@@ -659,11 +659,11 @@ static int scan_attrs(int root, struct sysfs_device *dev)
 		const char *file;
 		size_t offset;
 	} attrs[] = {
-	    {"hca_type", offsetof(struct sysfs_device, hca_type)},
-	    {"board_id", offsetof(struct sysfs_device, board_id)},
-	    {"fw_ver", offsetof(struct sysfs_device, fw_ver)},
-	    {"node_guid", offsetof(struct sysfs_device, node_guid)},
-	    {"sys_image_guid", offsetof(struct sysfs_device, sys_image_guid)},
+		{"hca_type", offsetof(struct sysfs_device, hca_type)},
+		{"board_id", offsetof(struct sysfs_device, board_id)},
+		{"fw_ver", offsetof(struct sysfs_device, fw_ver)},
+		{"node_guid", offsetof(struct sysfs_device, node_guid)},
+		{"sys_image_guid", offsetof(struct sysfs_device, sys_image_guid)},
 	};
 	char path[PATH_MAX];
 	int r;

@@ -26,8 +26,7 @@ static int parse(struct exporter_config *cfg, int argc, char *const argv[])
 }
 
 #define PARSE(cfg, ...)                                                                            \
-	parse(cfg,                                                                                 \
-	      (int)(sizeof((const char *[]){"rdma_exporter", __VA_ARGS__}) / sizeof(char *)),      \
+	parse(cfg, (int)(sizeof((const char *[]){"rdma_exporter", __VA_ARGS__}) / sizeof(char *)), \
 	      (char *const *)(const char *[]){"rdma_exporter", __VA_ARGS__})
 
 static void test_durations(void **state)
@@ -37,13 +36,25 @@ static void test_durations(void **state)
 		int rc;
 		uint64_t ms;
 	} cases[] = {
-		{"500ms", 0, 500},	  {"1s", 0, 1000},	    {"1m", 0, 60000},
-		{"5s", 0, 5000},	  {"1h", 0, 3600000},	    {"1d", 0, 86400000},
-		{"1m30s", 0, 90000},	  {"1h1m1s1ms", 0, 3661001}, {"0", 0, 0},
-		{"", -EINVAL, 0},	  {"5", -EINVAL, 0},	    {"s", -EINVAL, 0},
-		{"1.5s", -EINVAL, 0},	  {"-1s", -EINVAL, 0},	    {"1x", -EINVAL, 0},
-		{"1s ", -EINVAL, 0},	  {"10us", -EINVAL, 0},
-		{"99999999999999999999ms", -ERANGE, 0}, {"999999999999999999d", -ERANGE, 0},
+		{"500ms", 0, 500},
+		{"1s", 0, 1000},
+		{"1m", 0, 60000},
+		{"5s", 0, 5000},
+		{"1h", 0, 3600000},
+		{"1d", 0, 86400000},
+		{"1m30s", 0, 90000},
+		{"1h1m1s1ms", 0, 3661001},
+		{"0", 0, 0},
+		{"", -EINVAL, 0},
+		{"5", -EINVAL, 0},
+		{"s", -EINVAL, 0},
+		{"1.5s", -EINVAL, 0},
+		{"-1s", -EINVAL, 0},
+		{"1x", -EINVAL, 0},
+		{"1s ", -EINVAL, 0},
+		{"10us", -EINVAL, 0},
+		{"99999999999999999999ms", -ERANGE, 0},
+		{"999999999999999999d", -ERANGE, 0},
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -79,13 +90,12 @@ static void test_values(void **state)
 {
 	struct exporter_config cfg;
 
-	assert_int_equal(PARSE(&cfg, "--web.listen-address=127.0.0.1:9100",
-			       "--web.telemetry-path", "/m", "--path.sysfs=/tmp/sys",
-			       "--poll.interval=500ms", "--collector.device-include=mlx5_.*",
-			       "--collector.device-exclude", "mlx5_1", "--log.level=debug",
-			       "--no-collector.sysfs", "--collector.probe",
-			       "--collector.sysfs.rescan-interval=2m", "--web.max-connections=8",
-			       "--web.connection-timeout=30s"),
+	assert_int_equal(PARSE(&cfg, "--web.listen-address=127.0.0.1:9100", "--web.telemetry-path",
+			       "/m", "--path.sysfs=/tmp/sys", "--poll.interval=500ms",
+			       "--collector.device-include=mlx5_.*", "--collector.device-exclude",
+			       "mlx5_1", "--log.level=debug", "--no-collector.sysfs",
+			       "--collector.probe", "--collector.sysfs.rescan-interval=2m",
+			       "--web.max-connections=8", "--web.connection-timeout=30s"),
 			 0);
 	assert_string_equal(cfg.listen_address, "127.0.0.1:9100");
 	assert_string_equal(cfg.telemetry_path, "/m");
@@ -178,16 +188,16 @@ static void test_listen_split(void **state)
 	assert_int_equal(config_split_listen_address("host:", host, sizeof(host), &port), -EINVAL);
 	assert_int_equal(config_split_listen_address("host:8x", host, sizeof(host), &port),
 			 -EINVAL);
-	assert_int_equal(config_split_listen_address("averyveryveryverylonghostnamethatdoesnotfit:1",
-						     host, 16, &port),
+	assert_int_equal(config_split_listen_address(
+				 "averyveryveryverylonghostnamethatdoesnotfit:1", host, 16, &port),
 			 -EINVAL);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_durations),   cmocka_unit_test(test_defaults),
-		cmocka_unit_test(test_values),	    cmocka_unit_test(test_disable_defaults),
+		cmocka_unit_test(test_durations),    cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_values),	     cmocka_unit_test(test_disable_defaults),
 		cmocka_unit_test(test_help_version), cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_listen_split),
 	};

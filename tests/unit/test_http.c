@@ -15,8 +15,7 @@ static void test_routes(void **state)
 	assert_int_equal(http_route("HEAD", "/metrics", "/metrics"), HTTP_ROUTE_METRICS);
 	assert_int_equal(http_route("GET", "/", "/metrics"), HTTP_ROUTE_LANDING);
 	assert_int_equal(http_route("GET", "/healthz", "/metrics"), HTTP_ROUTE_HEALTH);
-	assert_int_equal(http_route("POST", "/metrics", "/metrics"),
-			 HTTP_ROUTE_METHOD_NOT_ALLOWED);
+	assert_int_equal(http_route("POST", "/metrics", "/metrics"), HTTP_ROUTE_METHOD_NOT_ALLOWED);
 	assert_int_equal(http_route("DELETE", "/", "/metrics"), HTTP_ROUTE_METHOD_NOT_ALLOWED);
 	assert_int_equal(http_route("GET", "/metricsx", "/metrics"), HTTP_ROUTE_NOT_FOUND);
 	assert_int_equal(http_route("POST", "/nope", "/metrics"), HTTP_ROUTE_NOT_FOUND);

@@ -71,7 +71,8 @@ static void test_invalid_utf8_replaced(void **state)
 					     METRIC_LABELS({"v", "\x80x\xc3\xc0\xaf\xc3\xa9"}), 1),
 			 0);
 	out = render(s);
-	assert_non_null(strstr(out, "m{v=\"\xef\xbf\xbdx\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xc3\xa9\"} 1\n"));
+	assert_non_null(strstr(
+		out, "m{v=\"\xef\xbf\xbdx\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xc3\xa9\"} 1\n"));
 	free(out);
 	metric_sink_free(s);
 }
@@ -108,23 +109,22 @@ static void test_rejects(void **state)
 	assert_int_equal(metric_sink_add_u64(s, "ok", "h", METRIC_GAUGE,
 					     METRIC_LABELS({"__reserved", "x"}), 1),
 			 -EINVAL);
-	assert_int_equal(metric_sink_add_u64(s, "ok", "h", METRIC_GAUGE,
-					     METRIC_LABELS({"a-b", "x"}), 1),
-			 -EINVAL);
+	assert_int_equal(
+		metric_sink_add_u64(s, "ok", "h", METRIC_GAUGE, METRIC_LABELS({"a-b", "x"}), 1),
+		-EINVAL);
 	assert_int_equal(metric_sink_add_u64(s, "ok", "h", METRIC_GAUGE,
 					     METRIC_LABELS({"a", "x"}, {"a", "y"}), 1),
 			 -EINVAL);
-	assert_int_equal(metric_sink_add_u64(s, "ok", "h", METRIC_GAUGE,
-					     METRIC_LABELS({"a", "x"}), 1),
-			 0);
+	assert_int_equal(
+		metric_sink_add_u64(s, "ok", "h", METRIC_GAUGE, METRIC_LABELS({"a", "x"}), 1), 0);
 	/* same series twice */
-	assert_int_equal(metric_sink_add_u64(s, "ok", "h", METRIC_GAUGE,
-					     METRIC_LABELS({"a", "x"}), 2),
-			 -EEXIST);
+	assert_int_equal(
+		metric_sink_add_u64(s, "ok", "h", METRIC_GAUGE, METRIC_LABELS({"a", "x"}), 2),
+		-EEXIST);
 	/* same family, other type */
-	assert_int_equal(metric_sink_add_u64(s, "ok", "h", METRIC_COUNTER,
-					     METRIC_LABELS({"a", "y"}), 2),
-			 -EPROTO);
+	assert_int_equal(
+		metric_sink_add_u64(s, "ok", "h", METRIC_COUNTER, METRIC_LABELS({"a", "y"}), 2),
+		-EPROTO);
 	assert_int_equal(metric_sink_errors(s), 8);
 	out = render(s);
 	assert_string_equal(out, "# HELP ok h\n# TYPE ok gauge\nok{a=\"x\"} 1\n");
@@ -152,8 +152,14 @@ static void test_doubles(void **state)
 		double v;
 		const char *want;
 	} cases[] = {
-		{0.0, "0"},   {0.1, "0.1"},	   {1.5, "1.5"},	 {1e21, "1e+21"},
-		{-2.25, "-2.25"}, {NAN, "NaN"},	   {INFINITY, "+Inf"},	 {-INFINITY, "-Inf"},
+		{0.0, "0"},
+		{0.1, "0.1"},
+		{1.5, "1.5"},
+		{1e21, "1e+21"},
+		{-2.25, "-2.25"},
+		{NAN, "NaN"},
+		{INFINITY, "+Inf"},
+		{-INFINITY, "-Inf"},
 		{0.30000000000000004, "0.30000000000000004"},
 	};
 

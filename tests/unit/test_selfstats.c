@@ -31,8 +31,9 @@ static void test_proc_stat(void **state)
 static void test_proc_stat_bad(void **state)
 {
 	struct proc_stat st;
-	const char *cases[] = {"", "4242 (x S 1", "4242 (x) S 1 2 3", "4242 (x) S 1 4242 4242 0 -1 "
-		"4194560 1167 0 0 0 abc 75 0 0 20 0 3 0 1 2 3"};
+	const char *cases[] = {"", "4242 (x S 1", "4242 (x) S 1 2 3",
+			       "4242 (x) S 1 4242 4242 0 -1 "
+			       "4194560 1167 0 0 0 abc 75 0 0 20 0 3 0 1 2 3"};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		assert_int_equal(proc_stat_parse(cases[i], strlen(cases[i]), &st), -EINVAL);
@@ -78,8 +79,10 @@ static void test_collect_missing_proc(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_proc_stat),	 cmocka_unit_test(test_proc_stat_bad),
-		cmocka_unit_test(test_btime),		 cmocka_unit_test(test_collect_live),
+		cmocka_unit_test(test_proc_stat),
+		cmocka_unit_test(test_proc_stat_bad),
+		cmocka_unit_test(test_btime),
+		cmocka_unit_test(test_collect_live),
 		cmocka_unit_test(test_collect_missing_proc),
 	};
 

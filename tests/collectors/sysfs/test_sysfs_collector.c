@@ -332,16 +332,17 @@ static void test_procfs_mixed(void **state)
 static void test_procfs_mlx5_counters(void **state)
 {
 	static const char *const files[] = {
-	    "roce_slow_restart_cnps", "resp_cqe_error",	       "rx_dct_connect",   "out_of_buffer",
-	    "duplicate_request",      "local_ack_timeout_err", "out_of_sequence",  "packet_seq_err",
-	    "req_cqe_flush_error",    "roce_adp_retrans",      "rx_read_requests",
+		"roce_slow_restart_cnps", "resp_cqe_error",    "rx_dct_connect",
+		"out_of_buffer",	  "duplicate_request", "local_ack_timeout_err",
+		"out_of_sequence",	  "packet_seq_err",    "req_cqe_flush_error",
+		"roce_adp_retrans",	  "rx_read_requests",
 	};
 	struct run r;
 
 	run_once(&r, "procfs-mixed", "mlx5_0", NULL);
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 		const struct sysfs_counter_name *e =
-		    sysfs_counter_lookup(files[i], SYSFS_SRC_HW_COUNTERS);
+			sysfs_counter_lookup(files[i], SYSFS_SRC_HW_COUNTERS);
 		char needle[256];
 
 		if (e)
@@ -364,7 +365,7 @@ static void test_procfs_mlx5_counters(void **state)
 static void test_rxe(void **state)
 {
 	const struct sysfs_counter_name *ld =
-	    sysfs_counter_lookup("link_downed", SYSFS_SRC_HW_COUNTERS);
+		sysfs_counter_lookup("link_downed", SYSFS_SRC_HW_COUNTERS);
 	struct run r;
 
 	run_once(&r, "rxe", NULL, NULL);
@@ -716,19 +717,19 @@ static void test_fd_limit_fallback(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_node_exporter_mixed),
-	    cmocka_unit_test(test_procfs_mixed),
-	    cmocka_unit_test(test_procfs_mlx5_counters),
-	    cmocka_unit_test(test_rxe),
-	    cmocka_unit_test(test_efa),
-	    cmocka_unit_test(test_broken),
-	    cmocka_unit_test(test_filter),
-	    cmocka_unit_test(test_no_class_dir),
-	    cmocka_unit_test(test_device_removed_and_added),
-	    cmocka_unit_test(test_symlinked_device_removed),
-	    cmocka_unit_test(test_value_breaks),
-	    cmocka_unit_test(test_rescan_and_reload),
-	    cmocka_unit_test(test_fd_limit_fallback),
+		cmocka_unit_test(test_node_exporter_mixed),
+		cmocka_unit_test(test_procfs_mixed),
+		cmocka_unit_test(test_procfs_mlx5_counters),
+		cmocka_unit_test(test_rxe),
+		cmocka_unit_test(test_efa),
+		cmocka_unit_test(test_broken),
+		cmocka_unit_test(test_filter),
+		cmocka_unit_test(test_no_class_dir),
+		cmocka_unit_test(test_device_removed_and_added),
+		cmocka_unit_test(test_symlinked_device_removed),
+		cmocka_unit_test(test_value_breaks),
+		cmocka_unit_test(test_rescan_and_reload),
+		cmocka_unit_test(test_fd_limit_fallback),
 	};
 
 	/* the tests provoke failures on purpose: keep the log quiet */

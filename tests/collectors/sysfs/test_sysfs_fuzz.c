@@ -104,19 +104,19 @@ static void test_random_bytes(void **state)
 static void test_known_tricky(void **state)
 {
 	static const char *const inputs[] = {
-	    "",
-	    "\n",
-	    "N/A (no PMA)\n",
-	    "18446744073709551616",
-	    "147573952590 Gb/sec",
-	    "0.999999999 Gb/sec (1X SDR)",
-	    "4294967296",
-	    "1: ",
-	    "/",
-	    "//..//",
-	    "0x",
-	    "0xffffffffffffffffff",
-	    "99999999999999999999: LinkUp",
+		"",
+		"\n",
+		"N/A (no PMA)\n",
+		"18446744073709551616",
+		"147573952590 Gb/sec",
+		"0.999999999 Gb/sec (1X SDR)",
+		"4294967296",
+		"1: ",
+		"/",
+		"//..//",
+		"0x",
+		"0xffffffffffffffffff",
+		"99999999999999999999: LinkUp",
 	};
 
 	for (size_t i = 0; i < sizeof(inputs) / sizeof(inputs[0]); i++)
@@ -126,9 +126,9 @@ static void test_known_tricky(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_known_tricky),
-	    cmocka_unit_test(test_fixture_corpus),
-	    cmocka_unit_test(test_random_bytes),
+		cmocka_unit_test(test_known_tricky),
+		cmocka_unit_test(test_fixture_corpus),
+		cmocka_unit_test(test_random_bytes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -299,12 +299,12 @@ static void test_port_num(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_counter_ok), cmocka_unit_test(test_counter_bad),
-	    cmocka_unit_test(test_port_state), cmocka_unit_test(test_phys_state),
-	    cmocka_unit_test(test_rate_ok),    cmocka_unit_test(test_rate_bad),
-	    cmocka_unit_test(test_lid),	       cmocka_unit_test(test_node_type),
-	    cmocka_unit_test(test_text),       cmocka_unit_test(test_link_basename),
-	    cmocka_unit_test(test_port_num),
+		cmocka_unit_test(test_counter_ok), cmocka_unit_test(test_counter_bad),
+		cmocka_unit_test(test_port_state), cmocka_unit_test(test_phys_state),
+		cmocka_unit_test(test_rate_ok),	   cmocka_unit_test(test_rate_bad),
+		cmocka_unit_test(test_lid),	   cmocka_unit_test(test_node_type),
+		cmocka_unit_test(test_text),	   cmocka_unit_test(test_link_basename),
+		cmocka_unit_test(test_port_num),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
