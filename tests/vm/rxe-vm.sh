@@ -55,7 +55,7 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 SELF=$HERE/$(basename "${BASH_SOURCE[0]}")
 INIT_SRC=$HERE/guest-init.sh
 
-WORK=${RXEVM_WORK:-${XDG_CACHE_HOME:-$HOME/.cache}/rdma_exporter-rxevm}
+WORK=${RXEVM_WORK:-${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/rdma_exporter-rxevm}
 ACCEL=${RXEVM_ACCEL:-tcg}
 MEM=${RXEVM_MEM:-1024}
 SMP=${RXEVM_SMP:-2}
