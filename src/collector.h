@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "config.h"
 #include "devfilter.h"
 #include "metrics.h"
 
@@ -26,6 +27,16 @@ struct collector_ctx {
 	const struct device_filter *filter;
 	/* Seconds between full re-scans of device and counter lists. */
 	double rescan_interval_s;
+	/* Time between polls (--poll.interval), in ms. */
+	uint64_t poll_interval_ms;
+	/* procfs mount point ("/proc"), for pid -> comm look-ups. */
+	const char *proc_root;
+	/* Whether the sysfs collector runs too: collectors that can see the
+	 * same counter another way (netlink) leave those to sysfs. */
+	bool sysfs_collector_enabled;
+	/* Values of this collector's own flags (collector_ops.flags), in table
+	 * order; set by the poller for each collector, NULL when it has none. */
+	const uint64_t *flags;
 };
 
 struct collector_stats {
@@ -37,6 +48,9 @@ struct collector_ops {
 	const char *name; /* [a-z0-9_]+, used in --collector.NAME */
 	const char *help; /* one line for --help */
 	bool default_enabled;
+	/* Own flags, --collector.NAME.FLAG=VALUE (config.h); may be NULL. */
+	const struct collector_flag *flags;
+	unsigned n_flags;
 	/* Allocate state. Must not fail because hardware is missing. */
 	int (*init)(const struct collector_ctx *ctx, void **state);
 	int (*collect)(void *state, struct metric_sink *sink, struct collector_stats *stats);

@@ -115,8 +115,12 @@ static void set_defaults(struct exporter_config *cfg, const struct config_collec
 	cfg->max_connections = 64;
 	cfg->connection_timeout_s = 10;
 	cfg->n_collectors = n;
-	for (unsigned i = 0; i < n; i++)
+	for (unsigned i = 0; i < n; i++) {
 		cfg->collector_enabled[i] = collectors[i].default_enabled;
+		for (unsigned f = 0; f < collectors[i].n_flags && f < CONFIG_MAX_COLLECTOR_FLAGS;
+		     f++)
+			cfg->collector_flags[i][f] = collectors[i].flags[f].def;
+	}
 }
 
 /* Flags that take a value. */
@@ -237,12 +241,61 @@ static int find_collector(const struct config_collector *collectors, unsigned n,
 	return -1;
 }
 
+/* --collector.C.F=V: 1 when name is a flag of a collector (and applied), 0 when not. */
+static int apply_collector_flag(struct exporter_config *cfg,
+				const struct config_collector *collectors, unsigned n,
+				const char *name, size_t nlen, const char *v, char *err,
+				size_t errlen)
+{
+	for (unsigned i = 0; i < n; i++) {
+		size_t cl = strlen(collectors[i].name);
+
+		if (nlen <= 10 + cl + 1 || strncmp(name + 10, collectors[i].name, cl) != 0 ||
+		    name[10 + cl] != '.')
+			continue;
+		for (unsigned f = 0; f < collectors[i].n_flags; f++) {
+			const struct collector_flag *cf = &collectors[i].flags[f];
+			const char *fname = name + 10 + cl + 1;
+			size_t flen = nlen - (10 + cl + 1);
+			uint64_t x;
+
+			if (strlen(cf->name) != flen || strncmp(cf->name, fname, flen) != 0)
+				continue;
+			if (!v)
+				return fail(err, errlen, "--%.*s needs a value", (int)nlen, name);
+			if (cf->kind == COLLECTOR_FLAG_UINT) {
+				if (parse_u64_dec(v, strlen(v), &x) < 0 || x < cf->min ||
+				    x > cf->max)
+					return fail(err, errlen,
+						    "--%.*s: \"%s\" is not a whole number from "
+						    "%llu to %llu",
+						    (int)nlen, name, v, (unsigned long long)cf->min,
+						    (unsigned long long)cf->max);
+			} else if (config_parse_duration_ms(v, &x) < 0 || x < cf->min ||
+				   x > cf->max) {
+				return fail(err, errlen,
+					    "--%.*s: \"%s\" is not a duration from %llums to "
+					    "%llums (examples: 500ms, 5s, 1m)",
+					    (int)nlen, name, v, (unsigned long long)cf->min,
+					    (unsigned long long)cf->max);
+			}
+			cfg->collector_flags[i][f] = x;
+			return 1;
+		}
+	}
+	return 0;
+}
+
 int config_parse(struct exporter_config *cfg, int argc, char *const argv[],
 		 const struct config_collector *collectors, unsigned n_collectors, char *err,
 		 size_t errlen)
 {
 	if (n_collectors > CONFIG_MAX_COLLECTORS)
 		return fail(err, errlen, "internal error: too many collectors");
+	for (unsigned j = 0; j < n_collectors; j++)
+		if (collectors[j].n_flags > CONFIG_MAX_COLLECTOR_FLAGS)
+			return fail(err, errlen, "internal error: too many flags for %s",
+				    collectors[j].name);
 	set_defaults(cfg, collectors, n_collectors);
 
 	for (int i = 1; i < argc; i++) {
@@ -295,8 +348,25 @@ int config_parse(struct exporter_config *cfg, int argc, char *const argv[],
 			continue;
 		}
 
+		if (!negated && strncmp(name, "collector.", 10) == 0) {
+			const char *v = eq ? eq + 1 : (i + 1 < argc ? argv[i + 1] : NULL);
+			int r = apply_collector_flag(cfg, collectors, n_collectors, name, nlen, v,
+						     err, errlen);
+
+			if (r < 0)
+				return r;
+			if (r > 0) {
+				if (!eq)
+					i++;
+				continue;
+			}
+		}
+
 		/* Boolean flags: --collector.NAME, --no-collector.NAME,
 		 * --collector.disable-defaults */
+		if (eq && strncmp(name, "collector.", 10) == 0 && memchr(name + 10, '.', nlen - 10))
+			return fail(err, errlen, "unknown flag --%s%.*s (see --help)",
+				    negated ? "no-" : "", (int)nlen, name);
 		if (eq)
 			return fail(err, errlen, "--%.*s takes no value (use --%.*s or --no-%.*s)",
 				    (int)nlen, name, (int)nlen, name, (int)nlen, name);
@@ -355,9 +425,17 @@ void config_usage(FILE *out, const char *argv0, const struct config_collector *c
 		"\n"
 		"Collectors (--collector.NAME enables, --no-collector.NAME disables):\n",
 		argv0, CONFIG_DEFAULT_LISTEN);
-	for (unsigned i = 0; i < n_collectors; i++)
+	for (unsigned i = 0; i < n_collectors; i++) {
 		fprintf(out, "      --collector.%-20s %s [default: %s]\n", collectors[i].name,
 			collectors[i].help, collectors[i].default_enabled ? "enabled" : "disabled");
+		for (unsigned f = 0; f < collectors[i].n_flags; f++)
+			fprintf(out,
+				"          --collector.%s.%s=%s\n                                  "
+				" %s\n",
+				collectors[i].name, collectors[i].flags[f].name,
+				collectors[i].flags[f].kind == COLLECTOR_FLAG_UINT ? "N" : "D",
+				collectors[i].flags[f].help);
+	}
 	fprintf(out,
 		"\nExit status: 0 after SIGTERM/SIGINT, 1 on a runtime error, 2 on bad flags.\n");
 }

@@ -16,6 +16,7 @@
 #define CONFIG_MAX_COLLECTORS	    16
 #define CONFIG_MIN_POLL_INTERVAL_MS 100
 #define CONFIG_MAX_POLL_INTERVAL_MS (24ull * 3600 * 1000)
+#define CONFIG_MAX_COLLECTOR_FLAGS  8
 
 enum config_action {
 	CONFIG_RUN,
@@ -23,11 +24,31 @@ enum config_action {
 	CONFIG_VERSION,
 };
 
+enum collector_flag_kind {
+	COLLECTOR_FLAG_UINT,	 /* whole number from min to max */
+	COLLECTOR_FLAG_DURATION, /* Prometheus duration, stored in ms, min..max ms */
+};
+
+/*
+ * A flag of one collector: --collector.<collector>.<name>=VALUE. Its value
+ * reaches the collector as collector_ctx.flags[i], i its index in the
+ * collector's table.
+ */
+struct collector_flag {
+	const char *name; /* e.g. "top-processes" */
+	const char *help; /* one line for --help, says what the default means */
+	enum collector_flag_kind kind;
+	uint64_t def, min, max;
+};
+
 /* What the flag parser needs to know about each collector. */
 struct config_collector {
 	const char *name;
 	const char *help;
 	bool default_enabled;
+	const struct collector_flag
+		*flags; /* n_flags entries, at most CONFIG_MAX_COLLECTOR_FLAGS */
+	unsigned n_flags;
 };
 
 struct exporter_config {
@@ -44,6 +65,8 @@ struct exporter_config {
 	unsigned connection_timeout_s;
 	unsigned n_collectors;
 	bool collector_enabled[CONFIG_MAX_COLLECTORS];
+	/* Values of each collector's own flags, defaults when not given. */
+	uint64_t collector_flags[CONFIG_MAX_COLLECTORS][CONFIG_MAX_COLLECTOR_FLAGS];
 };
 
 /*

@@ -36,6 +36,14 @@ static void raise_nofile_limit(void)
 		log_warn("cannot raise the open file limit: %s", strerror(errno));
 }
 
+static bool sysfs_enabled(const struct exporter_config *cfg)
+{
+	for (unsigned i = 0; i < collector_table_len; i++)
+		if (strcmp(collector_table[i]->name, "sysfs") == 0)
+			return cfg->collector_enabled[i];
+	return false;
+}
+
 int daemon_main(int argc, char *argv[])
 {
 	struct config_collector cc[CONFIG_MAX_COLLECTORS];
@@ -54,6 +62,8 @@ int daemon_main(int argc, char *argv[])
 		cc[i].name = collector_table[i]->name;
 		cc[i].help = collector_table[i]->help;
 		cc[i].default_enabled = collector_table[i]->default_enabled;
+		cc[i].flags = collector_table[i]->flags;
+		cc[i].n_flags = collector_table[i]->n_flags;
 	}
 	if (config_parse(&cfg, argc, argv, cc, collector_table_len, err, sizeof(err)) < 0) {
 		fprintf(stderr, "rdma_exporter: error: %s\n", err);
@@ -107,7 +117,11 @@ int daemon_main(int argc, char *argv[])
 				.sysfs_fd = sysfs_fd,
 				.filter = filter,
 				.rescan_interval_s = (double)cfg.rescan_interval_ms / 1000.0,
+				.poll_interval_ms = cfg.poll_interval_ms,
+				.proc_root = "/proc",
+				.sysfs_collector_enabled = sysfs_enabled(&cfg),
 			},
+		.flag_values = (const uint64_t(*)[CONFIG_MAX_COLLECTOR_FLAGS])cfg.collector_flags,
 		.interval_ms = cfg.poll_interval_ms,
 		.proc_root = "/proc",
 	};

@@ -296,6 +296,31 @@ static const char *type_name(enum metric_type t)
 	return "untyped";
 }
 
+static struct family *find_family(const struct metric_sink *s, const char *name, uint64_t h)
+{
+	struct family *f;
+
+	if (!s->fam_cap)
+		return NULL;
+	for (size_t i = h & (s->fam_cap - 1); (f = s->fam_index[i]); i = (i + 1) & (s->fam_cap - 1))
+		if (f->hash == h && strcmp(f->name, name) == 0)
+			return f;
+	return NULL;
+}
+
+static struct sample *find_sample(const struct metric_sink *s, const struct family *f,
+				  const char *labels, uint64_t h)
+{
+	struct sample *e;
+
+	if (!s->smp_cap)
+		return NULL;
+	for (size_t i = h & (s->smp_cap - 1); (e = s->smp_index[i]); i = (i + 1) & (s->smp_cap - 1))
+		if (e->hash == h && e->family == f && strcmp(e->labels, labels) == 0)
+			return e;
+	return NULL;
+}
+
 static int get_family(struct metric_sink *s, const char *name, const char *help,
 		      enum metric_type type, struct family **out)
 {
@@ -303,16 +328,12 @@ static int get_family(struct metric_sink *s, const char *name, const char *help,
 	struct family *f;
 	size_t i;
 
-	if (s->fam_cap) {
-		for (i = h & (s->fam_cap - 1); (f = s->fam_index[i]);
-		     i = (i + 1) & (s->fam_cap - 1)) {
-			if (f->hash == h && strcmp(f->name, name) == 0) {
-				if (f->type != type)
-					return -EPROTO;
-				*out = f;
-				return 0;
-			}
-		}
+	f = find_family(s, name, h);
+	if (f) {
+		if (f->type != type)
+			return -EPROTO;
+		*out = f;
+		return 0;
 	}
 	if (grow_index(&s->fam_index, &s->fam_cap, s->fam_len, family_hash) < 0)
 		return -ENOMEM;
@@ -372,7 +393,7 @@ static int add_sample(struct metric_sink *s, const char *family, const char *hel
 		      bool is_u64, uint64_t u, double d)
 {
 	struct family *f;
-	struct sample *smp, *e;
+	struct sample *smp;
 	uint64_t h;
 	size_t i;
 	int r;
@@ -389,15 +410,9 @@ static int add_sample(struct metric_sink *s, const char *family, const char *hel
 		goto err;
 
 	h = fnv1a(s->scratch.data, f->hash);
-	if (s->smp_cap) {
-		for (i = h & (s->smp_cap - 1); (e = s->smp_index[i]);
-		     i = (i + 1) & (s->smp_cap - 1)) {
-			if (e->hash == h && e->family == f &&
-			    strcmp(e->labels, s->scratch.data) == 0) {
-				r = -EEXIST;
-				goto err;
-			}
-		}
+	if (find_sample(s, f, s->scratch.data, h)) {
+		r = -EEXIST;
+		goto err;
 	}
 	if (grow_index(&s->smp_index, &s->smp_cap, s->smp_len, sample_hash) < 0) {
 		r = -ENOMEM;
@@ -434,6 +449,16 @@ static int add_sample(struct metric_sink *s, const char *family, const char *hel
 err:
 	s->errors++;
 	return r;
+}
+
+bool metric_sink_has(struct metric_sink *s, const char *family, const struct metric_label *labels,
+		     size_t n_labels)
+{
+	struct family *f = find_family(s, family, fnv1a(family, FNV_OFFSET));
+
+	if (!f || render_labels(&s->scratch, labels, n_labels) < 0)
+		return false;
+	return find_sample(s, f, s->scratch.data, fnv1a(s->scratch.data, f->hash)) != NULL;
 }
 
 int metric_sink_add_u64(struct metric_sink *s, const char *family, const char *help,

@@ -58,6 +58,14 @@ int metric_sink_add_double(struct metric_sink *s, const char *family, const char
 			   enum metric_type type, const struct metric_label *labels,
 			   size_t n_labels, double value);
 
+/*
+ * Whether a sample of that family with that label set was added already; for
+ * collectors that can see one value two ways and must export it once. Counts
+ * no error.
+ */
+bool metric_sink_has(struct metric_sink *s, const char *family, const struct metric_label *labels,
+		     size_t n_labels);
+
 /* Number of samples rejected so far. */
 uint64_t metric_sink_errors(const struct metric_sink *s);
 size_t metric_sink_samples(const struct metric_sink *s);

@@ -13,6 +13,7 @@
 
 struct instance {
 	const struct collector_ops *ops;
+	struct collector_ctx ctx; /* the shared one, with this collector's flags */
 	void *state;
 	bool enabled;
 	bool init_ok;
@@ -84,7 +85,9 @@ struct poller *poller_new(const struct poller_config *cfg, struct snapshot_slot 
 		in->last_ok = true;
 		if (!in->enabled)
 			continue;
-		r = in->ops->init(&p->cfg.ctx, &in->state);
+		in->ctx = p->cfg.ctx;
+		in->ctx.flags = cfg->flag_values && in->ops->n_flags ? cfg->flag_values[i] : NULL;
+		r = in->ops->init(&in->ctx, &in->state);
 		in->init_ok = r == 0;
 		if (r < 0)
 			log_error("collector=%s init failed: %s; it will report success 0",

@@ -81,7 +81,9 @@ scrape_tree() { # scrape_tree NAME [extra flags...]
 	local name=$1
 	shift
 	local tree=$FIXTURES/sysfs/$name out=$TMP/$name.prom
-	if ! start_exporter --path.sysfs="$tree" --poll.interval=1s "$@"; then
+	# Fixture trees are sysfs only: the netlink collector would report this
+	# host's kernel, not the tree.
+	if ! start_exporter --path.sysfs="$tree" --poll.interval=1s --no-collector.netlink "$@"; then
 		not_ok "$name: exporter starts"
 		return
 	fi
@@ -121,12 +123,21 @@ fi
 
 # --- a machine with no RDMA at all: self metrics, zero devices, success 1
 mkdir -p "$TMP/empty-sys/class"
-if start_exporter --path.sysfs="$TMP/empty-sys"; then
+if start_exporter --path.sysfs="$TMP/empty-sys" --poll.interval=100ms; then
 	body=$TMP/body
 	curl -fsS "http://127.0.0.1:$PORT/metrics" >"$body"
 	check "no RDMA: collector success is 1" grep -q 'rdma_exporter_collector_success{collector="sysfs"} 1' "$body"
 	check "no RDMA: zero devices" grep -q 'rdma_exporter_collector_devices{collector="sysfs"} 0' "$body"
 	check "no RDMA: build_info served" grep -q '^rdma_exporter_build_info{version=' "$body"
+	check "no RDMA: netlink collector success is 1" grep -q 'rdma_exporter_collector_success{collector="netlink"} 1' "$body"
+	if ! python3 -c 'import socket; socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 20)' 2>/dev/null; then
+		# This kernel has no NETLINK_RDMA (the "every build machine here").
+		check "no RDMA netlink: netlink reports zero devices" grep -q 'rdma_exporter_collector_devices{collector="netlink"} 0' "$body"
+		check "no RDMA netlink: logged once at info" bash -c "test \$(grep -c 'level=info.*no RDMA netlink' '$TMP/log') -eq 1"
+		# several polls later (1 per 100ms), still one line
+		sleep 0.5
+		check "no RDMA netlink: no log line per poll" bash -c "test \$(grep -c 'RDMA netlink' '$TMP/log') -eq 1"
+	fi
 
 	# --- HTTP surface
 	url=http://127.0.0.1:$PORT
@@ -179,6 +190,9 @@ check "bad regex: exit 2" flag_error "invalid --collector.device-include regex" 
 check "missing sysfs root: exit 2" flag_error "cannot open" --path.sysfs=/nonexistent/sys
 check "bad log level: exit 2" flag_error "log.level" --log.level=loud
 check "--help exits 0 and lists collectors" bash -c "'$BIN' --help | grep -q -- '--collector.sysfs'"
+check "--help lists the netlink collector's flags" bash -c "'$BIN' --help | grep -q -- '--collector.netlink.top-processes=N'"
+check "bad top-processes: exit 2" flag_error "whole number from 0 to 1000" --collector.netlink.top-processes=many
+check "bad netlink timeout: exit 2" flag_error "not a duration" --collector.netlink.timeout=5
 check "--version exits 0" bash -c "'$BIN' --version | grep -q '^rdma_exporter, version '"
 
 # --- port already in use: a clear error, exit 1

@@ -12,9 +12,28 @@
 #include "config.h"
 #include "log.h"
 
+static const struct collector_flag probe_flags[] = {
+	{.name = "count",
+	 .help = "probes per poll",
+	 .kind = COLLECTOR_FLAG_UINT,
+	 .def = 10,
+	 .min = 0,
+	 .max = 100},
+	{.name = "timeout",
+	 .help = "probe timeout",
+	 .kind = COLLECTOR_FLAG_DURATION,
+	 .def = 0,
+	 .min = 1,
+	 .max = 60000},
+};
+
 static const struct config_collector collectors[] = {
-	{"sysfs", "sysfs counters", true},
-	{"probe", "latency probes", false},
+	{.name = "sysfs", .help = "sysfs counters", .default_enabled = true},
+	{.name = "probe",
+	 .help = "latency probes",
+	 .default_enabled = false,
+	 .flags = probe_flags,
+	 .n_flags = 2},
 };
 
 static char err[256];
@@ -169,6 +188,29 @@ static void test_errors(void **state)
 	expect_error(PARSE(&cfg, "--path.sysfs="), "empty path");
 }
 
+static void test_collector_flags(void **state)
+{
+	struct exporter_config cfg;
+
+	assert_int_equal(PARSE(&cfg, "--collector.probe"), 0);
+	assert_int_equal(cfg.collector_flags[1][0], 10);
+	assert_int_equal(cfg.collector_flags[1][1], 0);
+	assert_int_equal(PARSE(&cfg, "--collector.probe.count=0", "--collector.probe.timeout", "1m",
+			       "--collector.probe"),
+			 0);
+	assert_int_equal(cfg.collector_flags[1][0], 0);
+	assert_int_equal(cfg.collector_flags[1][1], 60000);
+	assert_true(cfg.collector_enabled[1]);
+	expect_error(PARSE(&cfg, "--collector.probe.count=101"), "whole number from 0 to 100");
+	expect_error(PARSE(&cfg, "--collector.probe.count=-1"), "whole number");
+	expect_error(PARSE(&cfg, "--collector.probe.count"), "needs a value");
+	expect_error(PARSE(&cfg, "--collector.probe.timeout=2m"), "not a duration from");
+	expect_error(PARSE(&cfg, "--collector.probe.timeout=x"), "not a duration from");
+	expect_error(PARSE(&cfg, "--collector.probe.nope=1"), "unknown");
+	expect_error(PARSE(&cfg, "--collector.sysfs.count=1"), "unknown");
+	expect_error(PARSE(&cfg, "--no-collector.probe.count=1"), "unknown");
+}
+
 static void test_listen_split(void **state)
 {
 	char host[64];
@@ -199,7 +241,7 @@ int main(void)
 		cmocka_unit_test(test_durations),    cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_values),	     cmocka_unit_test(test_disable_defaults),
 		cmocka_unit_test(test_help_version), cmocka_unit_test(test_errors),
-		cmocka_unit_test(test_listen_split),
+		cmocka_unit_test(test_listen_split), cmocka_unit_test(test_collector_flags),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,954 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * Policy layer of the netlink collector: one NETLINK_RDMA socket for the
+ * daemon's life (reopened after an error), per poll a device dump, a
+ * resource summary dump, and per device the QP, CQ, MR, CM_ID and SRQ dumps
+ * and one STAT_GET per port, all under one deadline. A device whose dumps
+ * fail keeps serving its last good numbers and the failure is counted; a
+ * device that vanished mid-poll is dropped without an error. Logs each
+ * failing (device, dump) once at warn, later at debug.
+ */
+#include "netlink.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rdma/rdma_netlink.h>
+
+#include "log.h"
+#include "sysfs_names.h"
+
+/* A dump that NLM_F_DUMP_INTR interrupted is tried this many times. */
+#define DUMP_ATTEMPTS 3
+
+enum dump_kind { DUMP_QP, DUMP_CQ, DUMP_MR, DUMP_CM_ID, DUMP_SRQ, DUMP_STAT, DUMP_KINDS };
+
+static const struct {
+	const char *name;
+	uint16_t cmd;
+	int (*on_msg)(const struct nlmsghdr *, void *);
+} dumps[DUMP_KINDS] = {
+	[DUMP_QP] = {"qp", RDMA_NLDEV_CMD_RES_QP_GET, nl_on_qp_msg},
+	[DUMP_CQ] = {"cq", RDMA_NLDEV_CMD_RES_CQ_GET, nl_on_cq_msg},
+	[DUMP_MR] = {"mr", RDMA_NLDEV_CMD_RES_MR_GET, nl_on_mr_msg},
+	[DUMP_CM_ID] = {"cm_id", RDMA_NLDEV_CMD_RES_CM_ID_GET, nl_on_cm_id_msg},
+	[DUMP_SRQ] = {"srq", RDMA_NLDEV_CMD_RES_SRQ_GET, nl_on_srq_msg},
+	[DUMP_STAT] = {"stat", RDMA_NLDEV_CMD_STAT_GET, nl_on_stat_msg},
+};
+
+/* Reasons of rdma_exporter_netlink_errors_total. */
+enum err_reason { ERR_TIMEOUT, ERR_INTERRUPTED, ERR_MALFORMED, ERR_KERNEL, ERR_REASONS };
+static const char *const reason_names[ERR_REASONS] = {"timeout", "interrupted", "malformed",
+						      "kernel"};
+
+struct nl_counter_seen {
+	char name[NL_NAME_MAX];
+	bool in_sysfs; /* the sysfs collector exports it from hw_counters/ */
+};
+
+struct nl_port {
+	uint32_t num;
+	char num_str[11];
+	struct nl_stat_list stats;
+	bool have_stats;
+	struct nl_counter_seen *seen; /* sorted by name */
+	size_t n_seen, cap_seen;
+};
+
+struct nl_device {
+	uint32_t index;
+	char name[NL_NAME_MAX];
+	struct nl_port *ports;
+	uint32_t n_ports;
+	struct nl_limits limits;
+	bool limits_queried;
+	struct nl_res_summary summary;
+	bool have_summary;
+	struct nl_dev_agg cur, scratch;
+	bool have_agg;
+	bool no_srq;	 /* kernel without SRQ dumps */
+	bool no_stat;	 /* STAT_GET unsupported */
+	unsigned warned; /* bit per dump_kind: failure logged at warn */
+	bool present;	 /* in this poll's device dump */
+};
+
+struct netlink_state {
+	struct netlink_seams seams;
+	int sysfs_fd;
+	const struct device_filter *filter;
+	double rescan_interval_s;
+	uint64_t timeout_ms;
+	unsigned top;
+	bool sysfs_enabled;
+	char proc_root[256];
+
+	struct nl_conn *conn;
+	bool unavailable; /* socket() failed: tried again at re-scan or SIGHUP */
+	int unavailable_err;
+	double unavailable_since;
+	double last_full_scan;
+	bool scanned;
+	int reload_requested;
+
+	struct nl_device **devs;
+	size_t n_devs;
+	bool logged_no_devices;
+	bool warned_summary, warned_devlist;
+
+	uint64_t errors_total[ERR_REASONS];
+	uint64_t retries_total;
+};
+
+static double now_s(void)
+{
+	return (double)nl_now_ms() / 1000.0;
+}
+
+static const char *errstr(int err, char *buf, size_t size)
+{
+	return strerror_r(err < 0 ? -err : err, buf, size);
+}
+
+/* ---- devices ----------------------------------------------------------------------------- */
+
+static void device_free(struct nl_device *d)
+{
+	if (!d)
+		return;
+	for (uint32_t i = 0; i < d->n_ports; i++) {
+		nl_stat_list_free(&d->ports[i].stats);
+		free(d->ports[i].seen);
+	}
+	free(d->ports);
+	nl_dev_agg_free(&d->cur);
+	nl_dev_agg_free(&d->scratch);
+	free(d);
+}
+
+static struct nl_device *device_new(const struct nl_dev_info *info)
+{
+	struct nl_device *d = calloc(1, sizeof(*d));
+
+	if (!d)
+		return NULL;
+	d->index = info->index;
+	memcpy(d->name, info->name, sizeof(d->name));
+	/* Port numbers are 1-based; a switch's port 0 is not counted here. */
+	if (info->ports) {
+		d->ports = calloc(info->ports, sizeof(*d->ports));
+		if (!d->ports) {
+			free(d);
+			return NULL;
+		}
+		d->n_ports = info->ports;
+		for (uint32_t i = 0; i < info->ports; i++) {
+			d->ports[i].num = i + 1;
+			snprintf(d->ports[i].num_str, sizeof(d->ports[i].num_str), "%u", i + 1);
+		}
+	}
+	return d;
+}
+
+static struct nl_device *find_device(struct netlink_state *st, const char *name)
+{
+	for (size_t i = 0; i < st->n_devs; i++)
+		if (strcmp(st->devs[i]->name, name) == 0)
+			return st->devs[i];
+	return NULL;
+}
+
+static void drop_devices(struct netlink_state *st)
+{
+	for (size_t i = 0; i < st->n_devs; i++)
+		device_free(st->devs[i]);
+	free(st->devs);
+	st->devs = NULL;
+	st->n_devs = 0;
+}
+
+static void query_limits(struct netlink_state *st, struct nl_device *d)
+{
+	char eb[128];
+	int r;
+
+	d->limits_queried = true;
+	r = st->seams.query_limits(d->name, &d->limits, st->seams.limits_data);
+	if (r < 0)
+		log_info("netlink: device=%s: no device limits from libibverbs: %s (errno %d); "
+			 "rdma_resource_limit is not exported for it",
+			 d->name, errstr(r, eb, sizeof(eb)), -r);
+}
+
+static int cmp_dev(const void *a, const void *b)
+{
+	const struct nl_device *x = *(struct nl_device *const *)a;
+	const struct nl_device *y = *(struct nl_device *const *)b;
+
+	return strcmp(x->name, y->name);
+}
+
+/*
+ * Brings the device cache in line with a device dump: new (or re-created:
+ * same name, new index) devices are added and their limits queried, vanished
+ * ones dropped. full: also query every device's limits again.
+ */
+static int sync_devices(struct netlink_state *st, const struct nl_dev_list *l, bool full)
+{
+	struct nl_device **next;
+	size_t n = 0;
+
+	next = calloc(l->n + 1, sizeof(*next));
+	if (!next)
+		return -ENOMEM;
+	for (size_t i = 0; i < l->n; i++) {
+		const struct nl_dev_info *info = &l->v[i];
+		struct nl_device *d;
+
+		if (!device_filter_match(st->filter, info->name))
+			continue;
+		d = find_device(st, info->name);
+		if (d && (d->index != info->index || d->n_ports != info->ports)) {
+			log_info("netlink: device=%s was re-created (index %u -> %u)", d->name,
+				 d->index, info->index);
+			d = NULL; /* the old one is freed below */
+		}
+		if (d) {
+			/* Taken over: unlink from the old list. */
+			for (size_t j = 0; j < st->n_devs; j++)
+				if (st->devs[j] == d)
+					st->devs[j] = NULL;
+			if (full)
+				d->limits_queried = false;
+		} else {
+			d = device_new(info);
+			if (!d) {
+				for (size_t j = 0; j < n; j++)
+					device_free(next[j]);
+				free(next);
+				return -ENOMEM;
+			}
+			log_info("netlink: device=%s index=%u ports=%u", d->name, d->index,
+				 d->n_ports);
+		}
+		if (!d->limits_queried)
+			query_limits(st, d);
+		next[n++] = d;
+	}
+	for (size_t j = 0; j < st->n_devs; j++)
+		if (st->devs[j]) {
+			log_info("netlink: device=%s is gone", st->devs[j]->name);
+			device_free(st->devs[j]);
+		}
+	free(st->devs);
+	qsort(next, n, sizeof(*next), cmp_dev);
+	st->devs = next;
+	st->n_devs = n;
+	return 0;
+}
+
+/* ---- requests ---------------------------------------------------------------------------- */
+
+static void count_error(struct netlink_state *st, int r, struct collector_stats *stats)
+{
+	enum err_reason why = ERR_KERNEL;
+
+	if (r == -ETIMEDOUT)
+		why = ERR_TIMEOUT;
+	else if (r == -EINTR)
+		why = ERR_INTERRUPTED;
+	else if (r == -EBADMSG || r == -EPROTO || r == -ESRCH || r == -EMSGSIZE)
+		why = ERR_MALFORMED;
+	st->errors_total[why]++;
+	stats->read_errors++;
+}
+
+static void reset_dev_list(void *data)
+{
+	nl_dev_list_free(data);
+}
+
+static void reset_summary(void *data)
+{
+	nl_summary_list_free(data);
+}
+
+static void reset_agg(void *data)
+{
+	nl_dev_agg_reset(data);
+}
+
+static void reset_stats(void *data)
+{
+	struct nl_stat_list *l = data;
+
+	l->n = 0;
+	l->bad_objects = 0;
+}
+
+/* A dump, retried while NLM_F_DUMP_INTR interrupts it. */
+static int dump(struct netlink_state *st, uint16_t cmd, uint32_t dev_index, uint32_t port,
+		int (*on_msg)(const struct nlmsghdr *, void *), void *data,
+		void (*on_reset)(void *), uint64_t deadline, struct collector_stats *stats)
+{
+	uint64_t bad = 0;
+	int r = -EINTR;
+
+	for (int attempt = 0; attempt < DUMP_ATTEMPTS && r == -EINTR; attempt++) {
+		if (attempt) {
+			st->retries_total++;
+			on_reset(data);
+		}
+		r = nl_conn_request(st->conn, cmd, port ? 0 : NLM_F_DUMP, dev_index, port, on_msg,
+				    data, on_reset, deadline, &bad);
+	}
+	if (bad) {
+		st->errors_total[ERR_MALFORMED] += bad;
+		stats->read_errors += bad;
+	}
+	return r;
+}
+
+static void log_dump_failure(struct netlink_state *st, struct nl_device *d, enum dump_kind k, int r)
+{
+	char eb[128];
+	int level = (d->warned & (1u << k)) ? LOG_DEBUG : LOG_WARNING;
+
+	d->warned |= 1u << k;
+	log_msg(level,
+		"netlink: device=%s dump=%s failed: %s (errno %d); serving its previous "
+		"numbers",
+		d->name, dumps[k].name, errstr(r, eb, sizeof(eb)), -r);
+}
+
+/* -ENODEV / -EINVAL for a device the device dump just listed: it is gone. */
+static bool device_vanished(int r)
+{
+	return r == -ENODEV || r == -EINVAL || r == -ENOENT;
+}
+
+/*
+ * All resource dumps of one device into d->scratch; on success it becomes
+ * d->cur. Returns 0, -ENOMEM, -ETIMEDOUT (budget spent: stop polling),
+ * -ENODEV (device gone), or 1 when this device failed and keeps its old
+ * numbers.
+ */
+static int poll_resources(struct netlink_state *st, struct nl_device *d, uint64_t deadline,
+			  struct collector_stats *stats)
+{
+	struct nl_dev_agg tmp;
+
+	nl_dev_agg_reset(&d->scratch);
+	for (int k = DUMP_QP; k <= DUMP_SRQ; k++) {
+		int r;
+
+		if (k == DUMP_SRQ && d->no_srq)
+			continue;
+		r = dump(st, dumps[k].cmd, d->index, 0, dumps[k].on_msg, &d->scratch, reset_agg,
+			 deadline, stats);
+		if (r == 0) {
+			d->warned &= ~(1u << k);
+			continue;
+		}
+		if (r == -ENOMEM)
+			return r;
+		/* SRQ dumps came in Linux 5.15 (op unknown: EINVAL / EOPNOTSUPP). */
+		if (k == DUMP_SRQ && (r == -EINVAL || r == -EOPNOTSUPP)) {
+			log_info("netlink: device=%s: the kernel has no SRQ dump; rdma_srqs is "
+				 "not exported",
+				 d->name);
+			d->no_srq = true;
+			continue;
+		}
+		if (device_vanished(r))
+			return -ENODEV;
+		count_error(st, r, stats);
+		log_dump_failure(st, d, (enum dump_kind)k, r);
+		return r == -ETIMEDOUT ? r : 1;
+	}
+	if (d->scratch.bad_objects) {
+		st->errors_total[ERR_MALFORMED] += d->scratch.bad_objects;
+		stats->read_errors += d->scratch.bad_objects;
+	}
+	if (d->have_agg && nl_dev_agg_merge_keys(&d->scratch, &d->cur) < 0)
+		return -ENOMEM;
+	tmp = d->cur;
+	d->cur = d->scratch;
+	d->scratch = tmp;
+	d->have_agg = true;
+	return 0;
+}
+
+static int poll_stats(struct netlink_state *st, struct nl_device *d, uint64_t deadline,
+		      struct collector_stats *stats)
+{
+	for (uint32_t i = 0; i < d->n_ports && !d->no_stat; i++) {
+		struct nl_port *p = &d->ports[i];
+		int r;
+
+		reset_stats(&p->stats);
+		r = dump(st, RDMA_NLDEV_CMD_STAT_GET, d->index, p->num, nl_on_stat_msg, &p->stats,
+			 reset_stats, deadline, stats);
+		if (r == 0) {
+			p->have_stats = true;
+			if (p->stats.bad_objects) {
+				st->errors_total[ERR_MALFORMED] += p->stats.bad_objects;
+				stats->read_errors += p->stats.bad_objects;
+			}
+			d->warned &= ~(1u << DUMP_STAT);
+			continue;
+		}
+		p->have_stats = false;
+		if (r == -ENOMEM || r == -ETIMEDOUT) {
+			if (r == -ETIMEDOUT)
+				count_error(st, r, stats);
+			return r;
+		}
+		/* No hw counters on this device (EOPNOTSUPP), or a kernel
+		 * without STAT_GET. Not an error. */
+		if (r == -EOPNOTSUPP || r == -EINVAL) {
+			d->no_stat = true;
+			log_debug("netlink: device=%s has no hw counters over netlink", d->name);
+			return 0;
+		}
+		if (device_vanished(r))
+			return -ENODEV;
+		count_error(st, r, stats);
+		log_dump_failure(st, d, DUMP_STAT, r);
+	}
+	return 0;
+}
+
+/* ---- emission ---------------------------------------------------------------------------- */
+
+static int sink_result(int r)
+{
+	return r == -ENOMEM ? r : 0;
+}
+
+/* Adds one sample; returns from the caller on ENOMEM. Labels last, none allowed. */
+#define ADD(sink, fam, help, type, value, ...)                                                     \
+	do {                                                                                       \
+		const struct metric_label l_[] = {__VA_ARGS__};                                    \
+		int r_ = sink_result(metric_sink_add_u64(sink, fam, help, type, l_,                \
+							 sizeof(l_) / sizeof(l_[0]), value));      \
+		if (r_ < 0)                                                                        \
+			return r_;                                                                 \
+	} while (0)
+
+static const char help_resources[] =
+	"Resources the kernel tracks on the device by type (qp, cq, mr, pd, cm_id, ctx, srq, "
+	"...), from the RDMA netlink resource summary (rdma res).";
+static const char help_limit[] =
+	"Device maximum of the resource type from ibv_query_device (max_qp, max_cq, max_mr, "
+	"max_pd, max_srq), read when the device is first seen and at re-scans.";
+static const char help_qps[] =
+	"Queue pairs by port (0: not bound to a port yet), type and state, from the RDMA "
+	"netlink QP dump (rdma res show qp); every state is listed for each port and type "
+	"seen.";
+static const char help_cqs[] = "Completion queues, from the RDMA netlink CQ dump.";
+static const char help_cqes[] =
+	"Sum of the capacity (CQE) of all completion queues, from the RDMA netlink CQ dump.";
+static const char help_mrs[] = "Memory regions, from the RDMA netlink MR dump.";
+static const char help_mr_bytes[] =
+	"Sum of the lengths of all memory regions in bytes, from the RDMA netlink MR dump.";
+static const char help_pds[] = "Protection domains, from the RDMA netlink resource summary.";
+static const char help_cm_ids[] =
+	"RDMA CM identifiers by port (0: not bound), port space and CM state, from the RDMA "
+	"netlink CM_ID dump (rdma res show cm_id).";
+static const char help_srqs[] = "Shared receive queues, from the RDMA netlink SRQ dump.";
+static const char help_proc_qps[] =
+	"Queue pairs by owning process name (kernel owners by module name); only the largest "
+	"processes by QP count get a series, the rest add up under comm=\"other\".";
+static const char help_proc_mrs[] =
+	"Memory regions by owning process name; same processes as rdma_process_qps.";
+static const char help_proc_mr_bytes[] =
+	"Bytes of memory regions by owning process name; same processes as rdma_process_qps.";
+static const char help_nl_counter[] =
+	"Port hw counter that only RDMA netlink shows (optional counters enabled with rdma "
+	"statistic set ... optional-counters, or counters absent from sysfs), raw value.";
+
+static int emit_resources(struct netlink_state *st, struct metric_sink *sink,
+			  const struct nl_device *d)
+{
+	const struct nl_dev_agg *a = &d->cur;
+
+	if (d->have_summary)
+		for (unsigned i = 0; i < d->summary.n; i++) {
+			ADD(sink, "rdma_resources", help_resources, METRIC_GAUGE,
+			    d->summary.e[i].curr, {"device", d->name},
+			    {"resource", d->summary.e[i].name});
+			if (strcmp(d->summary.e[i].name, "pd") == 0)
+				ADD(sink, "rdma_pds", help_pds, METRIC_GAUGE, d->summary.e[i].curr,
+				    {"device", d->name});
+		}
+	if (d->limits.valid)
+		for (int k = 0; k < NL_LIMIT_COUNT; k++)
+			if (d->limits.max[k])
+				ADD(sink, "rdma_resource_limit", help_limit, METRIC_GAUGE,
+				    d->limits.max[k], {"device", d->name},
+				    {"resource", nl_limit_name((enum nl_limit_kind)k)});
+	if (!d->have_agg)
+		return 0;
+	for (size_t i = 0; i < a->n_qp; i++) {
+		char port[11];
+
+		snprintf(port, sizeof(port), "%u", a->qp[i].port);
+		for (uint8_t s = 0; s < NL_QP_STATES; s++)
+			ADD(sink, "rdma_qps", help_qps, METRIC_GAUGE, a->qp[i].n[s],
+			    {"device", d->name}, {"port", port},
+			    {"type", nl_qp_type_name(a->qp[i].type)},
+			    {"state", nl_qp_state_name(s)});
+	}
+	ADD(sink, "rdma_cqs", help_cqs, METRIC_GAUGE, a->cqs, {"device", d->name});
+	ADD(sink, "rdma_cq_entries", help_cqes, METRIC_GAUGE, a->cqes, {"device", d->name});
+	ADD(sink, "rdma_mrs", help_mrs, METRIC_GAUGE, a->mrs, {"device", d->name});
+	/* Lengths the kernel did not show are not summed as 0. */
+	if (a->mrs_with_len == a->mrs)
+		ADD(sink, "rdma_mr_registered_bytes", help_mr_bytes, METRIC_GAUGE, a->mr_bytes,
+		    {"device", d->name});
+	for (size_t i = 0; i < a->n_cm; i++) {
+		char port[11];
+
+		snprintf(port, sizeof(port), "%u", a->cm[i].port);
+		ADD(sink, "rdma_cm_ids", help_cm_ids, METRIC_GAUGE, a->cm[i].n, {"device", d->name},
+		    {"port", port}, {"ps", nl_cm_ps_name(a->cm[i].ps)},
+		    {"state", nl_cm_state_name(a->cm[i].state)});
+	}
+	if (!d->no_srq)
+		ADD(sink, "rdma_srqs", help_srqs, METRIC_GAUGE, a->srqs, {"device", d->name});
+	return 0;
+}
+
+static int read_comm(uint32_t pid, char *comm, size_t size, void *data)
+{
+	const struct netlink_state *st = data;
+	char path[300];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%u/comm", st->proc_root, pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, comm, size - 1);
+	close(fd);
+	if (n <= 0)
+		return n < 0 ? -errno : -ENODATA;
+	if (comm[n - 1] == '\n')
+		n--;
+	comm[n] = '\0';
+	return 0;
+}
+
+static int emit_processes(struct netlink_state *st, struct metric_sink *sink,
+			  const struct nl_device *d)
+{
+	struct nl_proc_row *rows;
+	size_t n;
+	int r;
+
+	if (!st->top || !d->have_agg)
+		return 0;
+	r = nl_fold_processes(&d->cur, st->top, st->seams.comm_of ? st->seams.comm_of : read_comm,
+			      st->seams.comm_of ? st->seams.comm_data : st, &rows, &n);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < n && r == 0; i++) {
+		const struct metric_label l[] = {{"device", d->name}, {"comm", rows[i].comm}};
+
+		r = sink_result(metric_sink_add_u64(sink, "rdma_process_qps", help_proc_qps,
+						    METRIC_GAUGE, l, 2, rows[i].qps));
+		if (r == 0)
+			r = sink_result(metric_sink_add_u64(sink, "rdma_process_mrs", help_proc_mrs,
+							    METRIC_GAUGE, l, 2, rows[i].mrs));
+		if (r == 0 && d->cur.mrs_with_len == d->cur.mrs)
+			r = sink_result(metric_sink_add_u64(
+				sink, "rdma_process_mr_registered_bytes", help_proc_mr_bytes,
+				METRIC_GAUGE, l, 2, rows[i].mr_bytes));
+	}
+	free(rows);
+	return r;
+}
+
+static int seen_cmp(const void *key, const void *elem)
+{
+	return strcmp(key, ((const struct nl_counter_seen *)elem)->name);
+}
+
+/* Whether sysfs has ports/N/hw_counters/<name>: decided once per name. */
+static int in_sysfs(struct netlink_state *st, const struct nl_device *d, struct nl_port *p,
+		    const char *name, bool *out)
+{
+	struct nl_counter_seen *s = bsearch(name, p->seen, p->n_seen, sizeof(*p->seen), seen_cmp);
+	char path[512];
+	size_t pos;
+
+	if (s) {
+		*out = s->in_sysfs;
+		return 0;
+	}
+	if (p->n_seen == p->cap_seen) {
+		size_t ncap = p->cap_seen ? p->cap_seen * 2 : 32;
+		struct nl_counter_seen *v = realloc(p->seen, ncap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		p->seen = v;
+		p->cap_seen = ncap;
+	}
+	for (pos = 0; pos < p->n_seen && strcmp(p->seen[pos].name, name) < 0; pos++)
+		;
+	memmove(&p->seen[pos + 1], &p->seen[pos], (p->n_seen - pos) * sizeof(*p->seen));
+	s = &p->seen[pos];
+	p->n_seen++;
+	snprintf(s->name, sizeof(s->name), "%s", name);
+	snprintf(path, sizeof(path), "class/infiniband/%s/ports/%u/hw_counters/%s", d->name, p->num,
+		 name);
+	s->in_sysfs = st->sysfs_enabled && st->sysfs_fd >= 0 &&
+		      faccessat(st->sysfs_fd, path, F_OK, 0) == 0;
+	*out = s->in_sysfs;
+	return 0;
+}
+
+static int emit_counters(struct netlink_state *st, struct metric_sink *sink, struct nl_device *d)
+{
+	for (uint32_t i = 0; i < d->n_ports; i++) {
+		struct nl_port *p = &d->ports[i];
+
+		if (!p->have_stats)
+			continue;
+		for (size_t j = 0; j < p->stats.n; j++) {
+			const struct nl_stat *c = &p->stats.v[j];
+			const struct sysfs_counter_name *known;
+			uint64_t v = c->value;
+			bool skip;
+			int r;
+
+			r = in_sysfs(st, d, p, c->name, &skip);
+			if (r < 0)
+				return r;
+			if (skip)
+				continue;
+			known = sysfs_counter_lookup(c->name, SYSFS_SRC_HW_COUNTERS);
+			if (known &&
+			    !__builtin_mul_overflow(
+				    v, (uint64_t)(known->multiplier ? known->multiplier : 1), &v) &&
+			    !metric_sink_has(
+				    sink, known->metric,
+				    METRIC_LABELS({"device", d->name}, {"port", p->num_str}))) {
+				ADD(sink, known->metric, known->help, known->type, v,
+				    {"device", d->name}, {"port", p->num_str});
+				continue;
+			}
+			ADD(sink, "rdma_port_statistic_total", help_nl_counter, METRIC_COUNTER,
+			    c->value, {"device", d->name}, {"port", p->num_str},
+			    {"source", "netlink"}, {"counter", c->name});
+		}
+	}
+	return 0;
+}
+
+static int emit_self(struct netlink_state *st, struct metric_sink *sink)
+{
+	const struct nl_conn_stats *cs = nl_conn_stats(st->conn);
+
+	for (int i = 0; i < ERR_REASONS; i++)
+		ADD(sink, "rdma_exporter_netlink_errors_total",
+		    "RDMA netlink requests or objects that failed, by reason: timeout (poll "
+		    "budget spent), interrupted (dump changed under us, retries used up), "
+		    "malformed (reply or object skipped), kernel (error reply).",
+		    METRIC_COUNTER, st->errors_total[i], {"reason", reason_names[i]});
+	ADD(sink, "rdma_exporter_netlink_requests_total",
+	    "RDMA netlink requests sent (dumps and per-port counter reads).", METRIC_COUNTER,
+	    cs->requests);
+	ADD(sink, "rdma_exporter_netlink_received_bytes_total",
+	    "Bytes of RDMA netlink replies read.", METRIC_COUNTER, cs->bytes);
+	ADD(sink, "rdma_exporter_netlink_dump_retries_total",
+	    "RDMA netlink dumps started again because NLM_F_DUMP_INTR said the kernel's table "
+	    "changed during the dump.",
+	    METRIC_COUNTER, st->retries_total);
+	return 0;
+}
+
+/* ---- collect ----------------------------------------------------------------------------- */
+
+static uint64_t budget_ms(const struct netlink_state *st)
+{
+	return st->timeout_ms ? st->timeout_ms : 1000;
+}
+
+/* Opens the socket when needed. 1: unavailable (exported as no devices). */
+static int ensure_socket(struct netlink_state *st)
+{
+	char eb[128];
+	int r;
+
+	if (st->unavailable) {
+		if (now_s() - st->unavailable_since < st->rescan_interval_s)
+			return 1;
+		st->unavailable = false;
+	}
+	r = nl_conn_open(st->conn);
+	if (r == 0) {
+		if (st->unavailable_err)
+			log_info("netlink: RDMA netlink socket open");
+		st->unavailable_err = 0;
+		return 0;
+	}
+	if (r == -ENOMEM)
+		return r;
+	st->unavailable = true;
+	st->unavailable_since = now_s();
+	if (r != st->unavailable_err) {
+		if (r == -EPROTONOSUPPORT || r == -EAFNOSUPPORT)
+			log_info("netlink: this kernel has no RDMA netlink (NETLINK_RDMA: %s); no "
+				 "RDMA resources to report, trying again at re-scans and SIGHUP",
+				 errstr(r, eb, sizeof(eb)));
+		else
+			log_warn("netlink: cannot open the RDMA netlink socket: %s (errno %d); "
+				 "trying again at re-scans and SIGHUP",
+				 errstr(r, eb, sizeof(eb)), -r);
+	}
+	st->unavailable_err = r;
+	return 1;
+}
+
+static int poll_devices(struct netlink_state *st, uint64_t deadline, bool full,
+			struct collector_stats *stats)
+{
+	struct nl_dev_list l = {0};
+	struct nl_summary_list s = {0};
+	char eb[128];
+	int r;
+
+	r = dump(st, RDMA_NLDEV_CMD_GET, 0, 0, nl_on_dev_msg, &l, reset_dev_list, deadline, stats);
+	if (r < 0) {
+		if (r != -ENOMEM) {
+			count_error(st, r, stats);
+			log_msg(st->warned_devlist ? LOG_DEBUG : LOG_WARNING,
+				"netlink: device dump failed: %s (errno %d); serving previous "
+				"numbers",
+				errstr(r, eb, sizeof(eb)), -r);
+			st->warned_devlist = true;
+		}
+		nl_dev_list_free(&l);
+		return r;
+	}
+	st->warned_devlist = false;
+	if (l.bad_objects) {
+		st->errors_total[ERR_MALFORMED] += l.bad_objects;
+		stats->read_errors += l.bad_objects;
+	}
+	r = sync_devices(st, &l, full);
+	nl_dev_list_free(&l);
+	if (r < 0)
+		return r;
+
+	r = dump(st, RDMA_NLDEV_CMD_RES_GET, 0, 0, nl_on_summary_msg, &s, reset_summary, deadline,
+		 stats);
+	for (size_t i = 0; i < st->n_devs; i++)
+		st->devs[i]->have_summary = false;
+	if (r == 0) {
+		st->warned_summary = false;
+		for (size_t i = 0; i < s.n; i++) {
+			struct nl_device *d = find_device(st, s.v[i].name);
+
+			if (d && d->index == s.v[i].index) {
+				d->summary = s.v[i];
+				d->have_summary = true;
+			}
+		}
+		if (s.bad_objects) {
+			st->errors_total[ERR_MALFORMED] += s.bad_objects;
+			stats->read_errors += s.bad_objects;
+		}
+	} else if (r != -ENOMEM) {
+		count_error(st, r, stats);
+		log_msg(st->warned_summary ? LOG_DEBUG : LOG_WARNING,
+			"netlink: resource summary dump failed: %s (errno %d)",
+			errstr(r, eb, sizeof(eb)), -r);
+		st->warned_summary = true;
+	}
+	nl_summary_list_free(&s);
+	return r == -ENOMEM ? r : 0;
+}
+
+static void remove_device(struct netlink_state *st, size_t i)
+{
+	log_info("netlink: device=%s vanished during the poll", st->devs[i]->name);
+	device_free(st->devs[i]);
+	memmove(&st->devs[i], &st->devs[i + 1], (st->n_devs - i - 1) * sizeof(*st->devs));
+	st->n_devs--;
+}
+
+static int netlink_collect(void *state, struct metric_sink *sink, struct collector_stats *stats)
+{
+	struct netlink_state *st = state;
+	uint64_t deadline;
+	bool full, spent = false;
+	int r;
+
+	if (__atomic_exchange_n(&st->reload_requested, 0, __ATOMIC_ACQ_REL)) {
+		nl_conn_close(st->conn);
+		drop_devices(st);
+		st->unavailable = false;
+		st->scanned = false;
+	}
+	r = ensure_socket(st);
+	if (r < 0)
+		return r;
+	if (r > 0) {
+		/* No RDMA netlink: nothing to report, and that is not a failure. */
+		drop_devices(st);
+		return 0;
+	}
+	full = !st->scanned || now_s() - st->last_full_scan >= st->rescan_interval_s;
+	if (full) {
+		st->scanned = true;
+		st->last_full_scan = now_s();
+	}
+	deadline = nl_now_ms() + budget_ms(st);
+	r = poll_devices(st, deadline, full, stats);
+	if (r == -ENOMEM)
+		return r;
+	if (r == -ETIMEDOUT)
+		spent = true;
+
+	for (size_t i = 0; i < st->n_devs;) {
+		struct nl_device *d = st->devs[i];
+
+		if (!spent) {
+			r = poll_resources(st, d, deadline, stats);
+			if (r == 0)
+				r = poll_stats(st, d, deadline, stats);
+			if (r == -ENOMEM)
+				return r;
+			if (r == -ENODEV) {
+				remove_device(st, i);
+				continue;
+			}
+			if (r == -ETIMEDOUT) {
+				spent = true;
+				log_debug("netlink: poll budget of %llums spent at device=%s",
+					  (unsigned long long)budget_ms(st), d->name);
+			}
+		} else {
+			/* Not reached this poll: its previous numbers are served. */
+			count_error(st, -ETIMEDOUT, stats);
+		}
+		r = emit_resources(st, sink, d);
+		if (r == 0)
+			r = emit_processes(st, sink, d);
+		if (r == 0)
+			r = emit_counters(st, sink, d);
+		if (r < 0)
+			return r;
+		stats->devices++;
+		i++;
+	}
+	if (!st->n_devs && !st->logged_no_devices)
+		log_info("netlink: no RDMA devices (none present, or none match the device "
+			 "filter)");
+	st->logged_no_devices = st->n_devs == 0;
+	return emit_self(st, sink);
+}
+
+int netlink_collector_init_with(const struct collector_ctx *ctx, const struct netlink_seams *seams,
+				void **state)
+{
+	struct netlink_state *st = calloc(1, sizeof(*st));
+
+	if (!st)
+		return -ENOMEM;
+	st->seams = *seams;
+	st->sysfs_fd = ctx->sysfs_fd;
+	st->filter = ctx->filter;
+	st->rescan_interval_s = ctx->rescan_interval_s;
+	st->sysfs_enabled = ctx->sysfs_collector_enabled;
+	snprintf(st->proc_root, sizeof(st->proc_root), "%s",
+		 ctx->proc_root ? ctx->proc_root : "/proc");
+	st->top = ctx->flags ? (unsigned)ctx->flags[NETLINK_FLAG_TOP_PROCESSES] : 10;
+	st->timeout_ms = ctx->flags ? ctx->flags[NETLINK_FLAG_TIMEOUT] : 0;
+	/* Default budget: half the poll interval. */
+	if (!st->timeout_ms)
+		st->timeout_ms = ctx->poll_interval_ms ? ctx->poll_interval_ms / 2 : 2500;
+	st->conn = nl_conn_new(seams->open_transport, seams->open_data);
+	if (!st->conn) {
+		free(st);
+		return -ENOMEM;
+	}
+	/* The socket is opened by the first collect(): a host without RDMA
+	 * netlink is not an init failure. */
+	*state = st;
+	return 0;
+}
+
+static int netlink_init(const struct collector_ctx *ctx, void **state)
+{
+	const struct netlink_seams real = {
+		.open_transport = nl_socket_open,
+		.query_limits = nl_verbs_query_limits,
+	};
+
+	return netlink_collector_init_with(ctx, &real, state);
+}
+
+static void netlink_reload(void *state)
+{
+	struct netlink_state *st = state;
+
+	if (st)
+		__atomic_store_n(&st->reload_requested, 1, __ATOMIC_RELEASE);
+}
+
+static void netlink_free(void *state)
+{
+	struct netlink_state *st = state;
+
+	if (!st)
+		return;
+	drop_devices(st);
+	nl_conn_free(st->conn);
+	free(st);
+}
+
+static const struct collector_flag netlink_flags[NETLINK_FLAG_COUNT] = {
+	[NETLINK_FLAG_TOP_PROCESSES] =
+		{
+			.name = "top-processes",
+			.help = "Processes per device with their own rdma_process_* series (by "
+				"QP count); the rest add up under comm=\"other\". 0 turns these "
+				"families off. Default 10.",
+			.kind = COLLECTOR_FLAG_UINT,
+			.def = 10,
+			.min = 0,
+			.max = 1000,
+		},
+	[NETLINK_FLAG_TIMEOUT] =
+		{
+			.name = "timeout",
+			.help = "Time budget of one poll's netlink requests; a dump that runs over "
+				"is abandoned and the previous numbers are served. Default: half "
+				"the poll interval.",
+			.kind = COLLECTOR_FLAG_DURATION,
+			.def = 0,
+			.min = 10,
+			.max = 3600 * 1000,
+		},
+};
+
+const struct collector_ops netlink_collector_ops = {
+	.name = "netlink",
+	.help = "RDMA resources (QP, CQ, MR, PD, CM_ID, CTX, SRQ) from RDMA netlink",
+	.default_enabled = true,
+	.flags = netlink_flags,
+	.n_flags = NETLINK_FLAG_COUNT,
+	.init = netlink_init,
+	.collect = netlink_collect,
+	.reload = netlink_reload,
+	.free = netlink_free,
+};

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The netlink collector: RDMA resources (QP, CQ, MR, PD, CM_ID, CTX, SRQ) per
+ * device from RDMA netlink dumps (what `rdma res show` prints), aggregated
+ * by label set while parsing; device limits from libibverbs; and the hw
+ * counters that only netlink shows (optional counters), in the sysfs
+ * collector's families.
+ *
+ * Families: rdma_resources, rdma_resource_limit, rdma_qps, rdma_cqs,
+ * rdma_cq_entries, rdma_mrs, rdma_mr_registered_bytes, rdma_pds,
+ * rdma_cm_ids, rdma_srqs, rdma_process_qps, rdma_process_mrs,
+ * rdma_process_mr_registered_bytes, rdma_port_statistic_total{source="netlink"}
+ * (or a curated counter family), and rdma_exporter_netlink_* self metrics.
+ */
+#ifndef RDMA_EXPORTER_NETLINK_H
+#define RDMA_EXPORTER_NETLINK_H
+
+#include "collector.h"
+#include "netlink_parse.h"
+#include "netlink_sock.h"
+#include "netlink_verbs.h"
+
+extern const struct collector_ops netlink_collector_ops;
+
+/* Indexes of the collector's own flags in collector_ctx.flags. */
+enum {
+	NETLINK_FLAG_TOP_PROCESSES, /* --collector.netlink.top-processes */
+	NETLINK_FLAG_TIMEOUT,	    /* --collector.netlink.timeout, ms, 0: half the poll interval */
+	NETLINK_FLAG_COUNT,
+};
+
+/* Every outside input of the collector, replaceable in tests. */
+struct netlink_seams {
+	nl_transport_open_fn open_transport;
+	void *open_data;
+	nl_limits_fn query_limits;
+	void *limits_data;
+	nl_comm_fn comm_of; /* NULL: read <proc_root>/<pid>/comm */
+	void *comm_data;
+};
+
+/* init() with the given seams instead of the real socket, verbs and /proc. */
+int netlink_collector_init_with(const struct collector_ctx *ctx, const struct netlink_seams *seams,
+				void **state);
+
+#endif

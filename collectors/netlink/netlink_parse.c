@@ -1,0 +1,743 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "netlink_parse.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libmnl/libmnl.h>
+#include <rdma/rdma_netlink.h>
+
+/*
+ * Expected payload type of every attribute this collector reads. Types not
+ * listed (or past this build's RDMA_NLDEV_ATTR_MAX) are skipped unvalidated:
+ * newer kernels add attributes, and iproute2's rdma tool does the same.
+ */
+static const enum mnl_attr_data_type policy[RDMA_NLDEV_ATTR_MAX] = {
+	[RDMA_NLDEV_ATTR_DEV_INDEX] = MNL_TYPE_U32,
+	[RDMA_NLDEV_ATTR_DEV_NAME] = MNL_TYPE_NUL_STRING,
+	[RDMA_NLDEV_ATTR_PORT_INDEX] = MNL_TYPE_U32,
+	[RDMA_NLDEV_ATTR_RES_SUMMARY] = MNL_TYPE_NESTED,
+	[RDMA_NLDEV_ATTR_RES_SUMMARY_ENTRY] = MNL_TYPE_NESTED,
+	[RDMA_NLDEV_ATTR_RES_SUMMARY_ENTRY_NAME] = MNL_TYPE_NUL_STRING,
+	[RDMA_NLDEV_ATTR_RES_SUMMARY_ENTRY_CURR] = MNL_TYPE_U64,
+	[RDMA_NLDEV_ATTR_RES_QP] = MNL_TYPE_NESTED,
+	[RDMA_NLDEV_ATTR_RES_QP_ENTRY] = MNL_TYPE_NESTED,
+	[RDMA_NLDEV_ATTR_RES_TYPE] = MNL_TYPE_U8,
+	[RDMA_NLDEV_ATTR_RES_STATE] = MNL_TYPE_U8,
+	[RDMA_NLDEV_ATTR_RES_PID] = MNL_TYPE_U32,
+	[RDMA_NLDEV_ATTR_RES_KERN_NAME] = MNL_TYPE_NUL_STRING,
+	[RDMA_NLDEV_ATTR_RES_CM_ID] = MNL_TYPE_NESTED,
+	[RDMA_NLDEV_ATTR_RES_CM_ID_ENTRY] = MNL_TYPE_NESTED,
+	[RDMA_NLDEV_ATTR_RES_PS] = MNL_TYPE_U32,
+	[RDMA_NLDEV_ATTR_RES_CQ] = MNL_TYPE_NESTED,
+	[RDMA_NLDEV_ATTR_RES_CQ_ENTRY] = MNL_TYPE_NESTED,
+	[RDMA_NLDEV_ATTR_RES_CQE] = MNL_TYPE_U32,
+	[RDMA_NLDEV_ATTR_RES_MR] = MNL_TYPE_NESTED,
+	[RDMA_NLDEV_ATTR_RES_MR_ENTRY] = MNL_TYPE_NESTED,
+	[RDMA_NLDEV_ATTR_RES_MRLEN] = MNL_TYPE_U64,
+	[RDMA_NLDEV_ATTR_STAT_HWCOUNTERS] = MNL_TYPE_NESTED,
+	[RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY] = MNL_TYPE_NESTED,
+	[RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY_NAME] = MNL_TYPE_NUL_STRING,
+	[RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY_VALUE] = MNL_TYPE_U64,
+	[RDMA_NLDEV_ATTR_RES_SRQ] = MNL_TYPE_NESTED,
+	[RDMA_NLDEV_ATTR_RES_SRQ_ENTRY] = MNL_TYPE_NESTED,
+};
+
+typedef const struct nlattr *attr_table[RDMA_NLDEV_ATTR_MAX];
+
+/*
+ * Parses the attributes in [payload, payload+len) into tb. Unlike
+ * mnl_attr_parse(), a truncated attribute is an error rather than the
+ * silent end of the list: a cut reply must not read as a shorter one.
+ */
+static int parse_attrs(const void *payload, size_t len, attr_table tb)
+{
+	size_t off = 0;
+
+	memset(tb, 0, sizeof(attr_table));
+	while (off < len) {
+		const struct nlattr *a = (const struct nlattr *)((const char *)payload + off);
+		uint16_t type;
+
+		if (len - off < sizeof(*a) || a->nla_len < sizeof(*a) || a->nla_len > len - off)
+			return -EBADMSG;
+		type = a->nla_type & NLA_TYPE_MASK;
+		if (type < RDMA_NLDEV_ATTR_MAX && policy[type] != MNL_TYPE_UNSPEC) {
+			if (mnl_attr_validate(a, policy[type]) < 0)
+				return -EBADMSG;
+			tb[type] = a;
+		}
+		off += MNL_ALIGN(a->nla_len);
+	}
+	return 0;
+}
+
+static int parse_msg(const struct nlmsghdr *nlh, attr_table tb)
+{
+	return parse_attrs(mnl_nlmsg_get_payload(nlh), mnl_nlmsg_get_payload_len(nlh), tb);
+}
+
+/*
+ * Calls fn for every attribute of type entry_type inside the nest; other
+ * types are skipped. Returns 0, -ENOMEM from fn, or -EBADMSG when the nest is
+ * cut (the entries before the cut were handled).
+ */
+static int for_each_entry(const struct nlattr *nest, uint16_t entry_type,
+			  int (*fn)(const struct nlattr *entry, void *data), void *data)
+{
+	const char *p = mnl_attr_get_payload(nest);
+	size_t len = mnl_attr_get_payload_len(nest), off = 0;
+
+	while (off < len) {
+		const struct nlattr *a = (const struct nlattr *)(p + off);
+
+		if (len - off < sizeof(*a) || a->nla_len < sizeof(*a) || a->nla_len > len - off)
+			return -EBADMSG;
+		if ((a->nla_type & NLA_TYPE_MASK) == entry_type) {
+			int r = fn(a, data);
+
+			if (r == -ENOMEM)
+				return r;
+		}
+		off += MNL_ALIGN(a->nla_len);
+	}
+	return 0;
+}
+
+static void copy_str(char *dst, size_t size, const struct nlattr *a)
+{
+	const char *s = mnl_attr_get_str(a);
+	size_t n = strnlen(s, mnl_attr_get_payload_len(a));
+
+	if (n >= size)
+		n = size - 1;
+	memcpy(dst, s, n);
+	dst[n] = '\0';
+}
+
+static int grow(void **v, size_t *cap, size_t n, size_t elem)
+{
+	size_t ncap;
+	void *p;
+
+	if (n < *cap)
+		return 0;
+	ncap = *cap ? *cap * 2 : 8;
+	p = realloc(*v, ncap * elem);
+	if (!p)
+		return -ENOMEM;
+	*v = p;
+	*cap = ncap;
+	return 0;
+}
+
+int nl_build_request(void *buf, size_t size, uint16_t cmd, uint16_t flags, uint32_t seq,
+		     uint32_t dev_index, uint32_t port)
+{
+	struct nlmsghdr *nlh;
+
+	if (size < MNL_NLMSG_HDRLEN + 2 * MNL_ATTR_HDRLEN + 8)
+		return -EMSGSIZE;
+	memset(buf, 0, MNL_NLMSG_HDRLEN);
+	nlh = mnl_nlmsg_put_header(buf);
+	nlh->nlmsg_type = RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, cmd);
+	nlh->nlmsg_flags = NLM_F_REQUEST | flags;
+	nlh->nlmsg_seq = seq;
+	if (dev_index)
+		mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_DEV_INDEX, dev_index);
+	if (port)
+		mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_PORT_INDEX, port);
+	return (int)nlh->nlmsg_len;
+}
+
+int nl_reply_feed(struct nl_reply *r, const void *buf, size_t len)
+{
+	const struct nlmsghdr *nlh = buf;
+	int rem = (int)len, ret = 1;
+
+	if (len > INT32_MAX)
+		return -EMSGSIZE;
+	while (mnl_nlmsg_ok(nlh, rem)) {
+		const void *payload = mnl_nlmsg_get_payload(nlh);
+		size_t plen = mnl_nlmsg_get_payload_len(nlh);
+
+		if (r->portid && nlh->nlmsg_pid && nlh->nlmsg_pid != r->portid)
+			return -EPROTO;
+		if (r->seq && nlh->nlmsg_seq && nlh->nlmsg_seq != r->seq)
+			return -ESRCH;
+		if (nlh->nlmsg_flags & NLM_F_DUMP_INTR)
+			return -EINTR;
+		switch (nlh->nlmsg_type) {
+		case NLMSG_NOOP:
+			break;
+		case NLMSG_DONE: {
+			/* A dump that failed carries its errno in NLMSG_DONE. */
+			int32_t e = 0;
+
+			if (plen >= sizeof(e))
+				memcpy(&e, payload, sizeof(e));
+			return e < 0 ? e : 0;
+		}
+		case NLMSG_ERROR: {
+			struct nlmsgerr e;
+
+			if (plen < sizeof(e))
+				return -EBADMSG;
+			memcpy(&e, payload, sizeof(e));
+			if (e.error > 0 || e.error < -4095)
+				return -EBADMSG;
+			return e.error;
+		}
+		case NLMSG_OVERRUN:
+			return -ENOBUFS;
+		default:
+			if (nlh->nlmsg_type != RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, r->cmd)) {
+				r->bad_messages++;
+				break;
+			}
+			if (r->on_msg(nlh, r->data) == -ENOMEM)
+				return -ENOMEM;
+			/* A doit answers with one message, a dump with NLM_F_MULTI
+			 * ones and NLMSG_DONE. */
+			if (!(nlh->nlmsg_flags & NLM_F_MULTI))
+				ret = 0;
+			break;
+		}
+		nlh = mnl_nlmsg_next(nlh, &rem);
+	}
+	/* Trailing bytes that are not a whole message: a cut datagram. */
+	if (rem > 0) {
+		r->bad_messages++;
+		return -EBADMSG;
+	}
+	return ret;
+}
+
+/* ---- device list ---------------------------------------------------------------------- */
+
+int nl_on_dev_msg(const struct nlmsghdr *nlh, void *data)
+{
+	struct nl_dev_list *l = data;
+	struct nl_dev_info *d;
+	attr_table tb;
+
+	if (parse_msg(nlh, tb) < 0 || !tb[RDMA_NLDEV_ATTR_DEV_INDEX] ||
+	    !tb[RDMA_NLDEV_ATTR_DEV_NAME]) {
+		l->bad_objects++;
+		return -EBADMSG;
+	}
+	if (grow((void **)&l->v, &l->cap, l->n, sizeof(*l->v)) < 0)
+		return -ENOMEM;
+	d = &l->v[l->n++];
+	memset(d, 0, sizeof(*d));
+	d->index = mnl_attr_get_u32(tb[RDMA_NLDEV_ATTR_DEV_INDEX]);
+	copy_str(d->name, sizeof(d->name), tb[RDMA_NLDEV_ATTR_DEV_NAME]);
+	if (tb[RDMA_NLDEV_ATTR_PORT_INDEX])
+		d->ports = mnl_attr_get_u32(tb[RDMA_NLDEV_ATTR_PORT_INDEX]);
+	return 0;
+}
+
+void nl_dev_list_free(struct nl_dev_list *l)
+{
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+/* ---- resource summary ----------------------------------------------------------------- */
+
+static int summary_entry(const struct nlattr *entry, void *data)
+{
+	struct nl_res_summary *s = data;
+	attr_table tb;
+
+	if (parse_attrs(mnl_attr_get_payload(entry), mnl_attr_get_payload_len(entry), tb) < 0 ||
+	    !tb[RDMA_NLDEV_ATTR_RES_SUMMARY_ENTRY_NAME] ||
+	    !tb[RDMA_NLDEV_ATTR_RES_SUMMARY_ENTRY_CURR])
+		return -EBADMSG;
+	if (s->n == NL_SUMMARY_MAX)
+		return -E2BIG;
+	copy_str(s->e[s->n].name, sizeof(s->e[s->n].name),
+		 tb[RDMA_NLDEV_ATTR_RES_SUMMARY_ENTRY_NAME]);
+	s->e[s->n].curr = mnl_attr_get_u64(tb[RDMA_NLDEV_ATTR_RES_SUMMARY_ENTRY_CURR]);
+	s->n++;
+	return 0;
+}
+
+struct summary_walk {
+	struct nl_res_summary *s;
+	uint64_t bad;
+};
+
+static int summary_entry_counted(const struct nlattr *entry, void *data)
+{
+	struct summary_walk *w = data;
+
+	if (summary_entry(entry, w->s) < 0)
+		w->bad++;
+	return 0;
+}
+
+int nl_on_summary_msg(const struct nlmsghdr *nlh, void *data)
+{
+	struct nl_summary_list *l = data;
+	struct summary_walk w = {0};
+	struct nl_res_summary *s;
+	attr_table tb;
+
+	if (parse_msg(nlh, tb) < 0 || !tb[RDMA_NLDEV_ATTR_DEV_INDEX] ||
+	    !tb[RDMA_NLDEV_ATTR_DEV_NAME] || !tb[RDMA_NLDEV_ATTR_RES_SUMMARY]) {
+		l->bad_objects++;
+		return -EBADMSG;
+	}
+	if (grow((void **)&l->v, &l->cap, l->n, sizeof(*l->v)) < 0)
+		return -ENOMEM;
+	s = &l->v[l->n++];
+	memset(s, 0, sizeof(*s));
+	s->index = mnl_attr_get_u32(tb[RDMA_NLDEV_ATTR_DEV_INDEX]);
+	copy_str(s->name, sizeof(s->name), tb[RDMA_NLDEV_ATTR_DEV_NAME]);
+	w.s = s;
+	if (for_each_entry(tb[RDMA_NLDEV_ATTR_RES_SUMMARY], RDMA_NLDEV_ATTR_RES_SUMMARY_ENTRY,
+			   summary_entry_counted, &w) < 0)
+		w.bad++;
+	l->bad_objects += w.bad;
+	return 0;
+}
+
+void nl_summary_list_free(struct nl_summary_list *l)
+{
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+/* ---- per-device resource aggregate ---------------------------------------------------- */
+
+static uint64_t owner_hash(uint32_t pid, const char *kern)
+{
+	uint64_t h = 1469598103934665603ull ^ pid;
+
+	h *= 1099511628211ull;
+	for (; *kern; kern++) {
+		h ^= (unsigned char)*kern;
+		h *= 1099511628211ull;
+	}
+	return h;
+}
+
+static int owners_grow(struct nl_dev_agg *a)
+{
+	struct nl_owner *old = a->owners, *n;
+	size_t old_cap = a->cap_owners, ncap;
+
+	if (a->n_owners * 2 < a->cap_owners)
+		return 0;
+	ncap = old_cap ? old_cap * 2 : 64;
+	n = calloc(ncap, sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	for (size_t i = 0; i < old_cap; i++) {
+		size_t j;
+
+		if (!old[i].used)
+			continue;
+		j = owner_hash(old[i].pid, old[i].kern) & (ncap - 1);
+		while (n[j].used)
+			j = (j + 1) & (ncap - 1);
+		n[j] = old[i];
+	}
+	free(old);
+	a->owners = n;
+	a->cap_owners = ncap;
+	return 0;
+}
+
+/* The owner of an entry (RES_PID or RES_KERN_NAME), created on first sight. */
+static struct nl_owner *owner_of(struct nl_dev_agg *a, attr_table tb)
+{
+	uint32_t pid = 0;
+	char kern[NL_NAME_MAX] = "";
+	size_t i;
+
+	if (tb[RDMA_NLDEV_ATTR_RES_PID])
+		pid = mnl_attr_get_u32(tb[RDMA_NLDEV_ATTR_RES_PID]);
+	else if (tb[RDMA_NLDEV_ATTR_RES_KERN_NAME])
+		copy_str(kern, sizeof(kern), tb[RDMA_NLDEV_ATTR_RES_KERN_NAME]);
+	if (owners_grow(a) < 0)
+		return NULL;
+	for (i = owner_hash(pid, kern) & (a->cap_owners - 1); a->owners[i].used;
+	     i = (i + 1) & (a->cap_owners - 1))
+		if (a->owners[i].pid == pid && strcmp(a->owners[i].kern, kern) == 0)
+			return &a->owners[i];
+	a->owners[i].used = true;
+	a->owners[i].pid = pid;
+	memcpy(a->owners[i].kern, kern, sizeof(kern));
+	a->n_owners++;
+	return &a->owners[i];
+}
+
+static int entry_attrs(const struct nlattr *entry, attr_table tb)
+{
+	return parse_attrs(mnl_attr_get_payload(entry), mnl_attr_get_payload_len(entry), tb);
+}
+
+static struct nl_qp_bucket *qp_bucket(struct nl_dev_agg *a, uint32_t port, uint8_t type)
+{
+	struct nl_qp_bucket *b;
+
+	for (size_t i = 0; i < a->n_qp; i++)
+		if (a->qp[i].port == port && a->qp[i].type == type)
+			return &a->qp[i];
+	if (grow((void **)&a->qp, &a->cap_qp, a->n_qp, sizeof(*a->qp)) < 0)
+		return NULL;
+	b = &a->qp[a->n_qp++];
+	memset(b, 0, sizeof(*b));
+	b->port = port;
+	b->type = type;
+	return b;
+}
+
+static struct nl_cm_bucket *cm_bucket(struct nl_dev_agg *a, uint32_t port, uint32_t ps,
+				      uint8_t state)
+{
+	struct nl_cm_bucket *b;
+
+	for (size_t i = 0; i < a->n_cm; i++)
+		if (a->cm[i].port == port && a->cm[i].ps == ps && a->cm[i].state == state)
+			return &a->cm[i];
+	if (grow((void **)&a->cm, &a->cap_cm, a->n_cm, sizeof(*a->cm)) < 0)
+		return NULL;
+	b = &a->cm[a->n_cm++];
+	memset(b, 0, sizeof(*b));
+	b->port = port;
+	b->ps = ps;
+	b->state = state;
+	return b;
+}
+
+static uint32_t port_of(attr_table tb)
+{
+	return tb[RDMA_NLDEV_ATTR_PORT_INDEX] ? mnl_attr_get_u32(tb[RDMA_NLDEV_ATTR_PORT_INDEX])
+					      : 0;
+}
+
+/* Entry handlers: 0, -ENOMEM, or -EBADMSG for an object skipped. */
+static int qp_entry(const struct nlattr *entry, struct nl_dev_agg *a)
+{
+	struct nl_qp_bucket *b;
+	struct nl_owner *o;
+	uint8_t state;
+	attr_table tb;
+
+	if (entry_attrs(entry, tb) < 0 || !tb[RDMA_NLDEV_ATTR_RES_TYPE] ||
+	    !tb[RDMA_NLDEV_ATTR_RES_STATE])
+		return -EBADMSG;
+	state = mnl_attr_get_u8(tb[RDMA_NLDEV_ATTR_RES_STATE]);
+	if (state >= NL_QP_STATES)
+		return -EBADMSG;
+	b = qp_bucket(a, port_of(tb), mnl_attr_get_u8(tb[RDMA_NLDEV_ATTR_RES_TYPE]));
+	o = owner_of(a, tb);
+	if (!b || !o)
+		return -ENOMEM;
+	b->n[state]++;
+	o->qps++;
+	return 0;
+}
+
+static int cq_entry(const struct nlattr *entry, struct nl_dev_agg *a)
+{
+	attr_table tb;
+
+	if (entry_attrs(entry, tb) < 0)
+		return -EBADMSG;
+	a->cqs++;
+	if (tb[RDMA_NLDEV_ATTR_RES_CQE])
+		a->cqes += mnl_attr_get_u32(tb[RDMA_NLDEV_ATTR_RES_CQE]);
+	return 0;
+}
+
+static int mr_entry(const struct nlattr *entry, struct nl_dev_agg *a)
+{
+	struct nl_owner *o;
+	attr_table tb;
+
+	if (entry_attrs(entry, tb) < 0)
+		return -EBADMSG;
+	o = owner_of(a, tb);
+	if (!o)
+		return -ENOMEM;
+	a->mrs++;
+	o->mrs++;
+	if (tb[RDMA_NLDEV_ATTR_RES_MRLEN]) {
+		uint64_t len = mnl_attr_get_u64(tb[RDMA_NLDEV_ATTR_RES_MRLEN]);
+
+		/* Sums saturate: a u64 of bytes does not wrap in practice, but
+		 * a hostile reply must not make the total go backwards. */
+		a->mr_bytes = a->mr_bytes + len < a->mr_bytes ? UINT64_MAX : a->mr_bytes + len;
+		o->mr_bytes = o->mr_bytes + len < o->mr_bytes ? UINT64_MAX : o->mr_bytes + len;
+		a->mrs_with_len++;
+	}
+	return 0;
+}
+
+static int cm_id_entry(const struct nlattr *entry, struct nl_dev_agg *a)
+{
+	struct nl_cm_bucket *b;
+	attr_table tb;
+
+	if (entry_attrs(entry, tb) < 0 || !tb[RDMA_NLDEV_ATTR_RES_STATE] ||
+	    !tb[RDMA_NLDEV_ATTR_RES_PS])
+		return -EBADMSG;
+	b = cm_bucket(a, port_of(tb), mnl_attr_get_u32(tb[RDMA_NLDEV_ATTR_RES_PS]),
+		      mnl_attr_get_u8(tb[RDMA_NLDEV_ATTR_RES_STATE]));
+	if (!b)
+		return -ENOMEM;
+	b->n++;
+	a->cm_ids++;
+	return 0;
+}
+
+static int srq_entry(const struct nlattr *entry, struct nl_dev_agg *a)
+{
+	attr_table tb;
+
+	if (entry_attrs(entry, tb) < 0)
+		return -EBADMSG;
+	a->srqs++;
+	return 0;
+}
+
+struct res_walk {
+	struct nl_dev_agg *a;
+	int (*entry)(const struct nlattr *entry, struct nl_dev_agg *a);
+};
+
+static int res_walk_entry(const struct nlattr *entry, void *data)
+{
+	struct res_walk *w = data;
+	int r = w->entry(entry, w->a);
+
+	if (r == -EBADMSG)
+		w->a->bad_objects++;
+	return r;
+}
+
+static int on_res_msg(const struct nlmsghdr *nlh, struct nl_dev_agg *a, uint16_t table,
+		      uint16_t entry_type, int (*entry)(const struct nlattr *, struct nl_dev_agg *))
+{
+	struct res_walk w = {a, entry};
+	attr_table tb;
+	int r;
+
+	if (parse_msg(nlh, tb) < 0) {
+		a->bad_objects++;
+		return -EBADMSG;
+	}
+	/* A message without the table: the device has none of them. */
+	if (!tb[table])
+		return 0;
+	r = for_each_entry(tb[table], entry_type, res_walk_entry, &w);
+	if (r == -EBADMSG)
+		a->bad_objects++;
+	return r;
+}
+
+int nl_on_qp_msg(const struct nlmsghdr *nlh, void *data)
+{
+	return on_res_msg(nlh, data, RDMA_NLDEV_ATTR_RES_QP, RDMA_NLDEV_ATTR_RES_QP_ENTRY,
+			  qp_entry);
+}
+
+int nl_on_cq_msg(const struct nlmsghdr *nlh, void *data)
+{
+	return on_res_msg(nlh, data, RDMA_NLDEV_ATTR_RES_CQ, RDMA_NLDEV_ATTR_RES_CQ_ENTRY,
+			  cq_entry);
+}
+
+int nl_on_mr_msg(const struct nlmsghdr *nlh, void *data)
+{
+	return on_res_msg(nlh, data, RDMA_NLDEV_ATTR_RES_MR, RDMA_NLDEV_ATTR_RES_MR_ENTRY,
+			  mr_entry);
+}
+
+int nl_on_cm_id_msg(const struct nlmsghdr *nlh, void *data)
+{
+	return on_res_msg(nlh, data, RDMA_NLDEV_ATTR_RES_CM_ID, RDMA_NLDEV_ATTR_RES_CM_ID_ENTRY,
+			  cm_id_entry);
+}
+
+int nl_on_srq_msg(const struct nlmsghdr *nlh, void *data)
+{
+	return on_res_msg(nlh, data, RDMA_NLDEV_ATTR_RES_SRQ, RDMA_NLDEV_ATTR_RES_SRQ_ENTRY,
+			  srq_entry);
+}
+
+void nl_dev_agg_reset(struct nl_dev_agg *a)
+{
+	for (size_t i = 0; i < a->n_qp; i++)
+		memset(a->qp[i].n, 0, sizeof(a->qp[i].n));
+	for (size_t i = 0; i < a->n_cm; i++)
+		a->cm[i].n = 0;
+	if (a->owners)
+		memset(a->owners, 0, a->cap_owners * sizeof(*a->owners));
+	a->n_owners = 0;
+	a->cqs = a->cqes = a->mrs = a->mr_bytes = a->mrs_with_len = a->srqs = a->cm_ids = 0;
+	a->bad_objects = 0;
+}
+
+int nl_dev_agg_merge_keys(struct nl_dev_agg *dst, const struct nl_dev_agg *src)
+{
+	for (size_t i = 0; i < src->n_qp; i++)
+		if (!qp_bucket(dst, src->qp[i].port, src->qp[i].type))
+			return -ENOMEM;
+	for (size_t i = 0; i < src->n_cm; i++)
+		if (!cm_bucket(dst, src->cm[i].port, src->cm[i].ps, src->cm[i].state))
+			return -ENOMEM;
+	return 0;
+}
+
+void nl_dev_agg_free(struct nl_dev_agg *a)
+{
+	if (!a)
+		return;
+	free(a->qp);
+	free(a->cm);
+	free(a->owners);
+	memset(a, 0, sizeof(*a));
+}
+
+/* ---- hw counters ---------------------------------------------------------------------- */
+
+static int stat_entry(const struct nlattr *entry, void *data)
+{
+	struct nl_stat_list *l = data;
+	attr_table tb;
+
+	if (entry_attrs(entry, tb) < 0 || !tb[RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY_NAME] ||
+	    !tb[RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY_VALUE]) {
+		l->bad_objects++;
+		return -EBADMSG;
+	}
+	if (grow((void **)&l->v, &l->cap, l->n, sizeof(*l->v)) < 0)
+		return -ENOMEM;
+	copy_str(l->v[l->n].name, sizeof(l->v[l->n].name),
+		 tb[RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY_NAME]);
+	l->v[l->n].value = mnl_attr_get_u64(tb[RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY_VALUE]);
+	l->n++;
+	return 0;
+}
+
+int nl_on_stat_msg(const struct nlmsghdr *nlh, void *data)
+{
+	struct nl_stat_list *l = data;
+	attr_table tb;
+	int r;
+
+	if (parse_msg(nlh, tb) < 0) {
+		l->bad_objects++;
+		return -EBADMSG;
+	}
+	l->port = port_of(tb);
+	if (!tb[RDMA_NLDEV_ATTR_STAT_HWCOUNTERS])
+		return 0;
+	r = for_each_entry(tb[RDMA_NLDEV_ATTR_STAT_HWCOUNTERS],
+			   RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY, stat_entry, l);
+	if (r == -EBADMSG)
+		l->bad_objects++;
+	return r;
+}
+
+void nl_stat_list_free(struct nl_stat_list *l)
+{
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+/* ---- per-process folding -------------------------------------------------------------- */
+
+static int row_cmp(const void *pa, const void *pb)
+{
+	const struct nl_proc_row *a = pa, *b = pb;
+
+	if (a->qps != b->qps)
+		return a->qps > b->qps ? -1 : 1;
+	if (a->mr_bytes != b->mr_bytes)
+		return a->mr_bytes > b->mr_bytes ? -1 : 1;
+	if (a->mrs != b->mrs)
+		return a->mrs > b->mrs ? -1 : 1;
+	return strcmp(a->comm, b->comm);
+}
+
+static int row_name_cmp(const void *pa, const void *pb)
+{
+	return strcmp(((const struct nl_proc_row *)pa)->comm,
+		      ((const struct nl_proc_row *)pb)->comm);
+}
+
+static void row_add(struct nl_proc_row *dst, const struct nl_proc_row *src)
+{
+	dst->qps += src->qps;
+	dst->mrs += src->mrs;
+	dst->mr_bytes = dst->mr_bytes + src->mr_bytes < dst->mr_bytes
+				? UINT64_MAX
+				: dst->mr_bytes + src->mr_bytes;
+}
+
+int nl_fold_processes(const struct nl_dev_agg *a, unsigned top, nl_comm_fn comm_of, void *data,
+		      struct nl_proc_row **rows, size_t *n_rows)
+{
+	struct nl_proc_row *v, other = {.comm = "other"};
+	size_t n = 0, m = 0;
+
+	*rows = NULL;
+	*n_rows = 0;
+	if (!a->n_owners)
+		return 0;
+	v = calloc(a->n_owners + 1, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < a->cap_owners; i++) {
+		const struct nl_owner *o = &a->owners[i];
+		struct nl_proc_row *r;
+
+		if (!o->used)
+			continue;
+		r = &v[n++];
+		if (o->pid) {
+			if (!comm_of || comm_of(o->pid, r->comm, sizeof(r->comm), data) < 0 ||
+			    !r->comm[0])
+				snprintf(r->comm, sizeof(r->comm), "unknown");
+		} else {
+			snprintf(r->comm, sizeof(r->comm), "%s", o->kern[0] ? o->kern : "unknown");
+		}
+		r->qps = o->qps;
+		r->mrs = o->mrs;
+		r->mr_bytes = o->mr_bytes;
+	}
+	/* Fold rows of the same name. */
+	qsort(v, n, sizeof(*v), row_name_cmp);
+	for (size_t i = 0; i < n; i++) {
+		if (m && strcmp(v[m - 1].comm, v[i].comm) == 0)
+			row_add(&v[m - 1], &v[i]);
+		else
+			v[m++] = v[i];
+	}
+	qsort(v, m, sizeof(*v), row_cmp);
+	if (m > top) {
+		for (size_t i = top; i < m; i++)
+			row_add(&other, &v[i]);
+		m = top;
+		/* A process that is really called "other" takes the rest in. */
+		for (size_t i = 0; i < m; i++)
+			if (strcmp(v[i].comm, "other") == 0) {
+				row_add(&v[i], &other);
+				other.qps = other.mrs = other.mr_bytes = 0;
+				other.comm[0] = '\0';
+			}
+		if (other.comm[0])
+			v[m++] = other;
+	}
+	*rows = v;
+	*n_rows = m;
+	return 0;
+}
