@@ -11,7 +11,7 @@ BUILD_PKGS="build-essential cmake pkg-config libmicrohttpd-dev libmnl-dev libibv
 	librdmacm-dev libsystemd-dev zlib1g-dev"
 TEST_PKGS="libcmocka-dev prometheus curl gzip clang-format
 	qemu-system-x86 busybox-static cpio kmod xz-utils rdma-core ibverbs-utils ibverbs-providers
-	perftest iproute2 ethtool"
+	perftest rdmacm-utils iproute2 ethtool"
 
 pkgs=$BUILD_PKGS
 [ "${1:-}" = "--test" ] && pkgs="$pkgs $TEST_PKGS"

@@ -725,7 +725,8 @@ static int poll_devices(struct netlink_state *st, uint64_t deadline, bool full,
 	char eb[128];
 	int r;
 
-	r = dump(st, RDMA_NLDEV_CMD_GET, 0, 0, nl_on_dev_msg, &l, reset_dev_list, deadline, stats);
+	r = dump(st, RDMA_NLDEV_CMD_GET, NL_NO_DEVICE, 0, nl_on_dev_msg, &l, reset_dev_list,
+		 deadline, stats);
 	if (r < 0) {
 		if (r != -ENOMEM) {
 			count_error(st, r, stats);
@@ -748,8 +749,8 @@ static int poll_devices(struct netlink_state *st, uint64_t deadline, bool full,
 	if (r < 0)
 		return r;
 
-	r = dump(st, RDMA_NLDEV_CMD_RES_GET, 0, 0, nl_on_summary_msg, &s, reset_summary, deadline,
-		 stats);
+	r = dump(st, RDMA_NLDEV_CMD_RES_GET, NL_NO_DEVICE, 0, nl_on_summary_msg, &s, reset_summary,
+		 deadline, stats);
 	for (size_t i = 0; i < st->n_devs; i++)
 		st->devs[i]->have_summary = false;
 	if (r == 0) {

@@ -145,7 +145,7 @@ int nl_build_request(void *buf, size_t size, uint16_t cmd, uint16_t flags, uint3
 	nlh->nlmsg_type = RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, cmd);
 	nlh->nlmsg_flags = NLM_F_REQUEST | flags;
 	nlh->nlmsg_seq = seq;
-	if (dev_index)
+	if (dev_index != NL_NO_DEVICE)
 		mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_DEV_INDEX, dev_index);
 	if (port)
 		mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_PORT_INDEX, port);

@@ -25,9 +25,13 @@
 /* Device names are IB_DEVICE_NAME_MAX (64) bytes with the NUL. */
 #define NL_NAME_MAX 64
 
+/* dev_index of a request about no particular device (device indexes start at 0). */
+#define NL_NO_DEVICE UINT32_MAX
+
 /* Builds one request into buf: RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, cmd), with
- * NLM_F_REQUEST | flags, and the device / port index attributes when
- * non-zero. Returns the length, or -EMSGSIZE. */
+ * NLM_F_REQUEST | flags, the device index attribute unless dev_index is
+ * NL_NO_DEVICE, and the port index attribute when port is not 0 (ports
+ * count from 1). Returns the length, or -EMSGSIZE. */
 int nl_build_request(void *buf, size_t size, uint16_t cmd, uint16_t flags, uint32_t seq,
 		     uint32_t dev_index, uint32_t port);
 

@@ -65,8 +65,8 @@ struct nl_conn_stats {
 const struct nl_conn_stats *nl_conn_stats(const struct nl_conn *c);
 
 /*
- * Sends one request (cmd with flags, NLM_F_DUMP for dumps; dev_index/port
- * attributes when non-zero) and feeds every reply datagram to on_msg until
+ * Sends one request (cmd with flags, NLM_F_DUMP for dumps; dev_index unless
+ * NL_NO_DEVICE, port unless 0) and feeds every reply datagram to on_msg until
  * the reply is complete or deadline_ms (CLOCK_MONOTONIC milliseconds) passes.
  * Returns 0, or -errno: the kernel's error, -EINTR for an interrupted dump
  * (the caller retries it from scratch), -ETIMEDOUT, -ENOMEM, or a transport
