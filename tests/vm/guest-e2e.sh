@@ -51,11 +51,11 @@ retry() {               # retry N CMD...: the client may start before the server
 ############################################################################
 # Scraping and parsing the text exposition format
 ############################################################################
-scrape() {              # scrape FILE: GET /metrics into FILE
+scrape() {              # scrape FILE [URL]: GET /metrics (or URL) into FILE
     rm -f "$1"
     if command -v wget >/dev/null 2>&1; then
         # (busybox 1.35's static wget segfaults with -T: time it out from outside)
-        timeout 15 wget -q -O "$1" "$URL"
+        timeout 15 wget -q -O "$1" "${2:-$URL}"
         return
     fi
     # fallback without wget: HTTP/1.0 over bash's /dev/tcp
@@ -261,7 +261,146 @@ if num_gt "$rcvd" 0 || num_gt "$sent" 0; then ok "traffic is visible: rcvd_pkts=
 else notok "traffic is visible: rcvd_pkts='$rcvd' sent_pkts='$sent' (want one > 0)"; fi
 
 ############################################################################
-# 5. Clean shutdown on SIGTERM
+# 5. netlink collector: resources against `rdma res show` at the same moment,
+#    as root and as an unprivileged user; numbers fall when clients go; the
+#    device is removed and re-added while both exporters run
+############################################################################
+LISTEN_NB=127.0.0.1:9880
+su nobody -s /bin/sh -c "exec rdma_exporter --web.listen-address=$LISTEN_NB --poll.interval=500ms" \
+    > "$OUT/exporter-nobody.log" 2>&1 &
+NB=$!
+check_value rdma_exporter_collector_success 'collector="netlink"' 1
+check_value rdma_exporter_collector_devices 'collector="netlink"' 1
+
+# The same keys from the rdma tool and from a scrape: "res_qp 133", "qp_RC_RTS 68",
+# "cqs 9", "cqes 133239", "mrs 11", "mrbytes 16785664", "pds 8", "cm_LISTEN_TCP 1".
+cat > /tmp/rdma-snapshot.sh <<'SNAP'
+DEV=$1
+rdma res show | sed -n "s/^[0-9]*: $DEV: //p" | awk '{ for (i = 1; i < NF; i += 2) print "res_" $i, $(i + 1) }'
+rdma res show qp | sed -n 's/.* type \([A-Z_]*\) state \([A-Z]*\) .*/qp_\1_\2/p' | sort | uniq -c | awk '{ print $2, $1 }'
+rdma res show cq | awk '/^dev / { n++; for (i = 1; i < NF; i++) if ($i == "cqe") s += $(i + 1) } END { print "cqs", n + 0; print "cqes", s + 0 }'
+rdma res show mr | awk '/^dev / { n++; for (i = 1; i < NF; i++) if ($i == "mrlen") s += $(i + 1) } END { print "mrs", n + 0; print "mrbytes", s + 0 }'
+echo "pds $(rdma res show pd | grep -c '^dev ')"
+rdma res show cm_id | sed -n 's/.* state \([A-Z_]*\) ps \([A-Za-z]*\) .*/cm_\1_\2/p' | sort | uniq -c | awk '{ print $2, $1 }'
+SNAP
+rdma_snapshot() { bash /tmp/rdma-snapshot.sh "$DEV" | sort; }
+exporter_snapshot() {   # exporter_snapshot NORMFILE
+    awk -F'\t' -v dev="$DEV" '
+    {
+        i = index($1, "{"); name = substr($1, 1, i - 1); lab = substr($1, i + 1)
+        sub(/}$/, "", lab)
+        delete L
+        n = split(lab, kv, ",")
+        for (j = 1; j <= n; j++) { split(kv[j], p, "="); v = p[2]; gsub(/"/, "", v); L[p[1]] = v }
+        if (L["device"] != dev) next
+        if (name == "rdma_resources") print "res_" L["resource"], $2
+        else if (name == "rdma_qps") { if ($2 > 0) q["qp_" L["type"] "_" L["state"]] += $2 }
+        else if (name == "rdma_cqs") print "cqs", $2
+        else if (name == "rdma_cq_entries") print "cqes", $2
+        else if (name == "rdma_mrs") print "mrs", $2
+        else if (name == "rdma_mr_registered_bytes") print "mrbytes", $2
+        else if (name == "rdma_pds") print "pds", $2
+        else if (name == "rdma_cm_ids") { if ($2 > 0) c["cm_" L["state"] "_" L["ps"]] += $2 }
+    }
+    END { for (k in q) print k, q[k]; for (k in c) print k, c[k] }' "$1" | sort
+}
+NORM_NB=/tmp/scrape-nobody.norm
+# compare_moment TAG: rdma, both scrapes, rdma again; the moment counts when both rdma
+# snapshots agree (the kernel's tables did not move in between). Up to 5 tries.
+compare_moment() {
+    local tag=$1 try a b
+    for try in 1 2 3 4 5; do
+        sleep 1.1                  # two poll intervals: the exporters saw this state
+        a=$(rdma_snapshot)
+        scrape_and_normalize "$OUT/scrape-netlink-$tag.txt"
+        scrape "$OUT/scrape-netlink-$tag-nobody.txt" "http://$LISTEN_NB/metrics" &&
+            normalize < "$OUT/scrape-netlink-$tag-nobody.txt" > "$NORM_NB"
+        b=$(rdma_snapshot)
+        [ "$a" = "$b" ] && break
+        note "$tag: rdma res changed during the scrape, again ($try)"
+    done
+    echo "$a" > "$OUT/rdma-snapshot-$tag.txt"
+    exporter_snapshot "$NORM" > "$OUT/exporter-snapshot-$tag.txt"
+    exporter_snapshot "$NORM_NB" > "$OUT/exporter-snapshot-$tag-nobody.txt"
+    su nobody -s /bin/sh -c "bash /tmp/rdma-snapshot.sh $DEV" | sort > "$OUT/rdma-snapshot-$tag-nobody.txt"
+    if diff "$OUT/rdma-snapshot-$tag.txt" "$OUT/exporter-snapshot-$tag.txt" > /tmp/d; then
+        ok "$tag: rdma_resources, rdma_qps by type and state, rdma_cqs, rdma_cq_entries, rdma_mrs, rdma_mr_registered_bytes, rdma_pds, rdma_cm_ids equal rdma res show ($(grep -c . "$OUT/rdma-snapshot-$tag.txt") keys; $(grep '^res_qp ' "$OUT/rdma-snapshot-$tag.txt"))"
+    else
+        notok "$tag: exporter differs from rdma res show (< rdma, > exporter):"
+        sed 's/^/#   /' /tmp/d
+    fi
+    if diff "$OUT/rdma-snapshot-$tag-nobody.txt" "$OUT/exporter-snapshot-$tag-nobody.txt" > /tmp/d; then
+        ok "$tag: unprivileged exporter equals rdma res show run as nobody"
+    else
+        notok "$tag: unprivileged exporter differs from rdma res show as nobody (< rdma, > exporter):"
+        sed 's/^/#   /' /tmp/d
+    fi
+}
+
+# Many QPs: 64 RC QP pairs (ib_send_bw -q 64; rxe caps a CQ at 32767 entries, so -r/-t
+# 256), an ibv_rc_pingpong pair, an rping pair (RDMA CM: a LISTEN and two CONNECT ids).
+ib_send_bw -d $DEV -x 1 -p 18600 -q 64 -r 256 -t 256 -D 600 > /tmp/bw_server.log 2>&1 &
+( retry 60 ib_send_bw -d $DEV -x 1 -p 18600 -q 64 -r 256 -t 256 -D 600 $IP > /tmp/bw_client.log 2>&1 ) &
+for _ in $(seq 1 120); do
+    [ "$(rdma res show qp | grep -c ib_send_bw)" -ge 128 ] && break
+    sleep 0.5
+done
+ibv_rc_pingpong -d $DEV -g 1 -n 100000000 > /dev/null 2>&1 &
+sleep 0.5
+( retry 30 ibv_rc_pingpong -d $DEV -g 1 -n 100000000 $IP > /dev/null 2>&1 ) &
+rping -s -a $IP -P > /dev/null 2>&1 &
+sleep 0.5
+( retry 30 rping -c -a $IP -C 100000000 -S 64 > /dev/null 2>&1 ) &
+for _ in $(seq 1 60); do
+    [ "$(rdma res show qp | grep -c 'type RC')" -ge 132 ] && [ "$(rdma res show cm_id | grep -c CONNECT)" -ge 2 ] && break
+    sleep 0.5
+done
+nqp=$(rdma res show qp | grep -c 'type RC')
+check "workload: at least 132 RC QPs exist (got $nqp)" test "$nqp" -ge 132
+compare_moment busy
+bw_qps=$(rdma res show qp | grep -c 'comm ib_send_bw')
+check_value rdma_process_qps "device=\"$DEV\",comm=\"ib_send_bw\"" "$bw_qps"
+check_value rdma_process_qps "device=\"$DEV\",comm=\"ib_core\"" 1
+for st in RESET INIT RTR RTS SQD SQE ERR; do
+    check "rdma_qps{type=\"RC\",state=\"$st\"} is exported" test -n "$(value rdma_qps "device=\"$DEV\",port=\"1\",type=\"RC\",state=\"$st\"")"
+done
+lim=$(value rdma_resource_limit "device=\"$DEV\",resource=\"qp\"")
+check "rdma_resource_limit{resource=\"qp\"} from ibv_query_device ($lim)" num_gt "$lim" 1000
+
+# The perftest and pingpong clients and servers go: the numbers fall.
+kill $(pidof ib_send_bw ibv_rc_pingpong) 2>/dev/null
+for _ in $(seq 1 40); do [ -z "$(pidof ib_send_bw ibv_rc_pingpong)" ] && break; sleep 0.25; done
+compare_moment after-kill
+check_value rdma_qps "device=\"$DEV\",port=\"1\",type=\"RC\",state=\"RTR\"" 0
+check "rdma_process_qps{comm=\"ib_send_bw\"} is gone" test -z "$(value rdma_process_qps "device=\"$DEV\",comm=\"ib_send_bw\"")"
+
+# Device removal while both exporters run: nothing of ours holds a verbs context, so
+# rxe's removal (which waits for every open context) completes.
+kill $(pidof rping) 2>/dev/null
+for _ in $(seq 1 40); do [ -z "$(pidof rping)" ] && break; sleep 0.25; done
+timeout 120 rdma link delete $DEV
+rc=$?
+check "rdma link delete $DEV while the exporters run (rc=$rc, 124: hung)" test $rc = 0
+sleep 1.5
+scrape_and_normalize "$OUT/scrape-removed.txt"
+check_value rdma_exporter_collector_devices 'collector="netlink"' 0
+check_value rdma_exporter_collector_success 'collector="netlink"' 1
+check "no rdma_qps series for a removed device" test -z "$(grep '^rdma_qps{' "$NORM")"
+rdma link add $DEV type rxe netdev eth0
+for _ in $(seq 1 40); do rdma link show $DEV/1 2>/dev/null | grep -q 'state ACTIVE' && break; sleep 0.25; done
+sleep 1.5
+scrape_and_normalize "$OUT/scrape-readded.txt"
+check_value rdma_exporter_collector_devices 'collector="netlink"' 1
+check_value rdma_qps "device=\"$DEV\",port=\"1\",type=\"GSI\",state=\"RTS\"" 1
+lim=$(value rdma_resource_limit "device=\"$DEV\",resource=\"qp\"")
+check "limits queried again for the re-created device ($lim)" num_gt "$lim" 1000
+check "removal and return are logged" grep -q "netlink: device=$DEV is gone" "$OUT/exporter.log"
+check "no error-level log line" test -z "$(grep 'level=error' "$OUT/exporter.log" "$OUT/exporter-nobody.log")"
+for p in $(pidof rdma_exporter); do [ "$p" != "$EXP" ] && kill -TERM "$p"; done
+wait $NB 2>/dev/null
+
+############################################################################
+# 6. Clean shutdown on SIGTERM
 ############################################################################
 if kill -0 $EXP 2>/dev/null; then
     kill -TERM $EXP
