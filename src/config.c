@@ -390,6 +390,28 @@ int config_parse(struct exporter_config *cfg, int argc, char *const argv[],
 	return 0;
 }
 
+/* Prints text in lines of at most width columns, each indented by indent. */
+static void print_wrapped(FILE *out, const char *text, int indent, int width)
+{
+	const char *p = text;
+
+	while (*p) {
+		int room = width - indent, n = (int)strlen(p);
+
+		if (n > room) {
+			n = room;
+			while (n > 0 && p[n] != ' ')
+				n--;
+			if (n == 0)
+				n = room;
+		}
+		fprintf(out, "%*s%.*s\n", indent, "", n, p);
+		p += n;
+		while (*p == ' ')
+			p++;
+	}
+}
+
 void config_usage(FILE *out, const char *argv0, const struct config_collector *collectors,
 		  unsigned n_collectors)
 {
@@ -428,13 +450,12 @@ void config_usage(FILE *out, const char *argv0, const struct config_collector *c
 	for (unsigned i = 0; i < n_collectors; i++) {
 		fprintf(out, "      --collector.%-20s %s [default: %s]\n", collectors[i].name,
 			collectors[i].help, collectors[i].default_enabled ? "enabled" : "disabled");
-		for (unsigned f = 0; f < collectors[i].n_flags; f++)
-			fprintf(out,
-				"          --collector.%s.%s=%s\n                                  "
-				" %s\n",
-				collectors[i].name, collectors[i].flags[f].name,
-				collectors[i].flags[f].kind == COLLECTOR_FLAG_UINT ? "N" : "D",
-				collectors[i].flags[f].help);
+		for (unsigned f = 0; f < collectors[i].n_flags; f++) {
+			fprintf(out, "      --collector.%s.%s=%s\n", collectors[i].name,
+				collectors[i].flags[f].name,
+				collectors[i].flags[f].kind == COLLECTOR_FLAG_UINT ? "N" : "D");
+			print_wrapped(out, collectors[i].flags[f].help, 35, 80);
+		}
 	}
 	fprintf(out,
 		"\nExit status: 0 after SIGTERM/SIGINT, 1 on a runtime error, 2 on bad flags.\n");

@@ -10,6 +10,11 @@
 #   scrape.txt               the /metrics scrape the counter checks used
 #   scrape-first.txt         the first scrape, only when a mismatch forced a re-scrape
 #   exporter.log             the exporter's stdout+stderr (--log.level=debug)
+#   exporter-nobody.log      the unprivileged exporter's (port 9880, user nobody)
+#   scrape-netlink-TAG*.txt  scrapes of the netlink checks (TAG busy, after-kill; -nobody)
+#   rdma-snapshot-TAG*.txt,  the keys compared: from `rdma res show` and from the scrape
+#   exporter-snapshot-TAG*.txt
+#   scrape-removed.txt, scrape-readded.txt   around `rdma link delete/add rxe0`
 #   rdma-res-qp.json         `rdma -j res show qp` while an ibv_rc_pingpong server waits (RC QP in INIT)
 #   rdma-res-cq.json         `rdma -j res show cq` at the same moment
 #   rdma-res-qp-idle.json    `rdma -j res show qp` after the traffic (kernel GSI QP only)
