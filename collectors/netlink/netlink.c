@@ -101,6 +101,16 @@ struct netlink_state {
 
 	uint64_t errors_total[ERR_REASONS];
 	uint64_t retries_total;
+
+	/* pid -> comm of this poll: one /proc read per process, not per
+	 * process and device. Entries of older polls have another gen. */
+	struct comm_entry {
+		uint32_t pid, gen;
+		int err;
+		char comm[NL_NAME_MAX];
+	} * comms;
+	size_t cap_comms, n_comms;
+	uint32_t comm_gen;
 };
 
 static double now_s(void)
@@ -544,6 +554,64 @@ static int read_comm(uint32_t pid, char *comm, size_t size, void *data)
 	return 0;
 }
 
+static void comm_cache_clear(struct netlink_state *st)
+{
+	st->comm_gen++;
+	st->n_comms = 0;
+}
+
+static int comm_cache_grow(struct netlink_state *st)
+{
+	struct comm_entry *old = st->comms, *n;
+	size_t ncap = st->cap_comms ? st->cap_comms * 2 : 256;
+
+	n = calloc(ncap, sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	for (size_t i = 0; i < st->cap_comms; i++) {
+		size_t j;
+
+		if (old[i].gen != st->comm_gen || !old[i].pid)
+			continue;
+		for (j = old[i].pid & (ncap - 1); n[j].pid; j = (j + 1) & (ncap - 1))
+			;
+		n[j] = old[i];
+	}
+	free(old);
+	st->comms = n;
+	st->cap_comms = ncap;
+	return 0;
+}
+
+/* nl_comm_fn over the per-poll cache, falling back to the seam or /proc. */
+static int cached_comm(uint32_t pid, char *comm, size_t size, void *data)
+{
+	struct netlink_state *st = data;
+	struct comm_entry *e;
+	size_t i;
+
+	if ((st->n_comms + 1) * 2 > st->cap_comms && comm_cache_grow(st) < 0)
+		return -ENOMEM;
+	for (i = pid & (st->cap_comms - 1);; i = (i + 1) & (st->cap_comms - 1)) {
+		e = &st->comms[i];
+		if (e->gen != st->comm_gen || !e->pid)
+			break;
+		if (e->pid == pid) {
+			snprintf(comm, size, "%s", e->comm);
+			return e->err;
+		}
+	}
+	e->pid = pid;
+	e->gen = st->comm_gen;
+	e->comm[0] = '\0';
+	e->err = st->seams.comm_of
+			 ? st->seams.comm_of(pid, e->comm, sizeof(e->comm), st->seams.comm_data)
+			 : read_comm(pid, e->comm, sizeof(e->comm), st);
+	st->n_comms++;
+	snprintf(comm, size, "%s", e->comm);
+	return e->err;
+}
+
 static int emit_processes(struct netlink_state *st, struct metric_sink *sink,
 			  const struct nl_device *d)
 {
@@ -553,8 +621,7 @@ static int emit_processes(struct netlink_state *st, struct metric_sink *sink,
 
 	if (!st->top || !d->have_agg)
 		return 0;
-	r = nl_fold_processes(&d->cur, st->top, st->seams.comm_of ? st->seams.comm_of : read_comm,
-			      st->seams.comm_of ? st->seams.comm_data : st, &rows, &n);
+	r = nl_fold_processes(&d->cur, st->top, cached_comm, st, &rows, &n);
 	if (r < 0)
 		return r;
 	for (size_t i = 0; i < n && r == 0; i++) {
@@ -751,9 +818,10 @@ static int poll_devices(struct netlink_state *st, uint64_t deadline, bool full,
 
 	r = dump(st, RDMA_NLDEV_CMD_RES_GET, NL_NO_DEVICE, 0, nl_on_summary_msg, &s, reset_summary,
 		 deadline, stats);
-	for (size_t i = 0; i < st->n_devs; i++)
-		st->devs[i]->have_summary = false;
 	if (r == 0) {
+		/* A failed summary dump keeps the previous numbers. */
+		for (size_t i = 0; i < st->n_devs; i++)
+			st->devs[i]->have_summary = false;
 		st->warned_summary = false;
 		for (size_t i = 0; i < s.n; i++) {
 			struct nl_device *d = find_device(st, s.v[i].name);
@@ -791,7 +859,7 @@ static int netlink_collect(void *state, struct metric_sink *sink, struct collect
 	struct netlink_state *st = state;
 	uint64_t deadline;
 	bool full, spent = false;
-	int r;
+	int r, failed;
 
 	if (__atomic_exchange_n(&st->reload_requested, 0, __ATOMIC_ACQ_REL)) {
 		nl_conn_close(st->conn);
@@ -813,11 +881,15 @@ static int netlink_collect(void *state, struct metric_sink *sink, struct collect
 		st->last_full_scan = now_s();
 	}
 	deadline = nl_now_ms() + budget_ms(st);
+	comm_cache_clear(st);
 	r = poll_devices(st, deadline, full, stats);
 	if (r == -ENOMEM)
 		return r;
 	if (r == -ETIMEDOUT)
 		spent = true;
+	/* Without a device list the collector failed as a whole (success 0);
+	 * the devices it knew still serve what they can. */
+	failed = r < 0 && r != -ETIMEDOUT ? r : 0;
 
 	for (size_t i = 0; i < st->n_devs;) {
 		struct nl_device *d = st->devs[i];
@@ -855,8 +927,11 @@ static int netlink_collect(void *state, struct metric_sink *sink, struct collect
 		log_info("netlink: no RDMA devices (none present, or none match the device "
 			 "filter)");
 	st->logged_no_devices = st->n_devs == 0;
-	return emit_self(st, sink);
+	r = emit_self(st, sink);
+	return r < 0 ? r : failed;
 }
+
+static void netlink_free(void *state);
 
 int netlink_collector_init_with(const struct collector_ctx *ctx, const struct netlink_seams *seams,
 				void **state)
@@ -882,8 +957,12 @@ int netlink_collector_init_with(const struct collector_ctx *ctx, const struct ne
 		free(st);
 		return -ENOMEM;
 	}
-	/* The socket is opened by the first collect(): a host without RDMA
-	 * netlink is not an init failure. */
+	/* Opened now, kept for the daemon's life. A host without RDMA netlink
+	 * is not an init failure: it is logged once and reported as no devices. */
+	if (ensure_socket(st) < 0) {
+		netlink_free(st);
+		return -ENOMEM;
+	}
 	*state = st;
 	return 0;
 }
@@ -914,6 +993,7 @@ static void netlink_free(void *state)
 		return;
 	drop_devices(st);
 	nl_conn_free(st->conn);
+	free(st->comms);
 	free(st);
 }
 

@@ -47,13 +47,35 @@ export RXEVM_TIMEOUT=${RXEVM_TIMEOUT:-600}
 if [ -n "${VM_OUT_DIR:-}" ]; then
     mkdir -p "$VM_OUT_DIR"
     RXEVM_OUT=$(readlink -f "$VM_OUT_DIR")
-    export RXEVM_OUT
+else
+    RXEVM_OUT=$STAGE/out        # still kept for the promtool check below
 fi
+export RXEVM_OUT
 unset PEER
 set +e
 EXTRA_BINS="$STAGE/rdma_exporter" "$HERE/rxe-vm.sh" "$HERE/guest-e2e.sh"
 rc=$?
 set -e
+# Every scrape the guest took (sysfs and netlink families, root and nobody, device
+# removed and re-added) must pass promtool without a single warning.
+if [ $rc = 0 ]; then
+    if ! command -v promtool >/dev/null; then
+        echo "vm-e2e: FAIL: promtool not found (scripts/install-deps.sh --test installs it)" >&2
+        rc=1
+    fi
+    n=0
+    for f in "$RXEVM_OUT"/scrape*.txt; do
+        [ -f "$f" ] || continue
+        n=$((n + 1))
+        out=$(promtool check metrics < "$f" 2>&1)
+        if [ $? != 0 ] || [ -n "$out" ]; then
+            echo "not ok - promtool check metrics ${f##*/}: $out"
+            rc=1
+        fi
+    done
+    echo "vm-e2e: promtool check metrics clean on $n guest scrapes"
+    [ $n -gt 0 ] || rc=1
+fi
 # rc 77 from the guest would read as "skipped" to ctest: never let that happen.
 [ $rc != $SKIP ] || rc=1
 exit $rc
