@@ -318,7 +318,8 @@ static uint64_t owner_hash(uint32_t pid, const char *kern)
 	uint64_t h = 1469598103934665603ull ^ pid;
 
 	h *= 1099511628211ull;
-	for (; *kern; kern++) {
+	/* As stored: at most NL_NAME_MAX - 1 bytes, so a rehash finds it. */
+	for (size_t n = 0; *kern && n < NL_NAME_MAX - 1; kern++, n++) {
 		h ^= (unsigned char)*kern;
 		h *= 1099511628211ull;
 	}
@@ -355,23 +356,30 @@ static int owners_grow(struct nl_dev_agg *a)
 /* The owner of an entry (RES_PID or RES_KERN_NAME), created on first sight. */
 static struct nl_owner *owner_of(struct nl_dev_agg *a, attr_table tb)
 {
+	const char *kern = "";
 	uint32_t pid = 0;
-	char kern[NL_NAME_MAX] = "";
 	size_t i;
 
+	/* Names are compared only for kernel owners (pid 0): user processes,
+	 * nearly all of them, are found by pid alone. */
 	if (tb[RDMA_NLDEV_ATTR_RES_PID])
 		pid = mnl_attr_get_u32(tb[RDMA_NLDEV_ATTR_RES_PID]);
 	else if (tb[RDMA_NLDEV_ATTR_RES_KERN_NAME])
-		copy_str(kern, sizeof(kern), tb[RDMA_NLDEV_ATTR_RES_KERN_NAME]);
+		kern = mnl_attr_get_str(tb[RDMA_NLDEV_ATTR_RES_KERN_NAME]);
 	if (owners_grow(a) < 0)
 		return NULL;
-	for (i = owner_hash(pid, kern) & (a->cap_owners - 1); a->owners[i].used;
-	     i = (i + 1) & (a->cap_owners - 1))
-		if (a->owners[i].pid == pid && strcmp(a->owners[i].kern, kern) == 0)
+	for (i = owner_hash(pid, pid ? "" : kern) & (a->cap_owners - 1); a->owners[i].used;
+	     i = (i + 1) & (a->cap_owners - 1)) {
+		const struct nl_owner *o = &a->owners[i];
+
+		if (o->pid == pid && (pid || strncmp(o->kern, kern, sizeof(o->kern) - 1) == 0))
 			return &a->owners[i];
+	}
 	a->owners[i].used = true;
 	a->owners[i].pid = pid;
-	memcpy(a->owners[i].kern, kern, sizeof(kern));
+	a->owners[i].kern[0] = '\0';
+	if (!pid)
+		snprintf(a->owners[i].kern, sizeof(a->owners[i].kern), "%s", kern);
 	a->n_owners++;
 	return &a->owners[i];
 }
