@@ -166,7 +166,7 @@ static struct nl_device *device_new(const struct nl_dev_info *info)
 static struct nl_device *find_device(struct netlink_state *st, const char *name)
 {
 	for (size_t i = 0; i < st->n_devs; i++)
-		if (strcmp(st->devs[i]->name, name) == 0)
+		if (st->devs[i] && strcmp(st->devs[i]->name, name) == 0)
 			return st->devs[i];
 	return NULL;
 }
@@ -236,9 +236,12 @@ static int sync_devices(struct netlink_state *st, const struct nl_dev_list *l, b
 		} else {
 			d = device_new(info);
 			if (!d) {
+				/* Out of memory: start over with no devices (the old
+				 * list has holes where devices were taken over). */
 				for (size_t j = 0; j < n; j++)
 					device_free(next[j]);
 				free(next);
+				drop_devices(st);
 				return -ENOMEM;
 			}
 			log_info("netlink: device=%s index=%u ports=%u", d->name, d->index,
@@ -286,10 +289,47 @@ static void reset_summary(void *data)
 	nl_summary_list_free(data);
 }
 
-static void reset_agg(void *data)
+static void reset_qp(void *data)
 {
-	nl_dev_agg_reset(data);
+	struct nl_dev_agg *a = data;
+
+	for (size_t i = 0; i < a->n_qp; i++)
+		memset(a->qp[i].n, 0, sizeof(a->qp[i].n));
+	for (size_t i = 0; i < a->cap_owners; i++)
+		a->owners[i].qps = 0;
 }
+
+static void reset_cq(void *data)
+{
+	struct nl_dev_agg *a = data;
+
+	a->cqs = a->cqes = 0;
+}
+
+static void reset_mr(void *data)
+{
+	struct nl_dev_agg *a = data;
+
+	a->mrs = a->mr_bytes = a->mrs_with_len = 0;
+	for (size_t i = 0; i < a->cap_owners; i++)
+		a->owners[i].mrs = a->owners[i].mr_bytes = 0;
+}
+
+static void reset_cm(void *data)
+{
+	struct nl_dev_agg *a = data;
+
+	for (size_t i = 0; i < a->n_cm; i++)
+		a->cm[i].n = 0;
+	a->cm_ids = 0;
+}
+
+static void reset_srq(void *data)
+{
+	((struct nl_dev_agg *)data)->srqs = 0;
+}
+
+static void (*const reset_kind[])(void *) = {reset_qp, reset_cq, reset_mr, reset_cm, reset_srq};
 
 static void reset_stats(void *data)
 {
@@ -357,7 +397,7 @@ static int poll_resources(struct netlink_state *st, struct nl_device *d, uint64_
 
 		if (k == DUMP_SRQ && d->no_srq)
 			continue;
-		r = dump(st, dumps[k].cmd, d->index, 0, dumps[k].on_msg, &d->scratch, reset_agg,
+		r = dump(st, dumps[k].cmd, d->index, 0, dumps[k].on_msg, &d->scratch, reset_kind[k],
 			 deadline, stats);
 		if (r == 0) {
 			d->warned &= ~(1u << k);
@@ -650,7 +690,8 @@ static int seen_cmp(const void *key, const void *elem)
 static int in_sysfs(struct netlink_state *st, const struct nl_device *d, struct nl_port *p,
 		    const char *name, bool *out)
 {
-	struct nl_counter_seen *s = bsearch(name, p->seen, p->n_seen, sizeof(*p->seen), seen_cmp);
+	struct nl_counter_seen *s =
+		p->n_seen ? bsearch(name, p->seen, p->n_seen, sizeof(*p->seen), seen_cmp) : NULL;
 	char path[512];
 	size_t pos;
 

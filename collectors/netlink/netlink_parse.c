@@ -159,7 +159,8 @@ int nl_reply_feed(struct nl_reply *r, const void *buf, size_t len)
 
 	if (len > INT32_MAX)
 		return -EMSGSIZE;
-	while (mnl_nlmsg_ok(nlh, rem)) {
+	while (rem >= (int)sizeof(*nlh) && nlh->nlmsg_len >= sizeof(*nlh) &&
+	       nlh->nlmsg_len <= (uint32_t)rem) {
 		const void *payload = mnl_nlmsg_get_payload(nlh);
 		size_t plen = mnl_nlmsg_get_payload_len(nlh);
 
@@ -178,6 +179,8 @@ int nl_reply_feed(struct nl_reply *r, const void *buf, size_t len)
 
 			if (plen >= sizeof(e))
 				memcpy(&e, payload, sizeof(e));
+			if (e < -4095)
+				return -EBADMSG;
 			return e < 0 ? e : 0;
 		}
 		case NLMSG_ERROR: {
@@ -708,7 +711,8 @@ int nl_fold_processes(const struct nl_dev_agg *a, unsigned top, nl_comm_fn comm_
 		const struct nl_owner *o = &a->owners[i];
 		struct nl_proc_row *r;
 
-		if (!o->used)
+		/* An owner whose objects went away in a retried dump has none. */
+		if (!o->used || (!o->qps && !o->mrs))
 			continue;
 		r = &v[n++];
 		if (o->pid) {
