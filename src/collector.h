@@ -19,6 +19,7 @@
 #include "config.h"
 #include "devfilter.h"
 #include "metrics.h"
+#include "netdevs.h"
 
 struct collector_ctx {
 	/* O_DIRECTORY fd of --path.sysfs; every sysfs access is relative to it. */
@@ -37,6 +38,12 @@ struct collector_ctx {
 	/* Values of this collector's own flags (collector_ops.flags), in table
 	 * order; set by the poller for each collector, NULL when it has none. */
 	const uint64_t *flags;
+	/* Text values of its COLLECTOR_FLAG_REGEX flags (NULL entries: not
+	 * given); NULL when it has no flags. */
+	const char *const *flag_strs;
+	/* Netdevs bound to RDMA ports: published by the sysfs collector every
+	 * poll, read by later collectors; never NULL in the daemon. */
+	struct netdev_set *rdma_netdevs;
 };
 
 struct collector_stats {

@@ -2,7 +2,9 @@
 #include "config.h"
 
 #include <errno.h>
+#include <regex.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "log.h"
@@ -241,6 +243,24 @@ static int find_collector(const struct config_collector *collectors, unsigned n,
 	return -1;
 }
 
+/* 0 when s compiles as an anchored POSIX extended regex (as devfilter does). */
+static int check_regex(const char *s)
+{
+	size_t len = strlen(s) + 5;
+	char *anchored = malloc(len);
+	regex_t re;
+	int r;
+
+	if (!anchored)
+		return REG_ESPACE;
+	snprintf(anchored, len, "^(%s)$", s);
+	r = regcomp(&re, anchored, REG_EXTENDED | REG_NOSUB);
+	if (r == 0)
+		regfree(&re);
+	free(anchored);
+	return r;
+}
+
 /* --collector.C.F=V: 1 when name is a flag of a collector (and applied), 0 when not. */
 static int apply_collector_flag(struct exporter_config *cfg,
 				const struct config_collector *collectors, unsigned n,
@@ -263,6 +283,16 @@ static int apply_collector_flag(struct exporter_config *cfg,
 				continue;
 			if (!v)
 				return fail(err, errlen, "--%.*s needs a value", (int)nlen, name);
+			if (cf->kind == COLLECTOR_FLAG_REGEX) {
+				int r = check_regex(v);
+
+				if (r)
+					return fail(err, errlen,
+						    "invalid --%.*s regex \"%s\" (POSIX extended)",
+						    (int)nlen, name, v);
+				cfg->collector_flag_strs[i][f] = v;
+				return 1;
+			}
 			if (cf->kind == COLLECTOR_FLAG_UINT) {
 				if (parse_u64_dec(v, strlen(v), &x) < 0 || x < cf->min ||
 				    x > cf->max)
@@ -453,7 +483,9 @@ void config_usage(FILE *out, const char *argv0, const struct config_collector *c
 		for (unsigned f = 0; f < collectors[i].n_flags; f++) {
 			fprintf(out, "      --collector.%s.%s=%s\n", collectors[i].name,
 				collectors[i].flags[f].name,
-				collectors[i].flags[f].kind == COLLECTOR_FLAG_UINT ? "N" : "D");
+				collectors[i].flags[f].kind == COLLECTOR_FLAG_UINT    ? "N"
+				: collectors[i].flags[f].kind == COLLECTOR_FLAG_REGEX ? "RE"
+										      : "D");
 			print_wrapped(out, collectors[i].flags[f].help, 35, 80);
 		}
 	}

@@ -27,6 +27,8 @@ enum config_action {
 enum collector_flag_kind {
 	COLLECTOR_FLAG_UINT,	 /* whole number from min to max */
 	COLLECTOR_FLAG_DURATION, /* Prometheus duration, stored in ms, min..max ms */
+	COLLECTOR_FLAG_REGEX,	 /* POSIX extended regex, anchored; checked at parse time;
+				    the text is in collector_flag_strs (NULL: not given) */
 };
 
 /*
@@ -67,6 +69,8 @@ struct exporter_config {
 	bool collector_enabled[CONFIG_MAX_COLLECTORS];
 	/* Values of each collector's own flags, defaults when not given. */
 	uint64_t collector_flags[CONFIG_MAX_COLLECTORS][CONFIG_MAX_COLLECTOR_FLAGS];
+	/* Text values (COLLECTOR_FLAG_REGEX), pointing into argv; NULL when not given. */
+	const char *collector_flag_strs[CONFIG_MAX_COLLECTORS][CONFIG_MAX_COLLECTOR_FLAGS];
 };
 
 /*

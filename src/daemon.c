@@ -52,6 +52,7 @@ int daemon_main(int argc, char *argv[])
 	struct http_server *http = NULL;
 	struct poller *poller = NULL;
 	struct snapshot_slot slot;
+	struct netdev_set rdma_netdevs = {0};
 	struct poller_config pc;
 	struct http_config hc;
 	sigset_t sigs;
@@ -120,8 +121,11 @@ int daemon_main(int argc, char *argv[])
 				.poll_interval_ms = cfg.poll_interval_ms,
 				.proc_root = "/proc",
 				.sysfs_collector_enabled = sysfs_enabled(&cfg),
+				.rdma_netdevs = &rdma_netdevs,
 			},
 		.flag_values = (const uint64_t(*)[CONFIG_MAX_COLLECTOR_FLAGS])cfg.collector_flags,
+		.flag_strs =
+			(const char *const(*)[CONFIG_MAX_COLLECTOR_FLAGS])cfg.collector_flag_strs,
 		.interval_ms = cfg.poll_interval_ms,
 		.proc_root = "/proc",
 	};
@@ -171,6 +175,7 @@ int daemon_main(int argc, char *argv[])
 out:
 	http_server_stop(http);
 	poller_free(poller);
+	netdev_set_free(&rdma_netdevs);
 	snapshot_slot_destroy(&slot);
 	device_filter_free(filter);
 	if (sysfs_fd >= 0)

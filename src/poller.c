@@ -87,6 +87,7 @@ struct poller *poller_new(const struct poller_config *cfg, struct snapshot_slot 
 			continue;
 		in->ctx = p->cfg.ctx;
 		in->ctx.flags = cfg->flag_values && in->ops->n_flags ? cfg->flag_values[i] : NULL;
+		in->ctx.flag_strs = cfg->flag_strs && in->ops->n_flags ? cfg->flag_strs[i] : NULL;
 		r = in->ops->init(&in->ctx, &in->state);
 		in->init_ok = r == 0;
 		if (r < 0)

@@ -21,6 +21,8 @@ struct poller_config {
 	const bool *enabled; /* n_collectors entries */
 	/* n_collectors rows: values of each collector's own flags; may be NULL. */
 	const uint64_t (*flag_values)[CONFIG_MAX_COLLECTOR_FLAGS];
+	/* n_collectors rows of text flag values; may be NULL. */
+	const char *const (*flag_strs)[CONFIG_MAX_COLLECTOR_FLAGS];
 	struct collector_ctx ctx;
 	uint64_t interval_ms;
 	const char *proc_root; /* "/proc" */

@@ -59,6 +59,8 @@ struct sysfs_state {
 	int root; /* borrowed */
 	const struct device_filter *filter;
 	double rescan_interval_s;
+	struct netdev_set *netdevs; /* published every poll; may be NULL */
+	uint64_t polls;
 
 	struct sysfs_device **devs; /* sorted with sysfs_name_cmp() */
 	size_t n_devs;
@@ -492,12 +494,31 @@ out:
 	return r;
 }
 
+/* The netdevs of every RDMA port, for the collectors after this one. */
+static int publish_netdevs(struct sysfs_state *st)
+{
+	if (!st->netdevs)
+		return 0;
+	netdev_set_begin(st->netdevs);
+	for (size_t i = 0; i < st->n_devs; i++)
+		for (size_t j = 0; j < st->devs[i]->n_ports; j++)
+			for (size_t k = 0; k < st->devs[i]->ports[j].n_netdevs; k++)
+				if (netdev_set_add(st->netdevs, st->devs[i]->ports[j].netdevs[k]) <
+				    0)
+					return -ENOMEM;
+	netdev_set_commit(st->netdevs, ++st->polls);
+	return 0;
+}
+
 static int sysfs_collect(void *state, struct metric_sink *sink, struct collector_stats *stats)
 {
 	struct sysfs_state *st = state;
 	int r;
 
 	r = refresh(st, stats);
+	if (r < 0)
+		return r;
+	r = publish_netdevs(st);
 	if (r < 0)
 		return r;
 	if (!st->n_devs) {
@@ -530,6 +551,7 @@ static int sysfs_init(const struct collector_ctx *ctx, void **state)
 	st->root = ctx->sysfs_fd;
 	st->filter = ctx->filter;
 	st->rescan_interval_s = ctx->rescan_interval_s;
+	st->netdevs = ctx->rdma_netdevs;
 	*state = st;
 	return 0;
 }

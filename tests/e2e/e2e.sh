@@ -83,7 +83,7 @@ scrape_tree() { # scrape_tree NAME [extra flags...]
 	local tree=$FIXTURES/sysfs/$name out=$TMP/$name.prom
 	# Fixture trees are sysfs only: the netlink collector would report this
 	# host's kernel, not the tree.
-	if ! start_exporter --path.sysfs="$tree" --poll.interval=1s --no-collector.netlink "$@"; then
+	if ! start_exporter --path.sysfs="$tree" --poll.interval=1s --no-collector.netlink --no-collector.ethtool "$@"; then
 		not_ok "$name: exporter starts"
 		return
 	fi

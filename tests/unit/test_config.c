@@ -25,6 +25,7 @@ static const struct collector_flag probe_flags[] = {
 	 .def = 0,
 	 .min = 1,
 	 .max = 60000},
+	{.name = "peers", .help = "peer names", .kind = COLLECTOR_FLAG_REGEX},
 };
 
 static const struct config_collector collectors[] = {
@@ -33,7 +34,7 @@ static const struct config_collector collectors[] = {
 	 .help = "latency probes",
 	 .default_enabled = false,
 	 .flags = probe_flags,
-	 .n_flags = 2},
+	 .n_flags = 3},
 };
 
 static char err[256];
@@ -209,6 +210,17 @@ static void test_collector_flags(void **state)
 	expect_error(PARSE(&cfg, "--collector.probe.nope=1"), "unknown");
 	expect_error(PARSE(&cfg, "--collector.sysfs.count=1"), "unknown");
 	expect_error(PARSE(&cfg, "--no-collector.probe.count=1"), "unknown");
+
+	/* regex flags: checked at parse time, text kept */
+	assert_int_equal(PARSE(&cfg, "--collector.probe"), 0);
+	assert_null(cfg.collector_flag_strs[1][2]);
+	assert_int_equal(PARSE(&cfg, "--collector.probe.peers=node[0-9]+"), 0);
+	assert_string_equal(cfg.collector_flag_strs[1][2], "node[0-9]+");
+	assert_int_equal(PARSE(&cfg, "--collector.probe.peers", "a|b"), 0);
+	assert_string_equal(cfg.collector_flag_strs[1][2], "a|b");
+	expect_error(PARSE(&cfg, "--collector.probe.peers=("),
+		     "invalid --collector.probe.peers regex");
+	expect_error(PARSE(&cfg, "--collector.probe.peers"), "needs a value");
 }
 
 static void test_listen_split(void **state)

@@ -260,6 +260,12 @@ check_value rdma_port_state "device=\"$DEV\",port=\"$PORT\"" 4
 check_value rdma_port_rate_bytes_per_second "device=\"$DEV\",port=\"$PORT\"" 12500000000
 check_value rdma_port_netdev_info "device=\"$DEV\",port=\"$PORT\",netdev=\"eth0\"" 1
 check_value rdma_exporter_collector_success 'collector="sysfs"' 1
+# ethtool collector: the RDMA port's netdev (virtio-net), joined to the RDMA port through
+# rdma_port_netdev_info{netdev="eth0"} (checked above)
+check "rdma_netdev_info{netdev=\"eth0\",driver=\"virtio_net\"} 1 (ethtool collector)" \
+    grep -qE '^rdma_netdev_info[{].*driver="virtio_net".*netdev="eth0"[}]	1$' "$NORM"
+check_value rdma_exporter_collector_success 'collector="ethtool"' 1
+check_value rdma_exporter_collector_devices 'collector="ethtool"' 1
 rcvd=$(value rdma_port_statistic_total "$(counter_labels rcvd_pkts)")
 sent=$(value rdma_port_statistic_total "$(counter_labels sent_pkts)")
 if num_gt "$rcvd" 0 || num_gt "$sent" 0; then ok "traffic is visible: rcvd_pkts=$rcvd sent_pkts=$sent"

@@ -36,9 +36,10 @@ struct run {
 	struct device_filter *filter;
 	void *state;
 	struct collector_stats stats;
-	char *text;	      /* rendered exposition of the last poll */
-	uint64_t sink_errors; /* samples the sink rejected (duplicates, bad names) */
-	int rc;		      /* collect() result */
+	char *text;		   /* rendered exposition of the last poll */
+	uint64_t sink_errors;	   /* samples the sink rejected (duplicates, bad names) */
+	int rc;			   /* collect() result */
+	struct netdev_set netdevs; /* what the collector publishes for later collectors */
 };
 
 static const char *fixtures_dir(void)
@@ -68,7 +69,7 @@ static int open_fixture(const char *name)
 static void run_start(struct run *r, int root, const char *include, const char *exclude,
 		      double rescan_interval_s)
 {
-	struct collector_ctx ctx;
+	struct collector_ctx ctx = {0};
 	char err[256];
 
 	memset(r, 0, sizeof(*r));
@@ -78,6 +79,7 @@ static void run_start(struct run *r, int root, const char *include, const char *
 	ctx.sysfs_fd = root;
 	ctx.filter = r->filter;
 	ctx.rescan_interval_s = rescan_interval_s;
+	ctx.rdma_netdevs = &r->netdevs;
 	assert_int_equal(sysfs_collector_ops.init(&ctx, &r->state), 0);
 	assert_non_null(r->state);
 }
@@ -102,6 +104,7 @@ static void run_poll(struct run *r)
 static void run_stop(struct run *r)
 {
 	sysfs_collector_ops.free(r->state);
+	netdev_set_free(&r->netdevs);
 	device_filter_free(r->filter);
 	free(r->text);
 	close(r->root);
@@ -379,6 +382,10 @@ static void test_rxe(void **state)
 	/* two GID entries on eth0, one empty: one series */
 	assert_line(r.text, "rdma_port_netdev_info{device=\"rxe0\",port=\"1\",netdev=\"eth0\"} 1");
 	assert_int_equal(count_lines(r.text, "rdma_port_netdev_info{", NULL), 1);
+	/* published for the ethtool collector */
+	assert_true(r.netdevs.published);
+	assert_int_equal(r.netdevs.n, 1);
+	assert_true(netdev_set_contains(&r.netdevs, "eth0"));
 	assert_line(r.text, "rdma_port_state{device=\"rxe0\",port=\"1\"} 4");
 	assert_line(r.text,
 		    "rdma_port_rate_bytes_per_second{device=\"rxe0\",port=\"1\"} 12500000000");

@@ -1,0 +1,855 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * Policy layer of the ethtool collector: which netdevs to watch, when to read
+ * a driver's statistic names again, what becomes a sample, what is logged
+ * once. A netdev whose reads fail is skipped for that poll and counted; the
+ * other netdevs keep serving. A source a netdev lacks (no DCB, no pause
+ * statistics: veth, virtio) is remembered until the next re-scan and never
+ * logged per poll.
+ */
+#include "ethtool.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <dirent.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "devfilter.h"
+#include "ethtool_names.h"
+#include "log.h"
+
+#define NL_TIMEOUT_MS 1000
+
+struct eth_netdev {
+	char name[IF_NAMESIZE];
+	bool rdma; /* bound to an RDMA port */
+	struct eth_drvinfo info;
+	bool have_info;
+	char *names; /* n_names entries of ETH_NAME_LEN */
+	uint32_t n_names;
+	struct eth_stat_map *maps; /* family ETH_FAM_NONE: not mapped */
+	bool *raw;		   /* matches --collector.ethtool.stat-include */
+	uint64_t *vals;
+	bool strings_stale;
+	bool no_stats, no_pause, no_pfc, no_info;
+	bool warned;
+	/* ENODEV: not in this network namespace (gone, renamed, or an RDMA
+	 * port's netdev in another namespace). Skipped until the next full
+	 * scan; logged and counted once, not at every scan. */
+	bool absent, absent_logged;
+};
+
+struct ethtool_state {
+	struct ethtool_seams seams;
+	int sysfs_fd;
+	double rescan_interval_s;
+	bool sysfs_enabled;
+	struct netdev_set *rdma_netdevs;
+	struct device_filter *include, *exclude, *stat_include;
+
+	struct eth_netdev **devs;
+	size_t n_devs;
+	bool scanned;
+	double last_scan;
+	int reload_requested;
+	struct netdev_set last_rdma; /* RDMA netdevs at the last scan */
+	bool logged_no_dcb, logged_no_pause, logged_no_netdevs;
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static const char *errstr(int err, char *buf, size_t size)
+{
+	return strerror_r(err < 0 ? -err : err, buf, size);
+}
+
+/* ---- real seams ---------------------------------------------------------------------- */
+
+struct real_io {
+	int fd;
+	struct eth_nl *nl;
+};
+
+static int real_list(void *io, char ***names, size_t *n)
+{
+	struct if_nameindex *ifs = if_nameindex(), *p;
+	size_t k = 0;
+	char **v;
+
+	*names = NULL;
+	*n = 0;
+	if (!ifs)
+		return -errno;
+	for (p = ifs; p->if_index; p++)
+		k++;
+	v = calloc(k + 1, sizeof(*v));
+	if (!v) {
+		if_freenameindex(ifs);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < k; i++) {
+		v[i] = strdup(ifs[i].if_name);
+		if (!v[i]) {
+			for (size_t j = 0; j < i; j++)
+				free(v[j]);
+			free(v);
+			if_freenameindex(ifs);
+			return -ENOMEM;
+		}
+	}
+	if_freenameindex(ifs);
+	*names = v;
+	*n = k;
+	return 0;
+}
+
+static int real_drvinfo(void *io, const char *ifname, struct eth_drvinfo *out)
+{
+	return eth_ioctl_drvinfo(((struct real_io *)io)->fd, ifname, out);
+}
+
+static int real_count(void *io, const char *ifname, uint32_t *n)
+{
+	return eth_ioctl_stats_count(((struct real_io *)io)->fd, ifname, n);
+}
+
+static int real_strings(void *io, const char *ifname, uint32_t expect, char **names, uint32_t *n)
+{
+	return eth_ioctl_strings(((struct real_io *)io)->fd, ifname, expect, names, n);
+}
+
+static int real_stats(void *io, const char *ifname, uint64_t *vals, uint32_t cap, uint32_t *n)
+{
+	return eth_ioctl_stats(((struct real_io *)io)->fd, ifname, vals, cap, n);
+}
+
+static int real_pause(void *io, const char *ifname, struct eth_pause_stats *out)
+{
+	return eth_nl_pause(((struct real_io *)io)->nl, ifname, out, NL_TIMEOUT_MS);
+}
+
+static int real_pfc(void *io, const char *ifname, struct eth_pfc *out)
+{
+	return eth_nl_pfc(((struct real_io *)io)->nl, ifname, out, NL_TIMEOUT_MS);
+}
+
+static void real_free(void *io)
+{
+	struct real_io *r = io;
+
+	if (!r)
+		return;
+	if (r->fd >= 0)
+		close(r->fd);
+	eth_nl_free(r->nl);
+	free(r);
+}
+
+/* ---- netdevs ------------------------------------------------------------------------- */
+
+static void netdev_free(struct eth_netdev *d)
+{
+	if (!d)
+		return;
+	free(d->names);
+	free(d->maps);
+	free(d->raw);
+	free(d->vals);
+	free(d);
+}
+
+static void drop_netdevs(struct ethtool_state *st)
+{
+	for (size_t i = 0; i < st->n_devs; i++)
+		netdev_free(st->devs[i]);
+	free(st->devs);
+	st->devs = NULL;
+	st->n_devs = 0;
+}
+
+/* Netdevs of RDMA ports from sysfs, when the sysfs collector does not run. */
+static int scan_rdma_netdevs(struct ethtool_state *st, struct netdev_set *out)
+{
+	DIR *devs;
+	struct dirent *de;
+	int fd;
+
+	netdev_set_begin(out);
+	if (st->sysfs_fd < 0)
+		return 0;
+	fd = openat(st->sysfs_fd, "class/infiniband", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -errno;
+	devs = fdopendir(fd);
+	if (!devs) {
+		close(fd);
+		return -errno;
+	}
+	while ((de = readdir(devs))) {
+		char path[512];
+		DIR *ports;
+		struct dirent *pe;
+		int pfd;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "class/infiniband/%s/ports", de->d_name);
+		pfd = openat(st->sysfs_fd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (pfd < 0)
+			continue;
+		ports = fdopendir(pfd);
+		if (!ports) {
+			close(pfd);
+			continue;
+		}
+		while ((pe = readdir(ports))) {
+			char npath[1400];
+			DIR *nd;
+			struct dirent *ne;
+			int nfd;
+
+			if (pe->d_name[0] == '.')
+				continue;
+			snprintf(npath, sizeof(npath), "%s/%s/gid_attrs/ndevs", path, pe->d_name);
+			nfd = openat(st->sysfs_fd, npath, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+			if (nfd < 0)
+				continue;
+			nd = fdopendir(nfd);
+			if (!nd) {
+				close(nfd);
+				continue;
+			}
+			while ((ne = readdir(nd))) {
+				char buf[64];
+				ssize_t n;
+				int f;
+
+				if (ne->d_name[0] == '.')
+					continue;
+				f = openat(nfd, ne->d_name, O_RDONLY | O_CLOEXEC);
+				if (f < 0)
+					continue;
+				n = read(f, buf, sizeof(buf) - 1);
+				close(f);
+				if (n <= 0)
+					continue;
+				buf[n] = '\0';
+				buf[strcspn(buf, "\n")] = '\0';
+				if (buf[0] && netdev_set_add(out, buf) < 0) {
+					closedir(nd);
+					closedir(ports);
+					closedir(devs);
+					return -ENOMEM;
+				}
+			}
+			closedir(nd);
+		}
+		closedir(ports);
+	}
+	closedir(devs);
+	return 0;
+}
+
+static bool same_set(const struct netdev_set *a, const struct netdev_set *b)
+{
+	if (a->n != b->n)
+		return false;
+	for (size_t i = 0; i < a->n; i++)
+		if (strcmp(a->names[i], b->names[i]) != 0)
+			return false;
+	return true;
+}
+
+static int cmp_netdev(const void *a, const void *b)
+{
+	return strcmp((*(struct eth_netdev *const *)a)->name,
+		      (*(struct eth_netdev *const *)b)->name);
+}
+
+static struct eth_netdev *take_netdev(struct ethtool_state *st, const char *name)
+{
+	for (size_t i = 0; i < st->n_devs; i++)
+		if (st->devs[i] && strcmp(st->devs[i]->name, name) == 0) {
+			struct eth_netdev *d = st->devs[i];
+
+			st->devs[i] = NULL;
+			return d;
+		}
+	return NULL;
+}
+
+static int add_watched(struct ethtool_state *st, struct eth_netdev ***next, size_t *n,
+		       const char *name, bool rdma, bool full)
+{
+	struct eth_netdev *d;
+
+	if (st->exclude && device_filter_match(st->exclude, name))
+		return 0;
+	for (size_t i = 0; i < *n; i++)
+		if (strcmp((*next)[i]->name, name) == 0) {
+			(*next)[i]->rdma |= rdma;
+			return 0;
+		}
+	d = take_netdev(st, name);
+	if (d && full) {
+		/* A re-scan reads identity and names again, and forgets
+		 * which sources the netdev lacks. */
+		d->have_info = false;
+		d->no_stats = d->no_pause = d->no_pfc = d->no_info = false;
+		d->absent = false;
+	}
+	if (!d) {
+		d = calloc(1, sizeof(*d));
+		if (!d)
+			return -ENOMEM;
+		snprintf(d->name, sizeof(d->name), "%s", name);
+	}
+	d->rdma = rdma;
+	(*next)[(*n)++] = d;
+	return 0;
+}
+
+/* The watched list: RDMA netdevs plus include matches, minus excludes. */
+static int sync_netdevs(struct ethtool_state *st, const struct netdev_set *rdma, bool full)
+{
+	char **all = NULL;
+	size_t n_all = 0, n = 0;
+	struct eth_netdev **next;
+	int r = 0;
+
+	if (st->include && full) {
+		r = st->seams.list_netdevs(st->seams.io, &all, &n_all);
+		if (r < 0) {
+			log_warn("ethtool: cannot list netdevs: %s", strerror(-r));
+			all = NULL;
+			n_all = 0;
+		}
+	}
+	next = calloc(rdma->n + n_all + st->n_devs + 1, sizeof(*next));
+	if (!next) {
+		r = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < rdma->n && r == 0; i++)
+		r = add_watched(st, &next, &n, rdma->names[i], true, full);
+	for (size_t i = 0; i < n_all && r == 0; i++)
+		if (device_filter_match(st->include, all[i]))
+			r = add_watched(st, &next, &n, all[i], false, full);
+	/* Between full scans, keep include matches found at the last one. */
+	for (size_t i = 0; i < st->n_devs && r == 0 && !full; i++)
+		if (st->devs[i] && !st->devs[i]->rdma &&
+		    device_filter_match(st->include, st->devs[i]->name))
+			r = add_watched(st, &next, &n, st->devs[i]->name, false, full);
+	if (r < 0) {
+		for (size_t i = 0; i < n; i++)
+			netdev_free(next[i]);
+		free(next);
+		goto out;
+	}
+	for (size_t i = 0; i < st->n_devs; i++)
+		if (st->devs[i]) {
+			log_info("ethtool: netdev=%s is no longer watched", st->devs[i]->name);
+			netdev_free(st->devs[i]);
+		}
+	free(st->devs);
+	qsort(next, n, sizeof(*next), cmp_netdev);
+	st->devs = next;
+	st->n_devs = n;
+out:
+	for (size_t i = 0; i < n_all; i++)
+		free(all[i]);
+	free(all);
+	return r;
+}
+
+/* ---- reads ----------------------------------------------------------------------------- */
+
+static void forget_strings(struct eth_netdev *d)
+{
+	free(d->names);
+	free(d->maps);
+	free(d->raw);
+	free(d->vals);
+	d->names = NULL;
+	d->maps = NULL;
+	d->raw = NULL;
+	d->vals = NULL;
+	d->n_names = 0;
+}
+
+static int read_strings(struct ethtool_state *st, struct eth_netdev *d)
+{
+	uint32_t count = 0, n = 0;
+	char *names = NULL;
+	int r;
+
+	forget_strings(d);
+	d->strings_stale = false;
+	r = st->seams.stats_count(st->seams.io, d->name, &count);
+	if (r == 0 && count)
+		r = st->seams.strings(st->seams.io, d->name, count, &names, &n);
+	if (r < 0)
+		return r;
+	if (!n) {
+		free(names);
+		return 0;
+	}
+	d->maps = calloc(n, sizeof(*d->maps));
+	d->raw = calloc(n, sizeof(*d->raw));
+	d->vals = calloc(ETH_IOCTL_SLACK(n), sizeof(*d->vals));
+	if (!d->maps || !d->raw || !d->vals) {
+		free(names);
+		forget_strings(d);
+		return -ENOMEM;
+	}
+	d->names = names;
+	d->n_names = n;
+	for (uint32_t i = 0; i < n; i++) {
+		const char *name = names + (size_t)i * ETH_NAME_LEN;
+
+		if (!eth_stat_lookup(d->info.driver, name, &d->maps[i]))
+			d->maps[i].family = ETH_FAM_NONE;
+		d->raw[i] = st->stat_include && device_filter_match(st->stat_include, name);
+	}
+	return 0;
+}
+
+static void warn_once(struct eth_netdev *d, const char *what, int r)
+{
+	char eb[128];
+
+	log_msg(d->warned ? LOG_DEBUG : LOG_WARNING, "ethtool: netdev=%s: %s: %s (errno %d)",
+		d->name, what, errstr(r, eb, sizeof(eb)), -r);
+	d->warned = true;
+}
+
+static bool unsupported(int r)
+{
+	return r == -EOPNOTSUPP || r == -ENOTSUP || r == -EINVAL || r == -ENODATA;
+}
+
+/* ---- emission --------------------------------------------------------------------------- */
+
+static int sink_result(int r)
+{
+	return r == -ENOMEM ? r : 0;
+}
+
+static const char *const prio_str[ETH_PRIORITIES] = {"0", "1", "2", "3", "4", "5", "6", "7"};
+
+static const char *dir_str(enum eth_direction d)
+{
+	return d == ETH_DIR_RX ? "rx" : "tx";
+}
+
+static int emit_mapped(struct metric_sink *sink, const struct eth_netdev *d, uint32_t i)
+{
+	const struct eth_stat_map *m = &d->maps[i];
+	struct metric_label l[4];
+	size_t n = 0;
+	const char *fam = eth_family_name(m->family), *extra = eth_family_extra_label(m->family);
+
+	l[n++] = (struct metric_label){"netdev", d->name};
+	if (eth_family_has_direction(m->family))
+		l[n++] = (struct metric_label){"direction", dir_str(m->direction)};
+	if (eth_family_has_priority(m->family)) {
+		if (m->priority < 0 || m->priority >= ETH_PRIORITIES)
+			return 0;
+		l[n++] = (struct metric_label){"priority", prio_str[m->priority]};
+	}
+	if (extra)
+		l[n++] = (struct metric_label){extra, m->label ? m->label : ""};
+	/* Two driver names for one series (or the netlink pause statistics
+	 * first): the first one stands. */
+	if (metric_sink_has(sink, fam, l, n))
+		return 0;
+	if (m->scale != 0 && m->scale != 1.0)
+		return sink_result(metric_sink_add_double(sink, fam, eth_family_help(m->family),
+							  METRIC_COUNTER, l, n,
+							  (double)d->vals[i] * m->scale));
+	return sink_result(metric_sink_add_u64(sink, fam, eth_family_help(m->family),
+					       METRIC_COUNTER, l, n, d->vals[i]));
+}
+
+static const char help_info[] =
+	"Network device watched by the ethtool collector (bound to an RDMA port, or matched by "
+	"--collector.ethtool.netdev-include), with its driver identity from ETHTOOL_GDRVINFO; "
+	"always 1.";
+static const char help_pfc_en[] =
+	"1 if PFC is enabled on the priority (DCB IEEE pfc_en bitmap), else 0.";
+static const char help_pfc_req[] =
+	"PFC pause requests sent for the priority, from DCB struct ieee_pfc requests.";
+static const char help_pfc_ind[] =
+	"PFC pause indications received for the priority, from DCB struct ieee_pfc indications.";
+static const char help_raw[] =
+	"Raw driver ethtool statistic selected by --collector.ethtool.stat-include, as the "
+	"driver reports it (no type or unit known).";
+
+static int emit_netdev(struct ethtool_state *st, struct metric_sink *sink, struct eth_netdev *d,
+		       const struct eth_pause_stats *pause, const struct eth_pfc *pfc,
+		       bool stats_ok)
+{
+	int r;
+
+	r = sink_result(
+		metric_sink_add_u64(sink, "rdma_netdev_info", help_info, METRIC_GAUGE,
+				    METRIC_LABELS({"netdev", d->name}, {"driver", d->info.driver},
+						  {"driver_version", d->info.version},
+						  {"firmware_version", d->info.fw_version},
+						  {"bus_info", d->info.bus_info}),
+				    1));
+	if (r < 0)
+		return r;
+	if (pause && pause->have_rx)
+		r = sink_result(metric_sink_add_u64(
+			sink, "rdma_netdev_pause_frames_total",
+			eth_family_help(ETH_FAM_PAUSE_FRAMES), METRIC_COUNTER,
+			METRIC_LABELS({"netdev", d->name}, {"direction", "rx"}), pause->rx_frames));
+	if (r == 0 && pause && pause->have_tx)
+		r = sink_result(metric_sink_add_u64(
+			sink, "rdma_netdev_pause_frames_total",
+			eth_family_help(ETH_FAM_PAUSE_FRAMES), METRIC_COUNTER,
+			METRIC_LABELS({"netdev", d->name}, {"direction", "tx"}), pause->tx_frames));
+	for (uint32_t i = 0; i < d->n_names && stats_ok && r == 0; i++) {
+		if (d->maps[i].family != ETH_FAM_NONE)
+			r = emit_mapped(sink, d, i);
+		if (r == 0 && d->raw[i]) {
+			const char *name = d->names + (size_t)i * ETH_NAME_LEN;
+
+			/* Drivers repeat names (per queue); the first one stands. */
+			if (!metric_sink_has(sink, "rdma_netdev_ethtool_statistic",
+					     METRIC_LABELS({"netdev", d->name}, {"name", name})))
+				r = sink_result(metric_sink_add_u64(
+					sink, "rdma_netdev_ethtool_statistic", help_raw,
+					METRIC_UNTYPED,
+					METRIC_LABELS({"netdev", d->name}, {"name", name}),
+					d->vals[i]));
+		}
+	}
+	for (int p = 0; pfc && p < ETH_PRIORITIES && r == 0; p++) {
+		r = sink_result(metric_sink_add_u64(
+			sink, "rdma_netdev_pfc_enabled", help_pfc_en, METRIC_GAUGE,
+			METRIC_LABELS({"netdev", d->name}, {"priority", prio_str[p]}),
+			(pfc->pfc_en >> p) & 1));
+		if (r == 0)
+			r = sink_result(metric_sink_add_u64(
+				sink, "rdma_netdev_pfc_requests_total", help_pfc_req,
+				METRIC_COUNTER,
+				METRIC_LABELS({"netdev", d->name}, {"priority", prio_str[p]}),
+				pfc->requests[p]));
+		if (r == 0)
+			r = sink_result(metric_sink_add_u64(
+				sink, "rdma_netdev_pfc_indications_total", help_pfc_ind,
+				METRIC_COUNTER,
+				METRIC_LABELS({"netdev", d->name}, {"priority", prio_str[p]}),
+				pfc->indications[p]));
+	}
+	return r;
+}
+
+/* One netdev: 0 (emitted, maybe partly), -ENODEV (gone: skipped), -ENOMEM. */
+static int poll_netdev(struct ethtool_state *st, struct metric_sink *sink, struct eth_netdev *d,
+		       struct collector_stats *stats)
+{
+	struct eth_pause_stats pause = {0};
+	struct eth_pfc pfc = {0};
+	bool stats_ok = false, have_pause = false, have_pfc = false;
+	uint32_t n = 0;
+	int r;
+
+	if (!d->have_info) {
+		r = st->seams.drvinfo(st->seams.io, d->name, &d->info);
+		if (r == -ENODEV || r == -ENXIO)
+			return -ENODEV;
+		if (r < 0) {
+			/* No ethtool at all on this netdev: identity stays empty. */
+			memset(&d->info, 0, sizeof(d->info));
+			if (!unsupported(r)) {
+				stats->read_errors++;
+				warn_once(d, "ETHTOOL_GDRVINFO", r);
+			}
+		}
+		d->have_info = true;
+		d->strings_stale = true;
+	}
+	if (d->strings_stale && !d->no_stats) {
+		r = read_strings(st, d);
+		if (r == -ENOMEM)
+			return r;
+		if (r == -ENODEV || r == -ENXIO)
+			return -ENODEV;
+		if (unsupported(r)) {
+			d->no_stats = true;
+		} else if (r < 0) {
+			stats->read_errors++;
+			warn_once(d, "reading statistic names", r);
+			d->strings_stale = true;
+		}
+	}
+	if (d->n_names && !d->strings_stale) {
+		r = st->seams.stats(st->seams.io, d->name, d->vals, d->n_names, &n);
+		if (r == -ENODEV || r == -ENXIO)
+			return -ENODEV;
+		if (r == 0 && n == d->n_names) {
+			stats_ok = true;
+		} else {
+			/* The driver's statistics changed under us (count or
+			 * EOVERFLOW): names are read again next poll, no value
+			 * is matched to a name it may not belong to. */
+			stats->read_errors++;
+			d->strings_stale = true;
+			if (r < 0 && r != -EOVERFLOW)
+				warn_once(d, "ETHTOOL_GSTATS", r);
+			else
+				log_info("ethtool: netdev=%s: driver statistics changed (%u names, "
+					 "%u values); reading the names again",
+					 d->name, d->n_names, n);
+		}
+	}
+	if (!d->no_pause) {
+		r = st->seams.pause(st->seams.io, d->name, &pause);
+		if (r == 0) {
+			have_pause = true;
+		} else if (unsupported(r)) {
+			d->no_pause = true;
+			log_msg(st->logged_no_pause ? LOG_DEBUG : LOG_INFO,
+				"ethtool: netdev=%s has no standard pause statistics (%s)%s",
+				d->name, strerror(-r),
+				st->logged_no_pause ? "" : "; others like it are logged at debug");
+			st->logged_no_pause = true;
+		} else if (r != -ENODEV) {
+			stats->read_errors++;
+			warn_once(d, "pause statistics", r);
+		}
+	}
+	if (!d->no_pfc) {
+		r = st->seams.pfc(st->seams.io, d->name, &pfc);
+		if (r == 0) {
+			have_pfc = true;
+		} else if (unsupported(r)) {
+			d->no_pfc = true;
+			log_msg(st->logged_no_dcb ? LOG_DEBUG : LOG_INFO,
+				"ethtool: netdev=%s has no DCB PFC (%s)%s", d->name, strerror(-r),
+				st->logged_no_dcb ? "" : "; others like it are logged at debug");
+			st->logged_no_dcb = true;
+		} else if (r != -ENODEV) {
+			stats->read_errors++;
+			warn_once(d, "DCB PFC", r);
+		}
+	}
+	return emit_netdev(st, sink, d, have_pause ? &pause : NULL, have_pfc ? &pfc : NULL,
+			   stats_ok);
+}
+
+static int ethtool_collect(void *state, struct metric_sink *sink, struct collector_stats *stats)
+{
+	struct ethtool_state *st = state;
+	struct netdev_set own = {0};
+	const struct netdev_set *rdma;
+	bool full, changed;
+	int r;
+
+	if (__atomic_exchange_n(&st->reload_requested, 0, __ATOMIC_ACQ_REL)) {
+		drop_netdevs(st);
+		st->scanned = false;
+	}
+	full = !st->scanned || now_s() - st->last_scan >= st->rescan_interval_s;
+	if (st->sysfs_enabled && st->rdma_netdevs && st->rdma_netdevs->published) {
+		rdma = st->rdma_netdevs;
+	} else {
+		r = full ? scan_rdma_netdevs(st, &own) : 0;
+		if (r == -ENOMEM) {
+			netdev_set_free(&own);
+			return r;
+		}
+		rdma = full ? &own : &st->last_rdma;
+	}
+	changed = !same_set(rdma, &st->last_rdma);
+	if (full || changed) {
+		if (full) {
+			st->scanned = true;
+			st->last_scan = now_s();
+		}
+		r = sync_netdevs(st, rdma, full);
+		if (r == 0 && changed && rdma != &st->last_rdma) {
+			netdev_set_begin(&st->last_rdma);
+			for (size_t i = 0; i < rdma->n && r == 0; i++)
+				r = netdev_set_add(&st->last_rdma, rdma->names[i]);
+		}
+		if (r < 0) {
+			netdev_set_free(&own);
+			return r;
+		}
+	}
+	netdev_set_free(&own);
+
+	for (size_t i = 0; i < st->n_devs; i++) {
+		struct eth_netdev *d = st->devs[i];
+
+		if (d->absent)
+			continue;
+		r = poll_netdev(st, sink, d, stats);
+		if (r == -ENOMEM)
+			return r;
+		if (r == -ENODEV) {
+			d->absent = true;
+			if (!d->absent_logged) {
+				stats->read_errors++;
+				log_info("ethtool: netdev=%s is not in this network namespace "
+					 "(gone, "
+					 "renamed or elsewhere); looking again at the next scan",
+					 d->name);
+			}
+			d->absent_logged = true;
+			/* An included netdev may have been renamed: list again now. RDMA
+			 * netdevs come back through the sysfs collector's set. */
+			if (!d->rdma)
+				st->scanned = false;
+			continue;
+		}
+		d->absent_logged = false;
+		stats->devices++;
+	}
+	if (!st->n_devs && !st->logged_no_netdevs)
+		log_info("ethtool: no netdevs to watch (none bound to an RDMA port, none matching "
+			 "--collector.ethtool.netdev-include)");
+	st->logged_no_netdevs = st->n_devs == 0;
+	return 0;
+}
+
+/* ---- life cycle -------------------------------------------------------------------------- */
+
+static void ethtool_free(void *state)
+{
+	struct ethtool_state *st = state;
+
+	if (!st)
+		return;
+	drop_netdevs(st);
+	netdev_set_free(&st->last_rdma);
+	device_filter_free(st->include);
+	device_filter_free(st->exclude);
+	device_filter_free(st->stat_include);
+	if (st->seams.free_io)
+		st->seams.free_io(st->seams.io);
+	free(st);
+}
+
+static const char *flag_str(const struct collector_ctx *ctx, int i)
+{
+	return ctx->flag_strs ? ctx->flag_strs[i] : NULL;
+}
+
+int ethtool_collector_init_with(const struct collector_ctx *ctx, const struct ethtool_seams *seams,
+				void **state)
+{
+	struct ethtool_state *st = calloc(1, sizeof(*st));
+	const char *inc = flag_str(ctx, ETHTOOL_FLAG_NETDEV_INCLUDE);
+	const char *exc = flag_str(ctx, ETHTOOL_FLAG_NETDEV_EXCLUDE);
+	const char *stat = flag_str(ctx, ETHTOOL_FLAG_STAT_INCLUDE);
+	char err[256];
+
+	if (!st) {
+		if (seams->free_io)
+			seams->free_io(seams->io);
+		return -ENOMEM;
+	}
+	st->seams = *seams;
+	st->sysfs_fd = ctx->sysfs_fd;
+	st->rescan_interval_s = ctx->rescan_interval_s;
+	st->sysfs_enabled = ctx->sysfs_collector_enabled;
+	st->rdma_netdevs = ctx->rdma_netdevs;
+	/* The flags were checked by the flag parser; a failure here is ENOMEM. */
+	if ((inc && !(st->include = device_filter_new(inc, NULL, err, sizeof(err)))) ||
+	    (exc && !(st->exclude = device_filter_new(exc, NULL, err, sizeof(err)))) ||
+	    (stat && !(st->stat_include = device_filter_new(stat, NULL, err, sizeof(err))))) {
+		ethtool_free(st);
+		return -EINVAL;
+	}
+	*state = st;
+	return 0;
+}
+
+static int ethtool_init(const struct collector_ctx *ctx, void **state)
+{
+	struct real_io *io = calloc(1, sizeof(*io));
+	struct ethtool_seams seams = {
+		.list_netdevs = real_list,
+		.drvinfo = real_drvinfo,
+		.stats_count = real_count,
+		.strings = real_strings,
+		.stats = real_stats,
+		.pause = real_pause,
+		.pfc = real_pfc,
+		.free_io = real_free,
+	};
+
+	if (!io)
+		return -ENOMEM;
+	io->fd = eth_ioctl_socket();
+	io->nl = eth_nl_open();
+	if (io->fd < 0 || !io->nl) {
+		int r = io->fd < 0 ? io->fd : -ENOMEM;
+
+		real_free(io);
+		return r;
+	}
+	seams.io = io;
+	return ethtool_collector_init_with(ctx, &seams, state);
+}
+
+static void ethtool_reload(void *state)
+{
+	struct ethtool_state *st = state;
+
+	if (st)
+		__atomic_store_n(&st->reload_requested, 1, __ATOMIC_RELEASE);
+}
+
+static const struct collector_flag ethtool_flags[ETHTOOL_FLAG_COUNT] = {
+	[ETHTOOL_FLAG_NETDEV_INCLUDE] =
+		{
+			.name = "netdev-include",
+			.help = "Also watch netdevs whose name matches RE (bond members, the PF "
+				"under a VF, plain Ethernet ports); netdevs of RDMA ports are "
+				"always watched.",
+			.kind = COLLECTOR_FLAG_REGEX,
+		},
+	[ETHTOOL_FLAG_NETDEV_EXCLUDE] =
+		{
+			.name = "netdev-exclude",
+			.help = "Never watch netdevs whose name matches RE.",
+			.kind = COLLECTOR_FLAG_REGEX,
+		},
+	[ETHTOOL_FLAG_STAT_INCLUDE] =
+		{
+			.name = "stat-include",
+			.help = "Export raw driver statistics whose name matches RE as "
+				"rdma_netdev_ethtool_statistic{netdev,name}. Off by default.",
+			.kind = COLLECTOR_FLAG_REGEX,
+		},
+};
+
+const struct collector_ops ethtool_collector_ops = {
+	.name = "ethtool",
+	.help = "PFC pause counters per priority, pause storms, NIC drops and DCB PFC of RDMA "
+		"netdevs",
+	.default_enabled = true,
+	.flags = ethtool_flags,
+	.n_flags = ETHTOOL_FLAG_COUNT,
+	.init = ethtool_init,
+	.collect = ethtool_collect,
+	.reload = ethtool_reload,
+	.free = ethtool_free,
+};

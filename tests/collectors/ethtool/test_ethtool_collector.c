@@ -1,0 +1,583 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * The ethtool collector's policy layer on fake seams: netdev selection (RDMA
+ * netdevs published by the sysfs collector, include and exclude regexes),
+ * mapped per-priority families with units, netlink pause statistics before
+ * the driver's own, DCB PFC, raw statistics, and every failure the issue
+ * names: unsupported sources, a netdev that vanishes or is renamed, a
+ * statistics count that changes between the names and the values, a driver
+ * with thousands of statistics.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "buf.h"
+#include "ethtool.h"
+#include "log.h"
+
+#define MAX_NAMES 4096
+
+struct fake_dev {
+	const char *name;
+	const char *driver;
+	int drvinfo_err, count_err, stats_err, pause_err, pfc_err;
+	uint32_t n_names;
+	char names[MAX_NAMES][ETH_NAME_LEN];
+	uint64_t vals[MAX_NAMES];
+	uint32_t stats_n_override; /* != 0: GSTATS returns this many values */
+	struct eth_pause_stats pause;
+	struct eth_pfc pfc;
+	bool gone;
+};
+
+struct fake {
+	struct fake_dev devs[4];
+	int n_devs;
+	int strings_calls, list_calls;
+};
+
+static struct fake_dev *find(struct fake *f, const char *name)
+{
+	for (int i = 0; i < f->n_devs; i++)
+		if (!f->devs[i].gone && strcmp(f->devs[i].name, name) == 0)
+			return &f->devs[i];
+	return NULL;
+}
+
+static int f_list(void *io, char ***names, size_t *n)
+{
+	struct fake *f = io;
+	char **v = calloc((size_t)f->n_devs + 1, sizeof(*v));
+	size_t k = 0;
+
+	f->list_calls++;
+	assert_non_null(v);
+	for (int i = 0; i < f->n_devs; i++)
+		if (!f->devs[i].gone)
+			v[k++] = strdup(f->devs[i].name);
+	*names = v;
+	*n = k;
+	return 0;
+}
+
+static int f_drvinfo(void *io, const char *ifname, struct eth_drvinfo *out)
+{
+	struct fake_dev *d = find(io, ifname);
+
+	if (!d)
+		return -ENODEV;
+	if (d->drvinfo_err)
+		return d->drvinfo_err;
+	memset(out, 0, sizeof(*out));
+	snprintf(out->driver, sizeof(out->driver), "%s", d->driver);
+	snprintf(out->version, sizeof(out->version), "24.10");
+	snprintf(out->fw_version, sizeof(out->fw_version), "28.39.1002");
+	snprintf(out->bus_info, sizeof(out->bus_info), "0000:%02x:00.0", (unsigned)strlen(ifname));
+	return 0;
+}
+
+static int f_count(void *io, const char *ifname, uint32_t *n)
+{
+	struct fake_dev *d = find(io, ifname);
+
+	if (!d)
+		return -ENODEV;
+	if (d->count_err)
+		return d->count_err;
+	*n = d->n_names;
+	return 0;
+}
+
+static int f_strings(void *io, const char *ifname, uint32_t expect, char **names, uint32_t *n)
+{
+	struct fake *f = io;
+	struct fake_dev *d = find(f, ifname);
+	char *v;
+
+	f->strings_calls++;
+	if (!d)
+		return -ENODEV;
+	v = malloc((size_t)(d->n_names ? d->n_names : 1) * ETH_NAME_LEN);
+	assert_non_null(v);
+	memcpy(v, d->names, (size_t)d->n_names * ETH_NAME_LEN);
+	*names = v;
+	*n = d->n_names;
+	return 0;
+}
+
+static int f_stats(void *io, const char *ifname, uint64_t *vals, uint32_t cap, uint32_t *n)
+{
+	struct fake_dev *d = find(io, ifname);
+	uint32_t k;
+
+	if (!d)
+		return -ENODEV;
+	if (d->stats_err)
+		return d->stats_err;
+	k = d->stats_n_override ? d->stats_n_override : d->n_names;
+	if (k > cap)
+		return -EOVERFLOW;
+	memcpy(vals, d->vals, (size_t)k * sizeof(uint64_t));
+	*n = k;
+	return 0;
+}
+
+static int f_pause(void *io, const char *ifname, struct eth_pause_stats *out)
+{
+	struct fake_dev *d = find(io, ifname);
+
+	if (!d)
+		return -ENODEV;
+	if (d->pause_err)
+		return d->pause_err;
+	*out = d->pause;
+	return 0;
+}
+
+static int f_pfc(void *io, const char *ifname, struct eth_pfc *out)
+{
+	struct fake_dev *d = find(io, ifname);
+
+	if (!d)
+		return -ENODEV;
+	if (d->pfc_err)
+		return d->pfc_err;
+	*out = d->pfc;
+	return 0;
+}
+
+static void add_stat(struct fake_dev *d, const char *name, uint64_t v)
+{
+	assert_true(d->n_names < MAX_NAMES);
+	snprintf(d->names[d->n_names], ETH_NAME_LEN, "%s", name);
+	d->vals[d->n_names++] = v;
+}
+
+static struct fake_dev *add_dev(struct fake *f, const char *name, const char *driver)
+{
+	struct fake_dev *d = &f->devs[f->n_devs++];
+
+	memset(d, 0, sizeof(*d));
+	d->name = name;
+	d->driver = driver;
+	return d;
+}
+
+/* An mlx5 port with PFC on priority 3 and pause storms. */
+static struct fake_dev *add_mlx5(struct fake *f, const char *name)
+{
+	struct fake_dev *d = add_dev(f, name, "mlx5_core");
+	char n[ETH_NAME_LEN];
+
+	add_stat(d, "rx_packets", 1000);
+	for (int p = 0; p < 8; p++) {
+		snprintf(n, sizeof(n), "rx_prio%d_pause", p);
+		add_stat(d, n, p == 3 ? 42 : 0);
+		snprintf(n, sizeof(n), "tx_prio%d_pause", p);
+		add_stat(d, n, p == 3 ? 7 : 0);
+		snprintf(n, sizeof(n), "rx_prio%d_pause_duration", p);
+		add_stat(d, n, p == 3 ? 2500000 : 0); /* microseconds */
+		snprintf(n, sizeof(n), "rx_prio%d_bytes", p);
+		add_stat(d, n, 100u * (unsigned)p);
+	}
+	add_stat(d, "rx_pause_ctrl_phy", 11);
+	add_stat(d, "tx_pause_ctrl_phy", 12);
+	add_stat(d, "tx_pause_storm_warning_events", 2);
+	add_stat(d, "tx_pause_storm_error_events", 1);
+	add_stat(d, "rx_out_of_buffer", 5);
+	d->pause.have_rx = d->pause.have_tx = true;
+	d->pause.rx_frames = 111;
+	d->pause.tx_frames = 222;
+	d->pfc.pfc_en = 1u << 3;
+	d->pfc.requests[3] = 9;
+	d->pfc.indications[3] = 8;
+	return d;
+}
+
+struct run {
+	struct fake fake;
+	struct collector_ctx ctx;
+	struct netdev_set rdma;
+	const char *strs[ETHTOOL_FLAG_COUNT];
+	void *state;
+	struct collector_stats stats;
+	char *text;
+	int rc;
+};
+
+static void run_init(struct run *r)
+{
+	struct ethtool_seams seams = {
+		.io = &r->fake,
+		.list_netdevs = f_list,
+		.drvinfo = f_drvinfo,
+		.stats_count = f_count,
+		.strings = f_strings,
+		.stats = f_stats,
+		.pause = f_pause,
+		.pfc = f_pfc,
+	};
+
+	r->ctx.sysfs_fd = -1;
+	if (r->ctx.rescan_interval_s == 0)
+		r->ctx.rescan_interval_s = 60;
+	r->ctx.poll_interval_ms = 1000;
+	r->ctx.sysfs_collector_enabled = true;
+	r->ctx.rdma_netdevs = &r->rdma;
+	r->ctx.flag_strs = r->strs;
+	assert_int_equal(ethtool_collector_init_with(&r->ctx, &seams, &r->state), 0);
+}
+
+static void run_poll(struct run *r)
+{
+	struct metric_sink *sink = metric_sink_new();
+	struct buf b = BUF_INIT;
+	size_t len;
+
+	assert_non_null(sink);
+	free(r->text);
+	memset(&r->stats, 0, sizeof(r->stats));
+	r->rc = ethtool_collector_ops.collect(r->state, sink, &r->stats);
+	assert_int_equal(metric_sink_render(sink, &b), 0);
+	assert_int_equal(metric_sink_errors(sink), 0);
+	metric_sink_free(sink);
+	r->text = buf_steal(&b, &len);
+}
+
+static void run_free(struct run *r)
+{
+	ethtool_collector_ops.free(r->state);
+	netdev_set_free(&r->rdma);
+	free(r->text);
+}
+
+static void publish(struct run *r, const char *const *names)
+{
+	netdev_set_begin(&r->rdma);
+	for (; *names; names++)
+		assert_int_equal(netdev_set_add(&r->rdma, *names), 0);
+	netdev_set_commit(&r->rdma, 1);
+}
+
+static bool has_line(const char *text, const char *line)
+{
+	size_t n = strlen(line);
+
+	for (const char *p = text; (p = strstr(p, line)); p++)
+		if ((p == text || p[-1] == '\n') && (p[n] == '\n' || p[n] == '\0'))
+			return true;
+	return false;
+}
+
+#define assert_line(text, line)                                                                    \
+	do {                                                                                       \
+		if (!has_line(text, line))                                                         \
+			fail_msg("missing line: %s\n--- output:\n%s", line, text);                 \
+	} while (0)
+#define assert_no(text, needle)                                                                    \
+	do {                                                                                       \
+		if (strstr(text, needle))                                                          \
+			fail_msg("unexpected: %s\n--- output:\n%s", needle, text);                 \
+	} while (0)
+
+static void test_mlx5_families(void **unused)
+{
+	static const char *const rdma[] = {"ens1f0", NULL};
+	struct run r = {0};
+
+	add_mlx5(&r.fake, "ens1f0");
+	add_mlx5(&r.fake, "eth9"); /* not an RDMA netdev, not included */
+	publish(&r, rdma);
+	run_init(&r);
+	run_poll(&r);
+	assert_int_equal(r.rc, 0);
+	assert_int_equal(r.stats.devices, 1);
+	assert_int_equal(r.stats.read_errors, 0);
+	assert_line(r.text, "rdma_netdev_info{netdev=\"ens1f0\",driver=\"mlx5_core\","
+			    "driver_version=\"24.10\",firmware_version=\"28.39.1002\","
+			    "bus_info=\"0000:06:00.0\"} 1");
+	for (int p = 0; p < 8; p++) {
+		char l[160];
+
+		snprintf(l, sizeof(l),
+			 "rdma_netdev_priority_pause_frames_total{netdev=\"ens1f0\","
+			 "direction=\"rx\",priority=\"%d\"} %d",
+			 p, p == 3 ? 42 : 0);
+		assert_line(r.text, l);
+		snprintf(l, sizeof(l),
+			 "rdma_netdev_priority_bytes_total{netdev=\"ens1f0\",direction=\"rx\","
+			 "priority=\"%d\"} %d",
+			 p, 100 * p);
+		assert_line(r.text, l);
+	}
+	assert_line(r.text, "rdma_netdev_priority_pause_frames_total{netdev=\"ens1f0\","
+			    "direction=\"tx\",priority=\"3\"} 7");
+	/* microseconds to seconds */
+	assert_line(r.text, "rdma_netdev_priority_pause_duration_seconds_total{netdev=\"ens1f0\","
+			    "direction=\"rx\",priority=\"3\"} 2.5");
+	/* the standard netlink pause statistics win over rx/tx_pause_ctrl_phy */
+	assert_line(r.text,
+		    "rdma_netdev_pause_frames_total{netdev=\"ens1f0\",direction=\"rx\"} 111");
+	assert_line(r.text,
+		    "rdma_netdev_pause_frames_total{netdev=\"ens1f0\",direction=\"tx\"} 222");
+	assert_line(r.text,
+		    "rdma_netdev_pause_storm_events_total{netdev=\"ens1f0\",level=\"warning\"} 2");
+	assert_line(r.text,
+		    "rdma_netdev_pause_storm_events_total{netdev=\"ens1f0\",level=\"error\"} 1");
+	assert_line(r.text, "rdma_netdev_out_of_buffer_dropped_packets_total{netdev=\"ens1f0\"} 5");
+	assert_line(r.text, "rdma_netdev_pfc_enabled{netdev=\"ens1f0\",priority=\"3\"} 1");
+	assert_line(r.text, "rdma_netdev_pfc_enabled{netdev=\"ens1f0\",priority=\"2\"} 0");
+	assert_line(r.text, "rdma_netdev_pfc_requests_total{netdev=\"ens1f0\",priority=\"3\"} 9");
+	assert_line(r.text,
+		    "rdma_netdev_pfc_indications_total{netdev=\"ens1f0\",priority=\"3\"} 8");
+	/* rx_packets is not in a table, and no stat-include was given */
+	assert_no(r.text, "rdma_netdev_ethtool_statistic");
+	assert_no(r.text, "eth9");
+	run_free(&r);
+}
+
+static void test_driver_pause_without_netlink(void **unused)
+{
+	static const char *const rdma[] = {"ens1f0", NULL};
+	struct run r = {0};
+	struct fake_dev *d = add_mlx5(&r.fake, "ens1f0");
+
+	d->pause_err = -EOPNOTSUPP;
+	publish(&r, rdma);
+	run_init(&r);
+	run_poll(&r);
+	assert_int_equal(r.stats.read_errors, 0);
+	/* the driver's global names stand in */
+	assert_line(r.text,
+		    "rdma_netdev_pause_frames_total{netdev=\"ens1f0\",direction=\"rx\"} 11");
+	assert_line(r.text,
+		    "rdma_netdev_pause_frames_total{netdev=\"ens1f0\",direction=\"tx\"} 12");
+	run_free(&r);
+}
+
+static void test_include_exclude_raw(void **unused)
+{
+	static const char *const rdma[] = {"ens1f0", "ens1f1", NULL};
+	struct run r = {0};
+	struct fake_dev *v = add_dev(&r.fake, "veth0", "veth");
+
+	add_mlx5(&r.fake, "ens1f0");
+	add_mlx5(&r.fake, "ens1f1");
+	add_stat(v, "peer_ifindex", 7);
+	add_stat(v, "rx_queue_0_drops", 3);
+	v->pause_err = -EOPNOTSUPP;
+	v->pfc_err = -EOPNOTSUPP;
+	publish(&r, rdma);
+	r.strs[ETHTOOL_FLAG_NETDEV_INCLUDE] = "veth[0-9]+";
+	r.strs[ETHTOOL_FLAG_NETDEV_EXCLUDE] = "ens1f1";
+	r.strs[ETHTOOL_FLAG_STAT_INCLUDE] = "peer_ifindex|rx_packets";
+	run_init(&r);
+	run_poll(&r);
+	assert_int_equal(r.stats.devices, 2);
+	assert_int_equal(r.stats.read_errors, 0);
+	assert_line(r.text,
+		    "rdma_netdev_ethtool_statistic{netdev=\"veth0\",name=\"peer_ifindex\"} 7");
+	assert_line(r.text,
+		    "rdma_netdev_ethtool_statistic{netdev=\"ens1f0\",name=\"rx_packets\"} 1000");
+	assert_no(r.text, "rx_queue_0_drops");
+	assert_no(r.text, "ens1f1");
+	assert_no(r.text, "rdma_netdev_pfc_enabled{netdev=\"veth0\"");
+	/* unknown driver: identity only, no typed families */
+	assert_line(r.text,
+		    "rdma_netdev_info{netdev=\"veth0\",driver=\"veth\",driver_version=\"24.10\","
+		    "firmware_version=\"28.39.1002\",bus_info=\"0000:05:00.0\"} 1");
+	/* unsupported sources are asked once, not every poll */
+	v->pause_err = -EIO; /* would count an error if it were asked again */
+	v->pfc_err = -EIO;
+	run_poll(&r);
+	assert_int_equal(r.stats.read_errors, 0);
+	run_free(&r);
+}
+
+static void test_count_changes(void **unused)
+{
+	static const char *const rdma[] = {"ens1f0", NULL};
+	struct run r = {0};
+	struct fake_dev *d = add_mlx5(&r.fake, "ens1f0");
+
+	publish(&r, rdma);
+	run_init(&r);
+	run_poll(&r);
+	assert_int_equal(r.fake.strings_calls, 1);
+	/* The driver now returns one value more than it had names. */
+	d->stats_n_override = d->n_names + 1;
+	run_poll(&r);
+	assert_int_equal(r.rc, 0);
+	assert_int_equal(r.stats.read_errors, 1);
+	assert_no(r.text, "rdma_netdev_priority_pause_frames_total");
+	assert_line(r.text,
+		    "rdma_netdev_pause_frames_total{netdev=\"ens1f0\",direction=\"rx\"} 111");
+	/* Next poll reads the names again; with a consistent driver, all is back. */
+	d->stats_n_override = 0;
+	add_stat(d, "rx_prio3_buf_discard", 4);
+	run_poll(&r);
+	assert_int_equal(r.fake.strings_calls, 2);
+	assert_int_equal(r.stats.read_errors, 0);
+	assert_line(r.text, "rdma_netdev_priority_pause_frames_total{netdev=\"ens1f0\","
+			    "direction=\"rx\",priority=\"3\"} 42");
+	run_free(&r);
+}
+
+static void test_vanish_and_rename(void **unused)
+{
+	static const char *const rdma[] = {"ens1f0", NULL};
+	struct run r = {0};
+	struct fake_dev *v;
+
+	add_mlx5(&r.fake, "ens1f0");
+	v = add_dev(&r.fake, "veth1", "veth");
+	add_stat(v, "peer_ifindex", 2);
+	publish(&r, rdma);
+	r.strs[ETHTOOL_FLAG_NETDEV_INCLUDE] = "veth.*";
+	run_init(&r);
+	run_poll(&r);
+	assert_int_equal(r.stats.devices, 2);
+	/* renamed between the list and the reads */
+	v->name = "vethR";
+	run_poll(&r);
+	assert_int_equal(r.rc, 0);
+	assert_int_equal(r.stats.devices, 1);
+	assert_int_equal(r.stats.read_errors, 1);
+	assert_line(r.text,
+		    "rdma_netdev_pause_frames_total{netdev=\"ens1f0\",direction=\"rx\"} 111");
+	/* the next poll scans again and finds the new name */
+	run_poll(&r);
+	assert_int_equal(r.stats.devices, 2);
+	assert_no(r.text, "veth1");
+	assert_line(r.text,
+		    "rdma_netdev_info{netdev=\"vethR\",driver=\"veth\",driver_version=\"24.10\","
+		    "firmware_version=\"28.39.1002\",bus_info=\"0000:05:00.0\"} 1");
+	run_free(&r);
+}
+
+static void test_failures_keep_others(void **unused)
+{
+	static const char *const rdma[] = {"a", "b", NULL};
+	struct run r = {0};
+	struct fake_dev *a = add_mlx5(&r.fake, "a");
+
+	add_mlx5(&r.fake, "b");
+	a->stats_err = -EIO;
+	a->pfc_err = -ETIMEDOUT;
+	publish(&r, rdma);
+	run_init(&r);
+	run_poll(&r);
+	assert_int_equal(r.rc, 0);
+	assert_int_equal(r.stats.devices, 2);
+	assert_int_equal(r.stats.read_errors, 2);
+	assert_line(r.text, "rdma_netdev_priority_pause_frames_total{netdev=\"b\",direction=\"rx\","
+			    "priority=\"3\"} 42");
+	assert_no(r.text, "rdma_netdev_priority_pause_frames_total{netdev=\"a\"");
+	assert_line(r.text,
+		    "rdma_netdev_info{netdev=\"a\",driver=\"mlx5_core\",driver_version=\"24.10\","
+		    "firmware_version=\"28.39.1002\",bus_info=\"0000:01:00.0\"} 1");
+	run_free(&r);
+}
+
+static void test_thousands_of_stats(void **unused)
+{
+	static const char *const rdma[] = {"big", NULL};
+	struct run r = {0};
+	struct fake_dev *d = add_dev(&r.fake, "big", "mlx5_core");
+	char n[ETH_NAME_LEN];
+
+	for (int q = 0; q < 4000; q++) {
+		snprintf(n, sizeof(n), "rx%d_packets", q);
+		add_stat(d, n, (uint64_t)q);
+	}
+	add_stat(d, "rx_prio5_pause", 55);
+	publish(&r, rdma);
+	run_init(&r);
+	run_poll(&r);
+	assert_int_equal(r.stats.read_errors, 0);
+	assert_line(r.text,
+		    "rdma_netdev_priority_pause_frames_total{netdev=\"big\",direction=\"rx\","
+		    "priority=\"5\"} 55");
+	run_free(&r);
+}
+
+static void test_rdma_set_changes(void **unused)
+{
+	static const char *const one[] = {"a", NULL};
+	static const char *const two[] = {"a", "b", NULL};
+	struct run r = {0};
+
+	add_mlx5(&r.fake, "a");
+	add_mlx5(&r.fake, "b");
+	publish(&r, one);
+	run_init(&r);
+	run_poll(&r);
+	assert_int_equal(r.stats.devices, 1);
+	publish(&r, two);
+	run_poll(&r);
+	assert_int_equal(r.stats.devices, 2);
+	publish(&r, one);
+	run_poll(&r);
+	assert_int_equal(r.stats.devices, 1);
+	assert_no(r.text, "netdev=\"b\"");
+	/* reload: everything read again */
+	ethtool_collector_ops.reload(r.state);
+	run_poll(&r);
+	assert_int_equal(r.stats.devices, 1);
+	assert_int_equal(r.fake.strings_calls, 3);
+	run_free(&r);
+}
+
+/* An RDMA port's netdev that is not in this namespace: counted and logged once. */
+static void test_rdma_netdev_elsewhere(void **unused)
+{
+	static const char *const rdma[] = {"a", "ghost", NULL};
+	struct run r = {0};
+
+	add_mlx5(&r.fake, "a");
+	publish(&r, rdma);
+	r.ctx.rescan_interval_s = 1e-9; /* a full scan at every poll */
+	run_init(&r);
+	run_poll(&r);
+	assert_int_equal(r.rc, 0);
+	assert_int_equal(r.stats.devices, 1);
+	assert_int_equal(r.stats.read_errors, 1);
+	assert_no(r.text, "ghost");
+	for (int i = 0; i < 3; i++) {
+		run_poll(&r);
+		assert_int_equal(r.stats.devices, 1);
+		assert_int_equal(r.stats.read_errors, 0);
+	}
+	/* it appears: served from the next scan on */
+	add_mlx5(&r.fake, "ghost");
+	run_poll(&r);
+	assert_int_equal(r.stats.devices, 2);
+	assert_line(r.text, "rdma_netdev_pfc_enabled{netdev=\"ghost\",priority=\"3\"} 1");
+	run_free(&r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_mlx5_families),
+		cmocka_unit_test(test_driver_pause_without_netlink),
+		cmocka_unit_test(test_include_exclude_raw),
+		cmocka_unit_test(test_count_changes),
+		cmocka_unit_test(test_vanish_and_rename),
+		cmocka_unit_test(test_failures_keep_others),
+		cmocka_unit_test(test_thousands_of_stats),
+		cmocka_unit_test(test_rdma_netdev_elsewhere),
+		cmocka_unit_test(test_rdma_set_changes),
+	};
+
+	log_set_level(LOG_ERR);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
