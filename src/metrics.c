@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "metrics.h"
+#include "histogram.h"
 
 #include <errno.h>
 #include <math.h>
@@ -19,6 +20,24 @@ struct arena_chunk {
 	max_align_t data[];
 };
 
+/* A histogram label set: bounds ascending, counts cumulative, both in the arena. */
+struct hist_sample {
+	const double *bounds;
+	const uint64_t *cum; /* cum[i]: observations <= bounds[i] */
+	size_t n_bounds;
+	uint64_t count; /* the +Inf bucket */
+	double sum;
+};
+
+/* What metric_sink_add_histogram() was given, validated, counts per bucket. */
+struct hist_in {
+	const double *bounds;
+	const uint64_t *counts;
+	size_t n_bounds;
+	uint64_t count;
+	double sum;
+};
+
 struct sample {
 	struct sample *next; /* next sample of the same family, insertion order */
 	struct family *family;
@@ -28,6 +47,7 @@ struct sample {
 	union {
 		uint64_t u;
 		double d;
+		const struct hist_sample *h; /* family of type METRIC_HISTOGRAM */
 	} v;
 };
 
@@ -290,6 +310,8 @@ static const char *type_name(enum metric_type t)
 		return "counter";
 	case METRIC_GAUGE:
 		return "gauge";
+	case METRIC_HISTOGRAM:
+		return "histogram";
 	case METRIC_UNTYPED:
 		break;
 	}
@@ -388,9 +410,51 @@ static int render_labels(struct buf *b, const struct metric_label *labels, size_
 	return buf_failed(b) ? -ENOMEM : 0;
 }
 
+/*
+ * Copies a validated histogram into the arena. Label sets of one family
+ * usually share one layout, so the bounds of the previous label set are
+ * reused when they are the same.
+ */
+static const struct hist_sample *copy_hist(struct metric_sink *s, const struct family *f,
+					   const struct hist_in *in)
+{
+	const struct hist_sample *prev = f->tail ? f->tail->v.h : NULL;
+	size_t n = in->n_bounds;
+	struct hist_sample *h;
+	uint64_t *cum = NULL, acc = 0;
+
+	h = arena_alloc(s, sizeof(*h));
+	if (!h)
+		return NULL;
+	h->bounds = NULL;
+	if (n && prev && prev->n_bounds == n &&
+	    memcmp(prev->bounds, in->bounds, n * sizeof(*in->bounds)) == 0) {
+		h->bounds = prev->bounds;
+	} else if (n) {
+		double *b = arena_alloc(s, n * sizeof(*b));
+
+		if (!b)
+			return NULL;
+		memcpy(b, in->bounds, n * sizeof(*b));
+		h->bounds = b;
+	}
+	if (n) {
+		cum = arena_alloc(s, n * sizeof(*cum));
+		if (!cum)
+			return NULL;
+		for (size_t i = 0; i < n; i++)
+			cum[i] = acc += in->counts[i];
+	}
+	h->cum = cum;
+	h->n_bounds = n;
+	h->count = in->count;
+	h->sum = in->sum;
+	return h;
+}
+
 static int add_sample(struct metric_sink *s, const char *family, const char *help,
 		      enum metric_type type, const struct metric_label *labels, size_t n_labels,
-		      bool is_u64, uint64_t u, double d)
+		      bool is_u64, uint64_t u, double d, const struct hist_in *hist)
 {
 	struct family *f;
 	struct sample *smp;
@@ -432,10 +496,17 @@ static int add_sample(struct metric_sink *s, const char *family, const char *hel
 	smp->family = f;
 	smp->hash = h;
 	smp->is_u64 = is_u64;
-	if (is_u64)
+	if (hist) {
+		smp->v.h = copy_hist(s, f, hist);
+		if (!smp->v.h) {
+			r = -ENOMEM;
+			goto err;
+		}
+	} else if (is_u64) {
 		smp->v.u = u;
-	else
+	} else {
 		smp->v.d = d;
+	}
 	for (i = h & (s->smp_cap - 1); s->smp_index[i]; i = (i + 1) & (s->smp_cap - 1))
 		;
 	s->smp_index[i] = smp;
@@ -465,14 +536,76 @@ int metric_sink_add_u64(struct metric_sink *s, const char *family, const char *h
 			enum metric_type type, const struct metric_label *labels, size_t n_labels,
 			uint64_t value)
 {
-	return add_sample(s, family, help, type, labels, n_labels, true, value, 0);
+	if (type == METRIC_HISTOGRAM) {
+		s->errors++;
+		return -EINVAL;
+	}
+	return add_sample(s, family, help, type, labels, n_labels, true, value, 0, NULL);
 }
 
 int metric_sink_add_double(struct metric_sink *s, const char *family, const char *help,
 			   enum metric_type type, const struct metric_label *labels,
 			   size_t n_labels, double value)
 {
-	return add_sample(s, family, help, type, labels, n_labels, false, 0, value);
+	if (type == METRIC_HISTOGRAM) {
+		s->errors++;
+		return -EINVAL;
+	}
+	return add_sample(s, family, help, type, labels, n_labels, false, 0, value, NULL);
+}
+
+/* Everything about a histogram that the label and family checks do not cover. */
+static int hist_valid(const struct metric_label *labels, size_t n_labels, const struct hist_in *in)
+{
+	uint64_t acc = 0;
+
+	/* le is the bucket label the writer adds */
+	for (size_t i = 0; i < n_labels; i++)
+		if (labels[i].name && strcmp(labels[i].name, "le") == 0)
+			return -EINVAL;
+	if (in->n_bounds && (!in->bounds || !in->counts))
+		return -EINVAL;
+	if (in->n_bounds > SIZE_MAX / sizeof(uint64_t) / 2)
+		return -EINVAL;
+	if (!histogram_bounds_valid(in->bounds, in->n_bounds))
+		return -EINVAL;
+	/* Cumulative counts must not pass count (nor wrap on the way). */
+	for (size_t i = 0; i < in->n_bounds; i++) {
+		if (in->counts[i] > in->count - acc)
+			return -EINVAL;
+		acc += in->counts[i];
+	}
+	return 0;
+}
+
+int metric_sink_add_histogram(struct metric_sink *s, const char *family, const char *help,
+			      const struct metric_label *labels, size_t n_labels,
+			      const double *upper_bounds, size_t n_bounds,
+			      const uint64_t *bucket_counts, uint64_t count, double sum)
+{
+	const struct hist_in in = {
+		.bounds = upper_bounds,
+		.counts = bucket_counts,
+		.n_bounds = n_bounds,
+		.count = count,
+		.sum = sum,
+	};
+	int r = hist_valid(labels, n_labels, &in);
+
+	if (r < 0) {
+		s->errors++;
+		return r;
+	}
+	return add_sample(s, family, help, METRIC_HISTOGRAM, labels, n_labels, false, 0, 0, &in);
+}
+
+int metric_sink_add_histogram_from(struct metric_sink *s, const char *family, const char *help,
+				   const struct metric_label *labels, size_t n_labels,
+				   const struct histogram *h)
+{
+	/* counts[n_bounds], the +Inf bucket, is implied by count */
+	return metric_sink_add_histogram(s, family, help, labels, n_labels, h->bounds, h->n_bounds,
+					 h->counts, h->count, h->sum);
 }
 
 static int cmp_family(const void *a, const void *b)
@@ -481,6 +614,40 @@ static int cmp_family(const void *a, const void *b)
 	const struct family *fb = *(struct family *const *)b;
 
 	return strcmp(fa->name, fb->name);
+}
+
+/* NAME_bucket{labels...,le="bound"}: labels is "" or "{...}" as rendered. */
+static void put_bucket(struct buf *out, const char *name, const char *labels, size_t labels_len)
+{
+	buf_puts(out, name);
+	buf_puts(out, "_bucket");
+	if (labels_len) {
+		buf_append(out, labels, labels_len - 1); /* without the closing brace */
+		buf_puts(out, ",le=\"");
+	} else {
+		buf_puts(out, "{le=\"");
+	}
+}
+
+static void render_histogram(struct buf *out, const char *name, const struct sample *smp)
+{
+	const struct hist_sample *h = smp->v.h;
+	size_t labels_len = strlen(smp->labels);
+
+	/*
+	 * le in the shortest form that reads back as the same double, as the
+	 * Go and Python client libraries print it ("1e-06", "0.00015", "1").
+	 */
+	for (size_t i = 0; i < h->n_bounds; i++) {
+		put_bucket(out, name, smp->labels, labels_len);
+		metric_format_double(out, h->bounds[i]);
+		buf_printf(out, "\"} %llu\n", (unsigned long long)h->cum[i]);
+	}
+	put_bucket(out, name, smp->labels, labels_len);
+	buf_printf(out, "+Inf\"} %llu\n", (unsigned long long)h->count);
+	buf_printf(out, "%s_sum%s ", name, smp->labels);
+	metric_format_double(out, h->sum);
+	buf_printf(out, "\n%s_count%s %llu\n", name, smp->labels, (unsigned long long)h->count);
 }
 
 int metric_sink_render(const struct metric_sink *s, struct buf *out)
@@ -498,10 +665,17 @@ int metric_sink_render(const struct metric_sink *s, struct buf *out)
 	for (size_t i = 0; i < s->fam_len; i++) {
 		const struct family *f = sorted[i];
 
+		/* left behind only by an add that ran out of memory */
+		if (!f->head)
+			continue;
 		buf_printf(out, "# HELP %s ", f->name);
 		escape_help(out, f->help);
 		buf_printf(out, "\n# TYPE %s %s\n", f->name, type_name(f->type));
 		for (const struct sample *smp = f->head; smp; smp = smp->next) {
+			if (f->type == METRIC_HISTOGRAM) {
+				render_histogram(out, f->name, smp);
+				continue;
+			}
 			buf_puts(out, f->name);
 			buf_puts(out, smp->labels);
 			buf_putc(out, ' ');

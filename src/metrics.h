@@ -9,6 +9,14 @@
  *
  * Integers are kept as uint64_t and printed exactly; they never pass
  * through a double.
+ *
+ * A histogram is one sample per label set that renders as the standard
+ * series, together and in order: NAME_bucket{...,le="b"} for every finite
+ * bound ascending (cumulative), NAME_bucket{...,le="+Inf"}, NAME_sum and
+ * NAME_count. The sink does not check other families against those generated
+ * names: a gauge called NAME_count or NAME_bucket next to histogram NAME
+ * would produce a scrape Prometheus rejects, and avoiding that is the
+ * caller's concern.
  */
 #ifndef RDMA_EXPORTER_METRICS_H
 #define RDMA_EXPORTER_METRICS_H
@@ -23,6 +31,7 @@ enum metric_type {
 	METRIC_COUNTER,
 	METRIC_GAUGE,
 	METRIC_UNTYPED,
+	METRIC_HISTOGRAM, /* only through metric_sink_add_histogram*() */
 };
 
 struct metric_label {
@@ -43,7 +52,7 @@ void metric_sink_free(struct metric_sink *s);
 
 /*
  * Add one sample. Returns 0, or
- *   -EINVAL  invalid metric or label name, or too many labels
+ *   -EINVAL  invalid metric or label name, too many labels, or METRIC_HISTOGRAM
  *   -EEXIST  a sample with the same family and label set was already added
  *   -EPROTO  the family exists with a different type
  *   -ENOMEM
@@ -59,6 +68,32 @@ int metric_sink_add_double(struct metric_sink *s, const char *family, const char
 			   size_t n_labels, double value);
 
 /*
+ * Add one histogram series: the label set labels (which must not name "le")
+ * with n_bounds finite upper bounds, per-bucket (not cumulative) counts
+ * bucket_counts[0..n_bounds), the count of all observations (the +Inf bucket
+ * included) and their sum. n_bounds may be 0 (only the +Inf bucket); the
+ * arrays are copied. Returns 0, or
+ *   -EINVAL  invalid family or label name, a label named "le", bounds not
+ *            finite and strictly increasing, NULL arrays with n_bounds > 0,
+ *            or finite bucket counts adding up to more than count
+ *   -EEXIST  the family already has that label set
+ *   -EPROTO  the family exists with another type
+ *   -ENOMEM
+ * Nothing is added on error; the error is counted. Label sets of one family
+ * may use different bounds, though a family normally shares one layout.
+ */
+int metric_sink_add_histogram(struct metric_sink *s, const char *family, const char *help,
+			      const struct metric_label *labels, size_t n_labels,
+			      const double *upper_bounds, size_t n_bounds,
+			      const uint64_t *bucket_counts, uint64_t count, double sum);
+
+/* The same for an accumulator (histogram.h): its bounds, counts, count and sum. */
+struct histogram;
+int metric_sink_add_histogram_from(struct metric_sink *s, const char *family, const char *help,
+				   const struct metric_label *labels, size_t n_labels,
+				   const struct histogram *h);
+
+/*
  * Whether a sample of that family with that label set was added already; for
  * collectors that can see one value two ways and must export it once. Counts
  * no error.
@@ -68,6 +103,7 @@ bool metric_sink_has(struct metric_sink *s, const char *family, const struct met
 
 /* Number of samples rejected so far. */
 uint64_t metric_sink_errors(const struct metric_sink *s);
+/* Number of samples added; a histogram label set counts as one. */
 size_t metric_sink_samples(const struct metric_sink *s);
 
 /* Appends the exposition text of every family to out. 0 or -ENOMEM. */

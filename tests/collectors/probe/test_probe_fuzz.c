@@ -1,0 +1,327 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * Fuzz-style regression test of the probe parsers: the target file parser
+ * and the packet decoder over random bytes, random token soups, every
+ * prefix of valid inputs and single-byte mutations of them at every offset,
+ * all from a fixed seed. Inputs sit in exactly sized heap buffers so that
+ * ASan catches any read past them; every result is checked for the
+ * documented invariants (return codes, a one-line message and an empty
+ * list on error, well-formed targets and labels on success).
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "probe_packet.h"
+#include "probe_targets.h"
+
+static size_t n_ok, n_err;
+
+static bool label_name_ok(const char *s)
+{
+	if (!*s || (s[0] >= '0' && s[0] <= '9') || (s[0] == '_' && s[1] == '_'))
+		return false;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9') || *s == '_'))
+			return false;
+	return true;
+}
+
+static void check_list(const struct probe_target_list *l)
+{
+	assert_true(l->n_targets <= PROBE_TARGETS_MAX_TARGETS);
+	for (size_t i = 0; i < l->n_targets; i++) {
+		const struct probe_target *t = &l->targets[i];
+
+		assert_non_null(t->host);
+		assert_non_null(t->raw);
+		assert_true(t->host[0] != 0);
+		assert_true(strlen(t->host) <= PROBE_TARGETS_MAX_HOST);
+		assert_true(strlen(t->raw) <= PROBE_TARGETS_MAX_TARGET);
+		assert_non_null(strstr(t->raw, t->host));
+		assert_true(t->group < l->n_groups);
+		for (const char *c = t->host; *c; c++)
+			assert_true(*c > ' ' && *c < 0x7f);
+		/* Unique (checked pairwise on small lists only). */
+		for (size_t j = 0; l->n_targets < 64 && j < i; j++)
+			assert_false(l->targets[j].port == t->port &&
+				     !strcasecmp(l->targets[j].host, t->host));
+	}
+	for (size_t g = 0; g < l->n_groups; g++) {
+		assert_true(l->groups[g].n_labels <= PROBE_TARGETS_MAX_LABELS);
+		for (size_t i = 0; i < l->groups[g].n_labels; i++) {
+			assert_true(label_name_ok(l->groups[g].labels[i].name));
+			assert_true(strlen(l->groups[g].labels[i].value) <=
+				    PROBE_TARGETS_MAX_LABEL_VALUE);
+		}
+	}
+}
+
+/* Exactly size bytes in a heap buffer of that size, so ASan sees overreads. */
+static void fuzz_targets(const uint8_t *data, size_t size)
+{
+	char *copy = malloc(size ? size : 1), err[256];
+	struct probe_target_list l;
+	int rc;
+
+	assert_non_null(copy);
+	if (size)
+		memcpy(copy, data, size);
+	memset(err, 'x', sizeof(err));
+	rc = probe_targets_parse(copy, size, &l, err, sizeof(err));
+	free(copy);
+	if (rc) {
+		n_err++;
+		assert_true(rc == -EINVAL || rc == -E2BIG);
+		assert_true(err[0] != 0);
+		assert_non_null(memchr(err, 0, sizeof(err)));
+		assert_null(strchr(err, '\n'));
+		assert_null(l.targets);
+		assert_null(l.groups);
+		assert_int_equal(l.n_targets, 0);
+	} else {
+		n_ok++;
+		check_list(&l);
+	}
+	probe_target_list_free(&l);
+}
+
+static void fuzz_packet(const uint8_t *data, size_t size)
+{
+	uint8_t *copy = malloc(size ? size : 1), again[PROBE_PACKET_LEN];
+	struct probe_packet p;
+	int rc, rrc;
+
+	assert_non_null(copy);
+	if (size)
+		memcpy(copy, data, size);
+	rc = probe_packet_decode(copy, size, &p);
+	assert_true(rc == 0 || rc == -EBADMSG || rc == -EPROTO || rc == -EMSGSIZE);
+	if (!rc) {
+		assert_int_equal(size, PROBE_PACKET_LEN);
+		/* Re-encoding gives the same bytes, reserved ones aside. */
+		assert_int_equal(probe_packet_encode(&p, again, sizeof(again)), PROBE_PACKET_LEN);
+		assert_memory_equal(again, copy, 48);
+	}
+	rrc = probe_packet_make_reply(copy, size, 7, 8, 9);
+	if (rc)
+		assert_int_equal(rrc, rc);
+	else if (p.type == PROBE_PACKET_REQUEST)
+		assert_int_equal(rrc, 0);
+	else
+		assert_int_equal(rrc, -EPROTO);
+	free(copy);
+}
+
+/* xorshift64*: a fixed seed, the same inputs on every run. */
+static uint64_t rng_next(uint64_t *s)
+{
+	*s ^= *s >> 12;
+	*s ^= *s << 25;
+	*s ^= *s >> 27;
+	return *s * 0x2545F4914F6CDD1DULL;
+}
+
+static const char *const corpus[] = {
+	"[\n  {\"targets\": [\"10.0.0.1\", \"10.0.0.2:4791\", \"node3.rdma\"],\n"
+	"   \"labels\": {\"rack\": \"r12\", \"pod\": \"a\"}},\n"
+	"  {\"labels\": {\"zone\": \"eu\\u00e9\\ud83d\\ude00\"},\n"
+	"   \"targets\": [\"[fd00::3]:4791\", \"[fe80::1%mlx5_0]\", \"Node4\", \"node4\"]},\n"
+	"  {\"targets\": [\"n5:1\"], \"x\": {\"a\": [1, -2.5e3, true, false, null]}}\n]\n",
+	"[]",
+	"[{\"targets\":[]}]",
+	"[{\"targets\":[\"a\\\"b\\\\c\\/\\n\"],\"labels\":{\"_\":\"\\t\"}}]",
+};
+
+/* Bytes that matter to the grammar, to swap in at every offset. */
+static const uint8_t swaps[] = {0,   ' ', '"', '\\', '[', ']', '{',  '}',  ',',
+				':', '0', 'u', 'a',  '.', '%', 0x7f, 0xc3, 0xff};
+
+static void test_targets_corpus(void **state)
+{
+	n_ok = n_err = 0;
+	for (size_t c = 0; c < sizeof(corpus) / sizeof(corpus[0]); c++) {
+		const uint8_t *in = (const uint8_t *)corpus[c];
+		size_t len = strlen(corpus[c]);
+		uint8_t *buf = malloc(len + 1);
+
+		assert_non_null(buf);
+		for (size_t n = 0; n <= len; n++)
+			fuzz_targets(in, n);
+		for (size_t off = 0; off < len; off++) {
+			memcpy(buf, in, len);
+			for (size_t s = 0; s < sizeof(swaps); s++) {
+				buf[off] = swaps[s];
+				fuzz_targets(buf, len);
+			}
+			/* The byte deleted, and one inserted before it. */
+			memcpy(buf, in, off);
+			memcpy(buf + off, in + off + 1, len - off - 1);
+			fuzz_targets(buf, len - 1);
+			memcpy(buf + off + 1, in + off, len - off);
+			buf[off] = '"';
+			fuzz_targets(buf, len + 1);
+		}
+		free(buf);
+	}
+	assert_true(n_ok > 100);
+	assert_true(n_err > 1000);
+}
+
+static void test_targets_random(void **state)
+{
+	/* Tokens of the grammar: random soups of them get past the first byte. */
+	static const char *const tokens[] = {
+		"[",	   "]",		"{",	    "}",	   ",",		 ":",
+		" ",	   "\"",	"\\",	    "\"targets\"", "\"labels\"", "\"a\"",
+		"\"a:1\"", "\"[::1]\"", "\"x\"",    "1",	   "-0.5e3",	 "true",
+		"null",	   "\\u",	"d83d",	    "\\ude00",	   "\xc3\xa9",	 "\xff",
+		"\n",	   "\"__a\"",	"\"port\"", "0",
+	};
+	uint64_t seed = 0x9e3779b97f4a7c15ULL;
+	uint8_t buf[256];
+
+	for (int i = 0; i < 300000; i++) {
+		size_t len = 0, want = rng_next(&seed) % 48;
+		bool raw = (rng_next(&seed) & 7) == 0;
+
+		for (size_t j = 0; j < want; j++) {
+			uint64_t r = rng_next(&seed);
+			const char *t = tokens[r % (sizeof(tokens) / sizeof(tokens[0]))];
+			size_t tl = strlen(t);
+
+			if (raw) {
+				buf[len++] = (uint8_t)r;
+				continue;
+			}
+			if (len + tl > sizeof(buf))
+				break;
+			memcpy(buf + len, t, tl);
+			len += tl;
+		}
+		fuzz_targets(buf, len);
+	}
+}
+
+/* Mostly valid files from a pool of good and bad parts, then one random
+ * byte changed in half of them: reaches the success paths and the
+ * duplicate index, which token soups rarely do. */
+static void test_targets_generated(void **state)
+{
+	static const char *const hosts[] = {
+		"\"10.0.0.1\"",
+		"\"10.0.0.1:4791\"",
+		"\"[::1]\"",
+		"\"[::1]:1\"",
+		"\"h\"",
+		"\"H\"",
+		"\"a.b-c_d:65535\"",
+		"\"a:b:c\"",
+		"\"a:0\"",
+		"\"\\u0068\"",
+		"\"[fe80::1%ib0]\"",
+		"\"1.2.3.999\"",
+		"\"\"",
+		"\" h\"",
+	};
+	static const char *const labels[] = {
+		"\"rack\":\"r1\"", "\"pod\":\"\\u00e9\"", "\"_x\":\"\"", "\"__x\":\"v\"",
+		"\"port\":\"1\"",  "\"rack\":\"r2\"",	  "\"z9\":1",
+	};
+	uint64_t seed = 0xfeedfacecafeULL;
+	size_t ok_before = n_ok;
+	char buf[2048];
+
+	for (int i = 0; i < 20000; i++) {
+		size_t o = 0, groups = rng_next(&seed) % 4;
+
+		o += (size_t)snprintf(buf + o, sizeof(buf) - o, "[");
+		for (size_t g = 0; g < groups; g++) {
+			size_t nt = rng_next(&seed) % 6, nl = rng_next(&seed) % 3;
+
+			o += (size_t)snprintf(buf + o, sizeof(buf) - o, "%s{\"targets\": [",
+					      g ? ", " : "");
+			for (size_t t = 0; t < nt; t++)
+				o += (size_t)snprintf(buf + o, sizeof(buf) - o, "%s%s",
+						      t ? ", " : "",
+						      hosts[rng_next(&seed) %
+							    (sizeof(hosts) / sizeof(hosts[0]))]);
+			o += (size_t)snprintf(buf + o, sizeof(buf) - o, "], \"labels\": {");
+			for (size_t l = 0; l < nl; l++)
+				o += (size_t)snprintf(buf + o, sizeof(buf) - o, "%s%s",
+						      l ? ", " : "",
+						      labels[rng_next(&seed) %
+							     (sizeof(labels) / sizeof(labels[0]))]);
+			o += (size_t)snprintf(buf + o, sizeof(buf) - o, "}}");
+		}
+		o += (size_t)snprintf(buf + o, sizeof(buf) - o, "]");
+		assert_true(o < sizeof(buf));
+		if (i & 1 && o)
+			buf[rng_next(&seed) % o] = (char)rng_next(&seed);
+		fuzz_targets((const uint8_t *)buf, o);
+	}
+	assert_true(n_ok - ok_before > 1000);
+}
+
+static void test_packets(void **state)
+{
+	static const struct probe_packet seeds[] = {
+		{.type = PROBE_PACKET_REQUEST, .seq = 1, .send_ns = 123456789, .session = 42},
+		{.type = PROBE_PACKET_REPLY,
+		 .flags = 0xffff,
+		 .seq = UINT64_MAX,
+		 .responder = 7,
+		 .resp_rx_ns = 10,
+		 .resp_tx_ns = 20},
+	};
+	uint64_t seed = 0x5eed5eed5eedULL;
+	uint8_t valid[PROBE_PACKET_LEN + 16], buf[PROBE_PACKET_LEN + 16];
+
+	for (size_t s = 0; s < sizeof(seeds) / sizeof(seeds[0]); s++) {
+		memset(valid, 0, sizeof(valid));
+		assert_int_equal(probe_packet_encode(&seeds[s], valid, sizeof(valid)),
+				 PROBE_PACKET_LEN);
+		for (size_t n = 0; n <= sizeof(valid); n++)
+			fuzz_packet(valid, n);
+		for (size_t off = 0; off < PROBE_PACKET_LEN; off++) {
+			memcpy(buf, valid, sizeof(buf));
+			for (unsigned v = 0; v < 256; v++) {
+				buf[off] = (uint8_t)v;
+				fuzz_packet(buf, PROBE_PACKET_LEN);
+			}
+		}
+	}
+	for (int i = 0; i < 200000; i++) {
+		size_t len = rng_next(&seed) % sizeof(buf);
+
+		for (size_t j = 0; j < len; j++)
+			buf[j] = (uint8_t)rng_next(&seed);
+		/* Half of them with our magic and version, to reach the later checks. */
+		if (i & 1 && len >= 5)
+			memcpy(buf, "RDXP\x01", 5);
+		if (i % 4 == 1)
+			len = PROBE_PACKET_LEN;
+		fuzz_packet(buf, len);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_targets_corpus),
+		cmocka_unit_test(test_targets_random),
+		cmocka_unit_test(test_targets_generated),
+		cmocka_unit_test(test_packets),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,793 @@
+// SPDX-License-Identifier: Apache-2.0
+/* Unit tests of the file_sd target file parser and the rotating sample. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "probe_targets.h"
+
+static char err[512];
+
+/* Parses s from an exactly sized heap copy, so ASan sees any overread. */
+static int parse_n(const char *s, size_t n, struct probe_target_list *l)
+{
+	char *copy = malloc(n ? n : 1);
+	int rc;
+
+	assert_non_null(copy);
+	memcpy(copy, s, n);
+	memset(err, 'x', sizeof(err));
+	rc = probe_targets_parse(copy, n, l, err, sizeof(err));
+	free(copy);
+	if (rc) {
+		/* One line, and the list is left empty. */
+		assert_true(err[0] != 0);
+		assert_null(strchr(err, '\n'));
+		assert_int_equal(l->n_targets, 0);
+		assert_int_equal(l->n_groups, 0);
+		assert_null(l->targets);
+		assert_null(l->groups);
+	}
+	return rc;
+}
+
+static int parse(const char *s, struct probe_target_list *l)
+{
+	return parse_n(s, strlen(s), l);
+}
+
+/* s must fail with rc and a message containing want. */
+static void expect_error(const char *s, int rc, const char *want)
+{
+	struct probe_target_list l;
+
+	assert_int_equal(parse(s, &l), rc);
+	if (!strstr(err, want))
+		fail_msg("input %s: message \"%s\" lacks \"%s\"", s, err, want);
+	probe_target_list_free(&l);
+}
+
+static const char *label(const struct probe_target_list *l, size_t g, const char *name)
+{
+	const struct probe_group *grp = &l->groups[g];
+
+	for (size_t i = 0; i < grp->n_labels; i++)
+		if (!strcmp(grp->labels[i].name, name))
+			return grp->labels[i].value;
+	return NULL;
+}
+
+static const char realistic[] =
+	"[\n"
+	"  {\n"
+	"    \"targets\": [\"10.0.0.1\", \"10.0.0.2:4791\", \"node3.rdma.example.com\"],\n"
+	"    \"labels\": {\"rack\": \"r12\", \"pod\": \"a\"}\n"
+	"  },\n"
+	"  {\n"
+	"    \"labels\": {\"rack\": \"r13\", \"zone\": \"eu-west\"},\n"
+	"    \"targets\": [\"[fd00::3]:4791\", \"[fe80::1%mlx5_0]\", \"Node4\"]\n"
+	"  },\n"
+	"  {\"targets\": [\"node5:18515\"], \"comment\": {\"owner\": \"netops\", \"n\": 3}}\n"
+	"]\n";
+
+static void test_realistic(void **state)
+{
+	struct probe_target_list l;
+	const struct probe_target *t;
+
+	assert_int_equal(parse(realistic, &l), 0);
+	assert_int_equal(l.n_groups, 3);
+	assert_int_equal(l.n_targets, 7);
+	assert_int_equal(l.duplicates, 0);
+	t = l.targets;
+	assert_string_equal(t[0].host, "10.0.0.1");
+	assert_int_equal(t[0].port, 0);
+	assert_string_equal(t[0].raw, "10.0.0.1");
+	assert_int_equal(t[0].group, 0);
+	assert_string_equal(t[1].host, "10.0.0.2");
+	assert_int_equal(t[1].port, 4791);
+	assert_string_equal(t[1].raw, "10.0.0.2:4791");
+	assert_string_equal(t[2].host, "node3.rdma.example.com");
+	assert_string_equal(t[3].host, "fd00::3");
+	assert_int_equal(t[3].port, 4791);
+	assert_string_equal(t[3].raw, "[fd00::3]:4791");
+	assert_int_equal(t[3].group, 1);
+	assert_string_equal(t[4].host, "fe80::1%mlx5_0");
+	assert_int_equal(t[4].port, 0);
+	assert_string_equal(t[5].host, "Node4");
+	assert_string_equal(t[6].host, "node5");
+	assert_int_equal(t[6].port, 18515);
+	assert_int_equal(t[6].group, 2);
+
+	assert_int_equal(l.groups[0].n_labels, 2);
+	assert_string_equal(l.groups[0].labels[0].name, "rack");
+	assert_string_equal(label(&l, 0, "rack"), "r12");
+	assert_string_equal(label(&l, 0, "pod"), "a");
+	assert_string_equal(label(&l, 1, "zone"), "eu-west");
+	assert_int_equal(l.groups[2].n_labels, 0);
+	probe_target_list_free(&l);
+	assert_null(l.targets);
+	probe_target_list_free(&l); /* twice is fine: the list is empty */
+}
+
+static void test_empty_list(void **state)
+{
+	static const char *const ok[] = {
+		"[]", " [ ]\n", "\r\n\t[\n]\n\n", "\xef\xbb\xbf[]", "[{\"targets\": []}]",
+	};
+	struct probe_target_list l;
+
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		assert_int_equal(parse(ok[i], &l), 0);
+		assert_int_equal(l.n_targets, 0);
+		probe_target_list_free(&l);
+	}
+}
+
+static void test_empty_file(void **state)
+{
+	struct probe_target_list l;
+
+	expect_error("", -EINVAL, "empty file");
+	expect_error(" \n\t\r\n", -EINVAL, "empty file");
+	expect_error("\xef\xbb\xbf", -EINVAL, "empty file");
+	assert_int_equal(probe_targets_parse(NULL, 0, &l, err, sizeof(err)), -EINVAL);
+	assert_int_equal(probe_targets_parse(NULL, 1, &l, err, sizeof(err)), -EINVAL);
+	assert_int_equal(probe_targets_parse("[]", 2, NULL, err, sizeof(err)), -EINVAL);
+}
+
+static void test_malformed(void **state)
+{
+	static const struct {
+		const char *in, *want;
+	} cases[] = {
+		{"[",
+		 "[0] (line 1): expected a group object {\"targets\": [...]}, got end of file"},
+		{"{}", "expected the top-level array"},
+		{"\"targets\"", "expected the top-level array"},
+		{"[{", "expected a string key, got end of file"},
+		{"[{\"targets\"", "expected ':' after a key, got end of file"},
+		{"[{\"targets\":", "expected an array of strings, got end of file"},
+		{"[{\"targets\":[", "expected a string \"host[:port]\", got end of file"},
+		{"[{\"targets\":[\"a", "unterminated string"},
+		{"[{\"targets\":[\"a\"", "expected ',' or ']' after a target"},
+		{"[{\"targets\":[\"a\"]", "expected ',' or '}' after a group member"},
+		{"[{\"targets\":[\"a\"]}", "expected ',' or ']' after a group"},
+		{"[{\"targets\":[\"a\",]}]", "[0].targets[1] (line 1): expected a string"},
+		{"[{\"targets\":[\"a\"],}]", "expected a string key, got '}'"},
+		{"[{\"targets\":[\"a\"]},]", "[1] (line 1): expected a group object"},
+		{"[,]", "expected a group object"},
+		{"[{'targets':[]}]", "expected a string key, got '''"},
+		{"[{targets:[]}]", "expected a string key, got 't'"},
+		{"[{\"targets\" [\"a\"]}]", "expected ':' after a key, got an array"},
+		{"[{\"targets\":[\"a\"] \"labels\":{}}]", "expected ',' or '}'"},
+		{"[{\"targets\":[\"a\" \"b\"]}]",
+		 "expected ',' or ']' after a target, got a string"},
+		{"// comment\n[]", "expected the top-level array"},
+		{"[{\"targets\":[\"a\"], \"x\": NaN}]", "expected a value, got 'N'"},
+		{"[{\"targets\":[\"a\"], \"x\": tru}]", "invalid literal"},
+		{"[{\"targets\":[\"a\"], \"x\": [1 2]}]", "after an array element"},
+		{"[{\"targets\":[\"a\"], \"x\": {\"k\" 1}}]", "expected ':' after a key"},
+		{"[{\"targets\":[\"a\"], \"x\": {1: 2}}]", "expected a string key, got a number"},
+		{"[{\"targets\":[\"a\\x\"]}]", "invalid escape"},
+		{"[{\"targets\":[\"a\tb\"]}]", "control byte 0x09 in a string"},
+		{"[{\"targets\":[\"a\"]}]\n[]", "an array after the top-level array"},
+		{"\n\n  [{\"targets\":[\"a\"]}] x", "line 3, column 23 (byte 24): 'x' after"},
+		{"[]]", "']' after the top-level array"},
+		{"[]\x01", "byte 0x01 after the top-level array"},
+		{"[] []", "an array after the top-level array"},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		expect_error(cases[i].in, -EINVAL, cases[i].want);
+	/* A NUL inside the data is a byte like any other: it is not an end. */
+	{
+		struct probe_target_list l;
+
+		assert_int_equal(parse_n("[]\0", 3, &l), -EINVAL);
+		assert_non_null(strstr(err, "byte 0x00 after the top-level array"));
+	}
+}
+
+/* Every proper prefix of a valid file is an error, at every position. */
+static void test_every_prefix_fails(void **state)
+{
+	size_t full = strlen(realistic);
+	struct probe_target_list l;
+
+	while (full && realistic[full - 1] == '\n')
+		full--;
+	for (size_t n = 0; n < full; n++)
+		assert_int_equal(parse_n(realistic, n, &l), -EINVAL);
+	assert_int_equal(parse_n(realistic, full, &l), 0);
+	probe_target_list_free(&l);
+}
+
+static void test_wrong_types(void **state)
+{
+	expect_error("[[]]", -EINVAL, "[0] (line 1): expected a group object");
+	expect_error("[1]", -EINVAL,
+		     "[0] (line 1): expected a group object {\"targets\": [...]}, "
+		     "got a number");
+	expect_error("[null]", -EINVAL, "got null");
+	expect_error("[{}]", -EINVAL, "[0] (line 1): group without \"targets\"");
+	expect_error("[{\"labels\":{}}]", -EINVAL, "group without \"targets\"");
+	expect_error("[{\"targets\":\"a\"}]", -EINVAL,
+		     "[0].targets (line 1): expected an array of strings, got a string");
+	expect_error("[{\"targets\":{}}]", -EINVAL, "got an object");
+	expect_error("[{\"targets\":null}]", -EINVAL, "got null");
+	expect_error("[{\"targets\":[\"a\", 1]}]", -EINVAL,
+		     "[0].targets[1] (line 1): expected a string \"host[:port]\", got a number");
+	expect_error("[{\"targets\":[\"a\", [\"b\"]]}]", -EINVAL, "got an array");
+	expect_error("[{\"targets\":[true]}]", -EINVAL, "got a boolean");
+	expect_error("[{\"targets\":[], \"labels\":[]}]", -EINVAL,
+		     "[0].labels (line 1): expected an object of strings, got an array");
+	expect_error("[{\"targets\":[], \"labels\":{\"a\": 1}}]", -EINVAL,
+		     "[0].labels.a (line 1): expected a string value, got a number");
+	expect_error("[{\"targets\":[], \"labels\":{\"a\": null}}]", -EINVAL, "got null");
+	expect_error("[{\"targets\":[], \"labels\":{\"a\": {}}}]", -EINVAL, "got an object");
+	expect_error("[{\"targets\":[], \"labels\":{\"a\": false}}]", -EINVAL, "got a boolean");
+}
+
+static void test_unknown_keys(void **state)
+{
+	struct probe_target_list l;
+
+	assert_int_equal(parse("[{\"x\": [1, -2.5e+3, 0.1, 1E9, -0, true, false, null,"
+			       " {\"y\": \"z\", \"y\": []}, \"\\u00e9\"], \"targets\": [\"a\"],"
+			       " \"x\": 1}]",
+			       &l),
+			 0);
+	assert_int_equal(l.n_targets, 1);
+	probe_target_list_free(&l);
+
+	static const char *const bad_numbers[] = {"01", "1.",  "-",   "+1",   ".5",
+						  "1e", "1e+", "--1", "0x1f", "1.e5"};
+	for (size_t i = 0; i < sizeof(bad_numbers) / sizeof(bad_numbers[0]); i++) {
+		char buf[96];
+
+		snprintf(buf, sizeof(buf), "[{\"targets\": [], \"n\": %s}]", bad_numbers[i]);
+		assert_int_equal(parse(buf, &l), -EINVAL);
+	}
+}
+
+static void test_duplicate_keys(void **state)
+{
+	expect_error("[{\"targets\":[\"a\"], \"targets\":[\"b\"]}]", -EINVAL,
+		     "[0] (line 1): duplicate key \"targets\"");
+	expect_error("[{\"targets\":[], \"labels\":{}, \"labels\":{}}]", -EINVAL,
+		     "duplicate key \"labels\"");
+	expect_error("[{\"targets\":[], \"labels\":{\"a\":\"1\", \"b\":\"2\", \"a\":\"3\"}}]",
+		     -EINVAL, "[0].labels (line 1): duplicate label \"a\"");
+	/* An escape spelling the same key is the same key. */
+	expect_error("[{\"targets\":[], \"t\\u0061rgets\":[]}]", -EINVAL,
+		     "duplicate key \"targets\"");
+}
+
+static void test_label_names(void **state)
+{
+	static const char *const good[] = {"_", "_a", "a_1", "Device", "PORT", "targets", "rack"};
+	static const char *const bad[] = {"", "1a", "a-b", "a.b", "a b", "\\u00e9"};
+	static const char *const reserved[] = {"__", "__address__", "__meta_x"};
+	static const char *const own[] = {"device", "port", "target"};
+	struct probe_target_list l;
+	char buf[128];
+
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		snprintf(buf, sizeof(buf), "[{\"targets\":[], \"labels\":{\"%s\":\"v\"}}]",
+			 good[i]);
+		assert_int_equal(parse(buf, &l), 0);
+		assert_string_equal(l.groups[0].labels[0].name, good[i]);
+		probe_target_list_free(&l);
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(buf, sizeof(buf), "[{\"targets\":[], \"labels\":{\"%s\":\"v\"}}]", bad[i]);
+		expect_error(buf, -EINVAL, "is not a label name ([a-zA-Z_][a-zA-Z0-9_]*)");
+	}
+	for (size_t i = 0; i < sizeof(reserved) / sizeof(reserved[0]); i++) {
+		snprintf(buf, sizeof(buf), "[{\"targets\":[], \"labels\":{\"%s\":\"v\"}}]",
+			 reserved[i]);
+		expect_error(buf, -EINVAL, "is reserved");
+	}
+	for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++) {
+		snprintf(buf, sizeof(buf), "[{\"targets\":[], \"labels\":{\"%s\":\"v\"}}]", own[i]);
+		expect_error(buf, -EINVAL, "is a label of the probe metrics themselves");
+	}
+	expect_error("[{\"targets\":[], \"labels\":{\"__name__\":\"v\"}}]", -EINVAL,
+		     "[0].labels (line 1): \"__name__\" is reserved");
+	/* Empty values are kept as written. */
+	assert_int_equal(parse("[{\"targets\":[], \"labels\":{\"a\":\"\"}}]", &l), 0);
+	assert_string_equal(l.groups[0].labels[0].value, "");
+	probe_target_list_free(&l);
+}
+
+static void test_bad_targets(void **state)
+{
+	static const struct {
+		const char *in, *want;
+	} cases[] = {
+		{"a:b:c", "\"a:b:c\" is not host, host:port, [ipv6] or [ipv6]:port"},
+		{"::1", "is not host, host:port, [ipv6] or [ipv6]:port"},
+		{"fe80::1:80", "is not host"},
+		{"[::1", "is not host"},
+		{"[::1]x", "is not host"},
+		{"[::1] :80", "is not host"},
+		{"a]:80", "is not host"},
+		{"", "\"\" is empty"},
+		{":80", "has an empty host"},
+		{"[]", "has an empty host"},
+		{"[]:80", "has an empty host"},
+		{" a", "has a space in the host"},
+		{"a b", "has a space in the host"},
+		{"a :80", "has a space in the host"},
+		{"a\\tb", "\"a\\x09b\" has a control character in the host"},
+		{"a\\u007f", "has a control character"},
+		{"a..b", "has an empty label in the host name"},
+		{".a", "has an empty label"},
+		{"a/b", "has '/' in the host"},
+		{"a@b", "has '@' in the host"},
+		{"h\\u00e9", "has a non-ASCII byte in the host"},
+		{"1.2.3.256", "is not an IPv4 address"},
+		{"1.2.3", "is not an IPv4 address"},
+		{"1.2.3.4.", "is not an IPv4 address"},
+		{"[zz::1]", "has an invalid IPv6 address in brackets"},
+		{"[1.2.3.4]", "has an invalid IPv6 address in brackets"},
+		{"[fe80::1%]", "has an empty IPv6 zone"},
+		{"[fe80::1%a b]", "has an invalid IPv6 zone"},
+		{"[::1]:", "has a port that is not 1..65535"},
+	};
+	char buf[256];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(buf, sizeof(buf), "[{\"targets\":[\"ok\", \"%s\"]}]", cases[i].in);
+		expect_error(buf, -EINVAL, cases[i].want);
+		assert_non_null(strstr(err, "[0].targets[1] (line 1): "));
+	}
+	/* The example of the issue, in full, on line 4 of group 3. */
+	expect_error("[{\"targets\":[]},{\"targets\":[]},{\"targets\":[]},\n\n\n"
+		     "{\"targets\":[\"h\", \"a:b:c\"]}]",
+		     -EINVAL,
+		     "[3].targets[1] (line 4): \"a:b:c\" is not host, host:port, [ipv6] or "
+		     "[ipv6]:port");
+	/* A long bad string is cut in the message. */
+	memset(buf, 0, sizeof(buf));
+	strcpy(buf, "[{\"targets\":[\"");
+	memset(buf + strlen(buf), 'a', 100);
+	strcat(buf, ":b:c\"]}]");
+	expect_error(buf, -EINVAL, "aaaa\"... is not host");
+}
+
+static void test_ipv6(void **state)
+{
+	struct probe_target_list l;
+
+	assert_int_equal(parse("[{\"targets\":[\"[::1]\", \"[::1]:4791\", \"[FE80::1%eth0]:1\","
+			       " \"[::ffff:10.0.0.1]\", \"[2001:db8::a:b:c]:65535\"]}]",
+			       &l),
+			 0);
+	assert_int_equal(l.n_targets, 5);
+	assert_string_equal(l.targets[0].host, "::1");
+	assert_int_equal(l.targets[0].port, 0);
+	assert_string_equal(l.targets[0].raw, "[::1]");
+	assert_string_equal(l.targets[1].host, "::1");
+	assert_int_equal(l.targets[1].port, 4791);
+	assert_string_equal(l.targets[2].host, "FE80::1%eth0");
+	assert_int_equal(l.targets[2].port, 1);
+	assert_string_equal(l.targets[3].host, "::ffff:10.0.0.1");
+	assert_string_equal(l.targets[4].host, "2001:db8::a:b:c");
+	assert_int_equal(l.targets[4].port, 65535);
+	probe_target_list_free(&l);
+}
+
+static void test_ports(void **state)
+{
+	static const char *const bad[] = {"a:0",  "a:65536", "a:99999", "a:123456",
+					  "a:",	  "a:08",    "a:-1",	"a:+1",
+					  "a:1x", "a:1 ",    "[::1]:0", "[::1]:65536"};
+	struct probe_target_list l;
+	char buf[96];
+
+	assert_int_equal(parse("[{\"targets\":[\"a:1\", \"b:65535\", \"c:10\"]}]", &l), 0);
+	assert_int_equal(l.targets[0].port, 1);
+	assert_int_equal(l.targets[1].port, 65535);
+	assert_int_equal(l.targets[2].port, 10);
+	probe_target_list_free(&l);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(buf, sizeof(buf), "[{\"targets\":[\"%s\"]}]", bad[i]);
+		expect_error(buf, -EINVAL, "has a port that is not 1..65535");
+	}
+}
+
+static void test_duplicates(void **state)
+{
+	struct probe_target_list l;
+
+	assert_int_equal(parse("[{\"targets\":[\"a\", \"A\", \"a:1\", \"a:1\", \"[::1]\"]},"
+			       " {\"targets\":[\"[::1]:1\", \"a\", \"[::1]\", \"b\", \"B:1\"],"
+			       " \"labels\":{\"x\":\"y\"}}]",
+			       &l),
+			 0);
+	/* a, a:1, [::1] from group 0; [::1]:1, b, B:1 from group 1. */
+	assert_int_equal(l.n_targets, 6);
+	assert_int_equal(l.duplicates, 4);
+	assert_string_equal(l.targets[0].raw, "a");
+	assert_int_equal(l.targets[0].group, 0);
+	assert_string_equal(l.targets[1].raw, "a:1");
+	assert_string_equal(l.targets[2].raw, "[::1]");
+	assert_int_equal(l.targets[2].group, 0);
+	assert_string_equal(l.targets[3].raw, "[::1]:1");
+	assert_int_equal(l.targets[3].group, 1);
+	assert_string_equal(l.targets[5].raw, "B:1");
+	probe_target_list_free(&l);
+}
+
+/* A file of n targets "10.a.b.c" in groups of 100, optionally one more. */
+static char *many_targets(size_t n, size_t *len)
+{
+	size_t cap = n * 24 + 64, o = 0;
+	char *s = malloc(cap);
+
+	assert_non_null(s);
+	o += (size_t)snprintf(s + o, cap - o, "[");
+	for (size_t i = 0; i < n; i++) {
+		if (i % 100 == 0)
+			o += (size_t)snprintf(s + o, cap - o, "%s{\"targets\": [", i ? "]}, " : "");
+		o += (size_t)snprintf(s + o, cap - o, "%s\"10.%zu.%zu.%zu\"", i % 100 ? ", " : "",
+				      (i >> 16) & 255, (i >> 8) & 255, i & 255);
+	}
+	o += (size_t)snprintf(s + o, cap - o, "%s]\n", n ? "]}" : "");
+	assert_true(o < cap);
+	*len = o;
+	return s;
+}
+
+static void test_limit_targets(void **state)
+{
+	struct probe_target_list l;
+	size_t len;
+	char *s;
+
+	s = many_targets(PROBE_TARGETS_MAX_TARGETS, &len);
+	assert_int_equal(parse_n(s, len, &l), 0);
+	assert_int_equal(l.n_targets, PROBE_TARGETS_MAX_TARGETS);
+	assert_int_equal(l.n_groups, PROBE_TARGETS_MAX_TARGETS / 100);
+	assert_string_equal(l.targets[PROBE_TARGETS_MAX_TARGETS - 1].host, "10.1.134.159");
+	probe_target_list_free(&l);
+	free(s);
+
+	s = many_targets(PROBE_TARGETS_MAX_TARGETS + 1, &len);
+	assert_int_equal(parse_n(s, len, &l), -E2BIG);
+	assert_non_null(strstr(err, "[1000].targets[0]"));
+	assert_non_null(strstr(err, "more than 100000 targets in the file (the limit)"));
+	free(s);
+}
+
+static void test_limit_groups(void **state)
+{
+	static const char group[] = "{\"targets\":[]},";
+	size_t n = PROBE_TARGETS_MAX_GROUPS + 1, len = 1 + n * (sizeof(group) - 1) + 1;
+	struct probe_target_list l;
+	char *s = malloc(len);
+
+	assert_non_null(s);
+	s[0] = '[';
+	for (size_t i = 0; i < n; i++)
+		memcpy(s + 1 + i * (sizeof(group) - 1), group, sizeof(group) - 1);
+	s[len - 2] = ']'; /* replaces the last ',' */
+	s[len - 1] = '\n';
+	assert_int_equal(parse_n(s, len, &l), -E2BIG);
+	assert_non_null(strstr(err, "[100000] (line 1): more than 100000 groups (the limit)"));
+	/* One group fewer is fine. */
+	s[len - 2 - (sizeof(group) - 1)] = ']';
+	assert_int_equal(parse_n(s, len - 1 - (sizeof(group) - 1), &l), 0);
+	assert_int_equal(l.n_groups, PROBE_TARGETS_MAX_GROUPS);
+	probe_target_list_free(&l);
+	free(s);
+}
+
+static void test_limit_file_size(void **state)
+{
+	size_t len = PROBE_TARGETS_MAX_FILE + 1;
+	struct probe_target_list l;
+	char *s = malloc(len);
+
+	assert_non_null(s);
+	memset(s, ' ', len);
+	s[0] = '[';
+	s[len - 1] = ']';
+	assert_int_equal(probe_targets_parse(s, len, &l, err, sizeof(err)), -EFBIG);
+	assert_string_equal(err, "file of 16777217 bytes, more than 16777216 bytes (the limit)");
+	/* At the limit, whitespace and all, it parses. */
+	s[len - 2] = ']';
+	assert_int_equal(probe_targets_parse(s, len - 1, &l, err, sizeof(err)), 0);
+	probe_target_list_free(&l);
+	free(s);
+}
+
+static void test_limit_strings(void **state)
+{
+	char buf[4096], name[300];
+	struct probe_target_list l;
+
+	/* Host of 255 bytes in labels of at most 63: fine; 256: too long. */
+	for (size_t i = 0; i < 255; i++)
+		name[i] = i % 64 == 63 ? '.' : 'h';
+	name[255] = 0;
+	snprintf(buf, sizeof(buf), "[{\"targets\":[\"%s:1\", \"[::1]\"]}]", name);
+	assert_int_equal(parse(buf, &l), 0);
+	assert_int_equal(strlen(l.targets[0].host), 255);
+	probe_target_list_free(&l);
+	snprintf(buf, sizeof(buf), "[{\"targets\":[\"%sh:1\"]}]", name);
+	expect_error(buf, -EINVAL, "has a host longer than 255 bytes (the limit)");
+	/* A host name label of 64. */
+	memset(name, 'h', 64);
+	name[64] = 0;
+	snprintf(buf, sizeof(buf), "[{\"targets\":[\"%s\"]}]", name);
+	expect_error(buf, -EINVAL, "has a host name label longer than 63 bytes");
+	/* A target string over 263 bytes. */
+	memset(name, 'h', 264);
+	name[264] = 0;
+	snprintf(buf, sizeof(buf), "[{\"targets\":[\"%s\"]}]", name);
+	expect_error(buf, -E2BIG, "[0].targets[0] (line 1): target longer than 263 bytes");
+
+	/* Label value: 1024 bytes fine, 1025 too long; escapes count decoded. */
+	strcpy(buf, "[{\"targets\":[], \"labels\":{\"v\":\"");
+	for (size_t i = 0; i < 1024; i++)
+		strcat(buf, i % 2 ? "x" : "\\n");
+	strcat(buf, "\"}}]");
+	assert_int_equal(parse(buf, &l), 0);
+	assert_int_equal(strlen(l.groups[0].labels[0].value), 1024);
+	probe_target_list_free(&l);
+	strcpy(buf, "[{\"targets\":[], \"labels\":{\"v\":\"");
+	memset(buf + strlen(buf), 'x', 1025);
+	strcpy(buf + strlen("[{\"targets\":[], \"labels\":{\"v\":\"") + 1025, "\"}}]");
+	expect_error(buf, -E2BIG, "[0].labels.v (line 1): label value longer than 1024 bytes");
+
+	/* Label name of 129. */
+	memset(name, 'n', 129);
+	name[129] = 0;
+	snprintf(buf, sizeof(buf), "[{\"targets\":[], \"labels\":{\"%s\":\"v\"}}]", name);
+	expect_error(buf, -E2BIG, "[0].labels (line 1): label name longer than 128 bytes");
+
+	/* A key of 1025 bytes. */
+	strcpy(buf, "[{\"targets\":[], \"");
+	memset(buf + strlen(buf), 'k', 1025);
+	strcat(buf, "\": 1}]");
+	expect_error(buf, -E2BIG, "[0] (line 1): key longer than 1024 bytes");
+}
+
+static void test_limit_labels(void **state)
+{
+	struct probe_target_list l;
+	char buf[2048];
+	size_t o;
+
+	for (int n = 32; n <= 33; n++) {
+		o = (size_t)snprintf(buf, sizeof(buf), "[{\"targets\":[\"a\"], \"labels\":{");
+		for (int i = 0; i < n; i++)
+			o += (size_t)snprintf(buf + o, sizeof(buf) - o, "%s\"l%d\":\"%d\"",
+					      i ? "," : "", i, i);
+		snprintf(buf + o, sizeof(buf) - o, "}}]");
+		if (n == 32) {
+			assert_int_equal(parse(buf, &l), 0);
+			assert_int_equal(l.groups[0].n_labels, 32);
+			assert_string_equal(label(&l, 0, "l31"), "31");
+			probe_target_list_free(&l);
+		} else {
+			expect_error(buf, -E2BIG,
+				     "[0].labels (line 1): more than 32 labels in one group");
+		}
+	}
+}
+
+static void test_unicode(void **state)
+{
+	struct probe_target_list l;
+
+	assert_int_equal(parse("[{\"targets\":[\"\\u0031.2.3.4\"], \"labels\":{"
+			       "\"a\":\"\\u00e9\\u20AC\\ud83d\\ude00\","
+			       "\"b\":\"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\","
+			       "\"c\":\"\\\"\\\\\\/\\b\\f\\n\\r\\t\","
+			       "\"d\":\"\\uDBFF\\uDFFF\"}}]",
+			       &l),
+			 0);
+	assert_string_equal(l.targets[0].host, "1.2.3.4");
+	assert_string_equal(label(&l, 0, "a"), "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80");
+	assert_string_equal(label(&l, 0, "b"), "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80");
+	assert_string_equal(label(&l, 0, "c"), "\"\\/\b\f\n\r\t");
+	assert_string_equal(label(&l, 0, "d"), "\xf4\x8f\xbf\xbf");
+	probe_target_list_free(&l);
+
+	static const struct {
+		const char *value, *want;
+	} bad[] = {
+		{"\\ud83d", "high surrogate \\ud83d not followed by a low one"},
+		{"\\ud83dx", "not followed by a low one"},
+		{"\\ud83d\\u0041", "not followed by a low one"},
+		{"\\ude00", "lone low surrogate \\ude00"},
+		{"\\u0000", "\\u0000 is not allowed"},
+		{"\\u12", "invalid \\u escape"},
+		{"\\u12G4", "invalid \\u escape"},
+		{"\xff", "invalid UTF-8"},
+		{"\xc0\x80", "invalid UTF-8"},	       /* overlong NUL */
+		{"\xe0\x80\xaf", "invalid UTF-8"},     /* overlong '/' */
+		{"\xed\xa0\x80", "invalid UTF-8"},     /* a surrogate in UTF-8 */
+		{"\xf4\x90\x80\x80", "invalid UTF-8"}, /* past U+10FFFF */
+		{"\xc3", "invalid UTF-8"},
+		{"\x80", "invalid UTF-8"},
+	};
+	char buf[128];
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(buf, sizeof(buf), "[{\"targets\":[], \"labels\":{\"a\":\"%s\"}}]",
+			 bad[i].value);
+		expect_error(buf, -EINVAL, bad[i].want);
+	}
+	/* Truncated escapes at the very end of the input. */
+	expect_error("[{\"targets\":[\"\\", -EINVAL, "unterminated string");
+	expect_error("[{\"targets\":[\"\\u00", -EINVAL, "truncated \\u escape");
+	expect_error("[{\"targets\":[\"\\ud83d\\u", -EINVAL, "truncated \\u escape");
+}
+
+static void test_deep_nesting(void **state)
+{
+	struct probe_target_list l;
+	char buf[256];
+	size_t o;
+
+	/* Levels: top array 1, group 2, the skipped value 3 and deeper. */
+	for (int extra = 14; extra <= 15; extra++) {
+		o = (size_t)snprintf(buf, sizeof(buf), "[{\"targets\":[], \"x\":");
+		memset(buf + o, '[', (size_t)extra);
+		o += (size_t)extra;
+		memset(buf + o, ']', (size_t)extra);
+		o += (size_t)extra;
+		snprintf(buf + o, sizeof(buf) - o, "}]");
+		if (extra == 14) {
+			assert_int_equal(parse(buf, &l), 0);
+			probe_target_list_free(&l);
+		} else {
+			expect_error(buf, -E2BIG, "nested deeper than 16 levels (the limit)");
+		}
+	}
+	/* A million '[' or '{': an error, not a stack overflow. */
+	{
+		size_t n = 1000000;
+		char *s = malloc(n + 32);
+
+		assert_non_null(s);
+		o = (size_t)snprintf(s, 32, "[{\"targets\":[], \"x\":");
+		memset(s + o, '[', n);
+		assert_int_equal(parse_n(s, o + n, &l), -E2BIG);
+		for (size_t i = 0; i < n; i += 4)
+			memcpy(s + o + i, "{\"\":", 4);
+		assert_int_equal(parse_n(s, o + n, &l), -E2BIG);
+		free(s);
+	}
+}
+
+static void test_many_targets(void **state)
+{
+	struct probe_target_list l;
+	size_t len;
+	char *s = many_targets(10000, &len);
+
+	assert_int_equal(parse_n(s, len, &l), 0);
+	assert_int_equal(l.n_targets, 10000);
+	assert_int_equal(l.duplicates, 0);
+	for (size_t i = 0; i < l.n_targets; i++)
+		assert_int_equal(l.targets[i].group, i / 100);
+	probe_target_list_free(&l);
+	free(s);
+}
+
+static void test_err_buffer(void **state)
+{
+	struct probe_target_list l;
+	char small[8];
+
+	assert_int_equal(probe_targets_parse("[1]", 3, &l, NULL, 0), -EINVAL);
+	assert_int_equal(probe_targets_parse("[1]", 3, &l, small, 0), -EINVAL);
+	memset(small, 'x', sizeof(small));
+	assert_int_equal(probe_targets_parse("[1]", 3, &l, small, sizeof(small)), -EINVAL);
+	assert_string_equal(small, "[0] (li");
+	memset(err, 'x', sizeof(err));
+	assert_int_equal(probe_targets_parse("[]", 2, &l, err, sizeof(err)), 0);
+	assert_string_equal(err, "");
+	probe_target_list_free(NULL);
+}
+
+/* The indexes of round r, checked against the documented formula. */
+static void check_round(size_t n, size_t k, uint64_t r, bool *seen)
+{
+	size_t out[64], m = probe_targets_sample(n, k, r, out);
+
+	assert_int_equal(m, n < k ? n : k);
+	for (size_t i = 0; i < m; i++) {
+		size_t want = n <= k ? i : (size_t)(((unsigned __int128)r * k + i) % n);
+
+		assert_int_equal(out[i], want);
+		seen[out[i]] = true;
+	}
+}
+
+static void test_sample(void **state)
+{
+	static const uint64_t starts[] = {0, 1, 7, 1000003, UINT64_MAX - 64};
+	size_t out[8];
+	bool seen[64];
+
+	/* k >= n: everything, in order, every round. */
+	for (uint64_t r = 0; r < 5; r++) {
+		assert_int_equal(probe_targets_sample(5, 5, r, out), 5);
+		assert_int_equal(probe_targets_sample(3, 8, r, out), 3);
+		for (size_t i = 0; i < 3; i++)
+			assert_int_equal(out[i], i);
+	}
+	assert_int_equal(probe_targets_sample(0, 4, 9, out), 0);
+	assert_int_equal(probe_targets_sample(4, 0, 9, out), 0);
+
+	/* The example: 10 targets, 3 a round: 0-2, 3-5, 6-8, 9,0,1, 2-4 ... */
+	assert_int_equal(probe_targets_sample(10, 3, 3, out), 3);
+	assert_int_equal(out[0], 9);
+	assert_int_equal(out[1], 0);
+	assert_int_equal(out[2], 1);
+
+	/* Any ceil(n/k) consecutive rounds cover every target, from any round. */
+	for (size_t n = 1; n <= 64; n++) {
+		for (size_t k = 1; k <= 8; k++) {
+			for (size_t s = 0; s < sizeof(starts) / sizeof(starts[0]); s++) {
+				size_t rounds = (n + k - 1) / k;
+
+				memset(seen, 0, sizeof(seen));
+				for (size_t r = 0; r < rounds; r++)
+					check_round(n, k, starts[s] + r, seen);
+				for (size_t i = 0; i < n; i++)
+					assert_true(seen[i]);
+			}
+		}
+	}
+	/* No overflow for huge n and round. */
+	assert_int_equal(probe_targets_sample(SIZE_MAX, 2, UINT64_MAX, out), 2);
+	assert_true(out[0] == (size_t)(((unsigned __int128)UINT64_MAX * 2) % SIZE_MAX));
+	assert_true(out[1] == out[0] + 1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_realistic),
+		cmocka_unit_test(test_empty_list),
+		cmocka_unit_test(test_empty_file),
+		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_every_prefix_fails),
+		cmocka_unit_test(test_wrong_types),
+		cmocka_unit_test(test_unknown_keys),
+		cmocka_unit_test(test_duplicate_keys),
+		cmocka_unit_test(test_label_names),
+		cmocka_unit_test(test_bad_targets),
+		cmocka_unit_test(test_ipv6),
+		cmocka_unit_test(test_ports),
+		cmocka_unit_test(test_duplicates),
+		cmocka_unit_test(test_limit_targets),
+		cmocka_unit_test(test_limit_groups),
+		cmocka_unit_test(test_limit_file_size),
+		cmocka_unit_test(test_limit_strings),
+		cmocka_unit_test(test_limit_labels),
+		cmocka_unit_test(test_unicode),
+		cmocka_unit_test(test_deep_nesting),
+		cmocka_unit_test(test_many_targets),
+		cmocka_unit_test(test_err_buffer),
+		cmocka_unit_test(test_sample),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
