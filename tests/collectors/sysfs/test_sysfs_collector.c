@@ -22,6 +22,8 @@
 
 #include <cmocka.h>
 
+#include "exposition_assert.h"
+
 #include "buf.h"
 #include "collector.h"
 #include "devfilter.h"
@@ -118,33 +120,6 @@ static void run_once(struct run *r, const char *fixture, const char *include, co
 	assert_int_equal(r->rc, 0);
 	assert_int_equal(r->sink_errors, 0);
 }
-
-/* A whole sample line (or HELP/TYPE line) of the exposition. */
-static bool has_line(const char *text, const char *line)
-{
-	size_t n = strlen(line);
-
-	for (const char *p = text; (p = strstr(p, line)); p++)
-		if ((p == text || p[-1] == '\n') && p[n] == '\n')
-			return true;
-	return false;
-}
-
-#define assert_line(text, ...)                                                                     \
-	do {                                                                                       \
-		char line_[1024];                                                                  \
-		snprintf(line_, sizeof(line_), __VA_ARGS__);                                       \
-		if (!has_line((text), line_))                                                      \
-			fail_msg("missing line: %s\n--- output ---\n%s", line_, (text));           \
-	} while (0)
-
-#define assert_no_line(text, ...)                                                                  \
-	do {                                                                                       \
-		char line_[1024];                                                                  \
-		snprintf(line_, sizeof(line_), __VA_ARGS__);                                       \
-		if (has_line((text), line_))                                                       \
-			fail_msg("unexpected line: %s", line_);                                    \
-	} while (0)
 
 static const struct sysfs_counter_name *lookup(const char *file, unsigned source)
 {
