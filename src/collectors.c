@@ -3,6 +3,7 @@
 #include "collector.h"
 #include "ethtool.h"
 #include "netlink.h"
+#include "probe.h"
 #include "sysfs.h"
 
 const struct collector_ops *const collector_table[] = {
@@ -11,6 +12,8 @@ const struct collector_ops *const collector_table[] = {
 	&netlink_collector_ops,
 	/* After sysfs: it watches the netdevs sysfs publishes. */
 	&ethtool_collector_ops,
+	/* Its engine thread probes on its own schedule; collect() only copies. */
+	&probe_collector_ops,
 };
 
 const unsigned collector_table_len = sizeof(collector_table) / sizeof(collector_table[0]);

@@ -83,7 +83,7 @@ scrape_tree() { # scrape_tree NAME [extra flags...]
 	local tree=$FIXTURES/sysfs/$name out=$TMP/$name.prom
 	# Fixture trees are sysfs only: the netlink collector would report this
 	# host's kernel, not the tree.
-	if ! start_exporter --path.sysfs="$tree" --poll.interval=1s --no-collector.netlink --no-collector.ethtool "$@"; then
+	if ! start_exporter --path.sysfs="$tree" --poll.interval=1s --no-collector.netlink --no-collector.ethtool --no-collector.probe "$@"; then
 		not_ok "$name: exporter starts"
 		return
 	fi
@@ -130,6 +130,7 @@ if start_exporter --path.sysfs="$TMP/empty-sys" --poll.interval=100ms; then
 	check "no RDMA: zero devices" grep -q 'rdma_exporter_collector_devices{collector="sysfs"} 0' "$body"
 	check "no RDMA: build_info served" grep -q '^rdma_exporter_build_info{version=' "$body"
 	check "no RDMA: netlink collector success is 1" grep -q 'rdma_exporter_collector_success{collector="netlink"} 1' "$body"
+	check "no RDMA: probe collector success is 1 with 0 devices" bash -c "grep -q 'rdma_exporter_collector_success{collector=\"probe\"} 1' '$body' && grep -q 'rdma_exporter_collector_devices{collector=\"probe\"} 0' '$body'"
 	if ! python3 -c 'import socket; socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 20)' 2>/dev/null; then
 		# This kernel has no NETLINK_RDMA (the issue's "every build machine here").
 		check "no RDMA netlink: netlink reports zero devices" grep -q 'rdma_exporter_collector_devices{collector="netlink"} 0' "$body"
@@ -193,6 +194,8 @@ check "--help exits 0 and lists collectors" bash -c "'$BIN' --help | grep -q -- 
 check "--help lists the netlink collector's flags" bash -c "'$BIN' --help | grep -q -- '--collector.netlink.top-processes=N'"
 check "bad top-processes: exit 2" flag_error "whole number from 0 to 1000" --collector.netlink.top-processes=many
 check "bad netlink timeout: exit 2" flag_error "not a duration" --collector.netlink.timeout=5
+check "--help lists the probe collector's flags" bash -c "'$BIN' --help | grep -q -- '--collector.probe.interval=D'"
+check "bad probe count: exit 2" flag_error "whole number from 1 to 1000" --collector.probe.count=0
 check "--version exits 0" bash -c "'$BIN' --version | grep -q '^rdma_exporter, version '"
 
 # --- port already in use: a clear error, exit 1

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The probe collector: active RDMA latency probes. An engine thread, started
+ * by init() and stopped by free(), opens a UD QP on every ACTIVE port
+ * (probe_port.h) and pings it in loopback every --collector.probe.interval:
+ * a wedged HCA, firmware or driver shows as timeouts and errors even when no
+ * traffic flows. collect() only copies the engine's numbers under a lock, so
+ * probing never delays a poll. The engine closes a port's verbs context as
+ * soon as its device leaves the verbs device list (checked every second), so
+ * it never blocks `rdma link delete` of a driver without context
+ * disassociation.
+ *
+ * Families: rdma_probe_rtt_seconds (histogram), rdma_probe_sent_total,
+ * rdma_probe_replies_total, rdma_probe_timeouts_total, rdma_probe_errors_total,
+ * rdma_probe_last_rtt_seconds, rdma_probe_timestamp_info,
+ * rdma_probe_responder_requests_total, rdma_probe_responder_dropped_total.
+ */
+#ifndef RDMA_EXPORTER_PROBE_H
+#define RDMA_EXPORTER_PROBE_H
+
+#include "collector.h"
+
+extern const struct collector_ops probe_collector_ops;
+
+enum {
+	PROBE_FLAG_INTERVAL, /* ms */
+	PROBE_FLAG_COUNT,
+	PROBE_FLAG_TIMEOUT, /* ms */
+	PROBE_FLAG_COUNT_,
+};
+
+#endif
