@@ -343,9 +343,12 @@ compare_moment() {
     local tag=$1 try a b
     local an bn
     for try in 1 2 3 4 5; do
-        sleep 1.1                  # two poll intervals: the exporters saw this state
+        # The scrapes serve each exporter's last poll (500ms interval): snapshot, wait two
+        # poll intervals, scrape, snapshot again. When both snapshots agree, the state was
+        # stable over a window that holds the polls the scrapes serve.
         a=$(rdma_snapshot)
         an=$(su nobody -s /bin/sh -c "bash /tmp/rdma-snapshot.sh $DEV" | sort)
+        sleep 1.1
         scrape_and_normalize "$OUT/scrape-netlink-$tag.txt"
         scrape "$OUT/scrape-netlink-$tag-nobody.txt" "http://$LISTEN_NB/metrics" &&
             normalize < "$OUT/scrape-netlink-$tag-nobody.txt" > "$NORM_NB"
@@ -378,6 +381,7 @@ compare_moment() {
 # 256), an ibv_rc_pingpong pair, an rping pair (RDMA CM: a LISTEN and two CONNECT ids).
 ib_send_bw -d $DEV -x 1 -p 18600 -q 64 -r 256 -t 256 -D 600 > /tmp/bw_server.log 2>&1 &
 ( retry 60 ib_send_bw -d $DEV -x 1 -p 18600 -q 64 -r 256 -t 256 -D 600 $IP > /tmp/bw_client.log 2>&1 ) &
+RETRIES="$!"
 for _ in $(seq 1 120); do
     [ "$(rdma res show qp | grep -c ib_send_bw)" -ge 128 ] && break
     sleep 0.5
@@ -385,9 +389,11 @@ done
 ibv_rc_pingpong -d $DEV -g 1 -n 100000000 > /dev/null 2>&1 &
 sleep 0.5
 ( retry 30 ibv_rc_pingpong -d $DEV -g 1 -n 100000000 $IP > /dev/null 2>&1 ) &
+RETRIES="$RETRIES $!"
 rping -s -a $IP -P > /dev/null 2>&1 &
 sleep 0.5
 ( retry 30 rping -c -a $IP -C 100000000 -S 64 > /dev/null 2>&1 ) &
+RETRIES="$RETRIES $!"
 for _ in $(seq 1 60); do
     [ "$(rdma res show qp | grep -c 'type RC')" -ge 132 ] && [ "$(rdma res show cm_id | grep -c CONNECT)" -ge 2 ] && break
     sleep 0.5
@@ -404,7 +410,9 @@ done
 lim=$(value rdma_resource_limit "device=\"$DEV\",resource=\"qp\"")
 check "rdma_resource_limit{resource=\"qp\"} from ibv_query_device ($lim)" num_gt "$lim" 1000
 
-# The perftest and pingpong clients and servers go: the numbers fall.
+# The perftest and pingpong clients and servers go: the numbers fall. The retry loops
+# that started the clients go first, or they would start them again.
+kill $RETRIES 2>/dev/null
 kill $(pidof ib_send_bw ibv_rc_pingpong) 2>/dev/null
 for _ in $(seq 1 40); do [ -z "$(pidof ib_send_bw ibv_rc_pingpong)" ] && break; sleep 0.25; done
 compare_moment after-kill
