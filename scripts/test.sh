@@ -25,13 +25,14 @@ if [ "${RDMA_EXPORTER_SKIP_VM:-0}" = 1 ]; then
 fi
 
 echo "=== build (-Werror)"
-cmake -S . -B build -DRDMA_EXPORTER_WERROR=ON >/dev/null
+# TESTS=ON explicitly: scripts/run.sh configures the same build dir with tests off.
+cmake -S . -B build -DRDMA_EXPORTER_WERROR=ON -DRDMA_EXPORTER_TESTS=ON >/dev/null
 cmake --build build -j"$jobs"
 echo "=== tests"
 (cd build && ctest --output-on-failure "${vm_args[@]}")
 
 echo "=== build (ASan+UBSan, -Werror)"
-cmake -S . -B build-asan -DRDMA_EXPORTER_WERROR=ON -DRDMA_EXPORTER_SANITIZE=ON \
+cmake -S . -B build-asan -DRDMA_EXPORTER_WERROR=ON -DRDMA_EXPORTER_SANITIZE=ON -DRDMA_EXPORTER_TESTS=ON \
 	-DCMAKE_BUILD_TYPE=Debug >/dev/null
 cmake --build build-asan -j"$jobs"
 echo "=== tests under ASan+UBSan"

@@ -13,6 +13,7 @@
 #ifndef RDMA_EXPORTER_COLLECTOR_H
 #define RDMA_EXPORTER_COLLECTOR_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -66,6 +67,13 @@ struct collector_ops {
 	/* free(NULL) is a no-op. */
 	void (*free)(void *state);
 };
+
+/* For samples a collector adds: only -ENOMEM fails the collector; other
+ * rejects are counted by the sink (rdma_exporter_metric_errors_total). */
+static inline int collector_sink_result(int r)
+{
+	return r == -ENOMEM ? r : 0;
+}
 
 /* Static table of all collectors, in collection order (collectors.c). */
 extern const struct collector_ops *const collector_table[];

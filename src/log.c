@@ -89,3 +89,9 @@ void log_msg(int level, const char *fmt, ...)
 	fprintf(stderr, "ts=%s.%03ldZ level=%s msg=\"%s\"\n", ts, now.tv_nsec / 1000000L,
 		level_name(level), msg);
 }
+
+const char *log_strerror(int err, char *buf, size_t size)
+{
+	/* GNU strerror_r (we build with _GNU_SOURCE): thread safe. */
+	return strerror_r(err < 0 ? -err : err, buf, size);
+}

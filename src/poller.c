@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "poller.h"
+#include "clock.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -39,22 +40,6 @@ struct poller {
 
 static const char *const build_labels_help =
 	"A metric with a constant '1' value labeled by version and revision of rdma_exporter.";
-
-static double mono_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static double wall_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 struct poller *poller_new(const struct poller_config *cfg, struct snapshot_slot *slot)
 {
@@ -124,7 +109,7 @@ static void add_self_metrics(struct poller *p, struct metric_sink *sink, double 
 static void run_collector(struct instance *in, struct metric_sink *sink)
 {
 	struct collector_stats stats = {0};
-	double t0 = mono_now(), dt;
+	double t0 = clock_mono_s(), dt;
 	bool ok = false;
 	int r = -ENODEV;
 
@@ -132,7 +117,7 @@ static void run_collector(struct instance *in, struct metric_sink *sink)
 		r = in->ops->collect(in->state, sink, &stats);
 		ok = r == 0;
 	}
-	dt = mono_now() - t0;
+	dt = clock_mono_s() - t0;
 	in->read_errors_total += stats.read_errors;
 	if (ok != in->last_ok) {
 		if (ok)
@@ -163,7 +148,7 @@ int poller_poll_once(struct poller *p)
 	struct metric_sink *sink = metric_sink_new();
 	struct buf out = BUF_INIT;
 	struct snapshot *snap;
-	double started = wall_now();
+	double started = clock_wall_s();
 	char *text;
 	size_t len;
 

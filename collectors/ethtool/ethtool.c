@@ -8,6 +8,7 @@
  * logged per poll.
  */
 #include "ethtool.h"
+#include "clock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -60,19 +61,6 @@ struct ethtool_state {
 	struct netdev_set last_rdma; /* RDMA netdevs at the last scan */
 	bool logged_no_dcb, logged_no_pause, logged_no_netdevs;
 };
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static const char *errstr(int err, char *buf, size_t size)
-{
-	return strerror_r(err < 0 ? -err : err, buf, size);
-}
 
 /* ---- real seams ---------------------------------------------------------------------- */
 
@@ -430,7 +418,7 @@ static void warn_once(struct eth_netdev *d, const char *what, int r)
 	char eb[128];
 
 	log_msg(d->warned ? LOG_DEBUG : LOG_WARNING, "ethtool: netdev=%s: %s: %s (errno %d)",
-		d->name, what, errstr(r, eb, sizeof(eb)), -r);
+		d->name, what, log_strerror(r, eb, sizeof(eb)), -r);
 	d->warned = true;
 }
 
@@ -440,11 +428,6 @@ static bool unsupported(int r)
 }
 
 /* ---- emission --------------------------------------------------------------------------- */
-
-static int sink_result(int r)
-{
-	return r == -ENOMEM ? r : 0;
-}
 
 static const char *const prio_str[ETH_PRIORITIES] = {"0", "1", "2", "3", "4", "5", "6", "7"};
 
@@ -475,11 +458,11 @@ static int emit_mapped(struct metric_sink *sink, const struct eth_netdev *d, uin
 	if (metric_sink_has(sink, fam, l, n))
 		return 0;
 	if (m->scale != 0 && m->scale != 1.0)
-		return sink_result(metric_sink_add_double(sink, fam, eth_family_help(m->family),
-							  METRIC_COUNTER, l, n,
-							  (double)d->vals[i] * m->scale));
-	return sink_result(metric_sink_add_u64(sink, fam, eth_family_help(m->family),
-					       METRIC_COUNTER, l, n, d->vals[i]));
+		return collector_sink_result(metric_sink_add_double(
+			sink, fam, eth_family_help(m->family), METRIC_COUNTER, l, n,
+			(double)d->vals[i] * m->scale));
+	return collector_sink_result(metric_sink_add_u64(sink, fam, eth_family_help(m->family),
+							 METRIC_COUNTER, l, n, d->vals[i]));
 }
 
 static const char help_info[] =
@@ -502,7 +485,7 @@ static int emit_netdev(struct ethtool_state *st, struct metric_sink *sink, struc
 {
 	int r;
 
-	r = sink_result(
+	r = collector_sink_result(
 		metric_sink_add_u64(sink, "rdma_netdev_info", help_info, METRIC_GAUGE,
 				    METRIC_LABELS({"netdev", d->name}, {"driver", d->info.driver},
 						  {"driver_version", d->info.version},
@@ -512,12 +495,12 @@ static int emit_netdev(struct ethtool_state *st, struct metric_sink *sink, struc
 	if (r < 0)
 		return r;
 	if (pause && pause->have_rx)
-		r = sink_result(metric_sink_add_u64(
+		r = collector_sink_result(metric_sink_add_u64(
 			sink, "rdma_netdev_pause_frames_total",
 			eth_family_help(ETH_FAM_PAUSE_FRAMES), METRIC_COUNTER,
 			METRIC_LABELS({"netdev", d->name}, {"direction", "rx"}), pause->rx_frames));
 	if (r == 0 && pause && pause->have_tx)
-		r = sink_result(metric_sink_add_u64(
+		r = collector_sink_result(metric_sink_add_u64(
 			sink, "rdma_netdev_pause_frames_total",
 			eth_family_help(ETH_FAM_PAUSE_FRAMES), METRIC_COUNTER,
 			METRIC_LABELS({"netdev", d->name}, {"direction", "tx"}), pause->tx_frames));
@@ -530,7 +513,7 @@ static int emit_netdev(struct ethtool_state *st, struct metric_sink *sink, struc
 			/* Drivers repeat names (per queue); the first one stands. */
 			if (!metric_sink_has(sink, "rdma_netdev_ethtool_statistic",
 					     METRIC_LABELS({"netdev", d->name}, {"name", name})))
-				r = sink_result(metric_sink_add_u64(
+				r = collector_sink_result(metric_sink_add_u64(
 					sink, "rdma_netdev_ethtool_statistic", help_raw,
 					METRIC_UNTYPED,
 					METRIC_LABELS({"netdev", d->name}, {"name", name}),
@@ -538,18 +521,18 @@ static int emit_netdev(struct ethtool_state *st, struct metric_sink *sink, struc
 		}
 	}
 	for (int p = 0; pfc && p < ETH_PRIORITIES && r == 0; p++) {
-		r = sink_result(metric_sink_add_u64(
+		r = collector_sink_result(metric_sink_add_u64(
 			sink, "rdma_netdev_pfc_enabled", help_pfc_en, METRIC_GAUGE,
 			METRIC_LABELS({"netdev", d->name}, {"priority", prio_str[p]}),
 			(pfc->pfc_en >> p) & 1));
 		if (r == 0)
-			r = sink_result(metric_sink_add_u64(
+			r = collector_sink_result(metric_sink_add_u64(
 				sink, "rdma_netdev_pfc_requests_total", help_pfc_req,
 				METRIC_COUNTER,
 				METRIC_LABELS({"netdev", d->name}, {"priority", prio_str[p]}),
 				pfc->requests[p]));
 		if (r == 0)
-			r = sink_result(metric_sink_add_u64(
+			r = collector_sink_result(metric_sink_add_u64(
 				sink, "rdma_netdev_pfc_indications_total", help_pfc_ind,
 				METRIC_COUNTER,
 				METRIC_LABELS({"netdev", d->name}, {"priority", prio_str[p]}),
@@ -664,7 +647,7 @@ static int ethtool_collect(void *state, struct metric_sink *sink, struct collect
 		drop_netdevs(st);
 		st->scanned = false;
 	}
-	full = !st->scanned || now_s() - st->last_scan >= st->rescan_interval_s;
+	full = !st->scanned || clock_mono_s() - st->last_scan >= st->rescan_interval_s;
 	if (st->sysfs_enabled && st->rdma_netdevs && st->rdma_netdevs->published) {
 		rdma = st->rdma_netdevs;
 	} else {
@@ -679,7 +662,7 @@ static int ethtool_collect(void *state, struct metric_sink *sink, struct collect
 	if (full || changed) {
 		if (full) {
 			st->scanned = true;
-			st->last_scan = now_s();
+			st->last_scan = clock_mono_s();
 		}
 		r = sync_netdevs(st, rdma, full);
 		if (r == 0 && changed && rdma != &st->last_rdma) {

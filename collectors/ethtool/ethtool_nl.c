@@ -19,6 +19,7 @@
  * one reply message or one NLMSG_ERROR.
  */
 #include "ethtool_nl.h"
+#include "clock.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -336,14 +337,6 @@ struct eth_nl {
 	void *buf; /* ETH_NL_BUF bytes */
 };
 
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
 static void sock_close(struct mnl_socket **sk)
 {
 	if (*sk) {
@@ -394,7 +387,7 @@ static ssize_t recv_datagram(struct mnl_socket *sk, void *buf, size_t size, uint
 			.msg_iov = &iov,
 			.msg_iovlen = 1,
 		};
-		uint64_t now = now_ms();
+		uint64_t now = clock_mono_ms();
 		/* A zero timeout still takes an answer that is already queued. */
 		int wait = now >= deadline	    ? 0
 			   : deadline - now > 60000 ? 60000
@@ -405,7 +398,7 @@ static ssize_t recv_datagram(struct mnl_socket *sk, void *buf, size_t size, uint
 		if (r < 0 && errno != EINTR)
 			return -errno;
 		if (r <= 0) {
-			if (now_ms() >= deadline)
+			if (clock_mono_ms() >= deadline)
 				return -ETIMEDOUT;
 			continue;
 		}
@@ -413,7 +406,7 @@ static ssize_t recv_datagram(struct mnl_socket *sk, void *buf, size_t size, uint
 		if (got < 0) {
 			if (errno != EAGAIN && errno != EINTR)
 				return -errno;
-			if (now_ms() >= deadline)
+			if (clock_mono_ms() >= deadline)
 				return -ETIMEDOUT;
 			continue;
 		}
@@ -485,7 +478,7 @@ static int scan_datagram(const struct exchange *x, const void *buf, size_t len, 
 static int transact(struct eth_nl *n, struct mnl_socket **sk, int proto, const void *req,
 		    size_t len, struct exchange *x, int timeout_ms)
 {
-	uint64_t deadline = now_ms() + (uint64_t)(timeout_ms > 0 ? timeout_ms : 0);
+	uint64_t deadline = clock_mono_ms() + (uint64_t)(timeout_ms > 0 ? timeout_ms : 0);
 	int r = sock_ensure(sk, proto);
 
 	if (r < 0)

@@ -9,6 +9,7 @@
  * failing (device, dump) once at warn, later at debug.
  */
 #include "netlink.h"
+#include "clock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -113,16 +114,6 @@ struct netlink_state {
 	uint32_t comm_gen;
 };
 
-static double now_s(void)
-{
-	return (double)nl_now_ms() / 1000.0;
-}
-
-static const char *errstr(int err, char *buf, size_t size)
-{
-	return strerror_r(err < 0 ? -err : err, buf, size);
-}
-
 /* ---- devices ----------------------------------------------------------------------------- */
 
 static void device_free(struct nl_device *d)
@@ -190,7 +181,7 @@ static void query_limits(struct netlink_state *st, struct nl_device *d)
 	if (r < 0)
 		log_info("netlink: device=%s: no device limits from libibverbs: %s (errno %d); "
 			 "rdma_resource_limit is not exported for it",
-			 d->name, errstr(r, eb, sizeof(eb)), -r);
+			 d->name, log_strerror(r, eb, sizeof(eb)), -r);
 }
 
 static int cmp_dev(const void *a, const void *b)
@@ -371,7 +362,7 @@ static void log_dump_failure(struct netlink_state *st, struct nl_device *d, enum
 	log_msg(level,
 		"netlink: device=%s dump=%s failed: %s (errno %d); serving its previous "
 		"numbers",
-		d->name, dumps[k].name, errstr(r, eb, sizeof(eb)), -r);
+		d->name, dumps[k].name, log_strerror(r, eb, sizeof(eb)), -r);
 }
 
 /* -ENODEV / -EINVAL for a device the device dump just listed: it is gone. */
@@ -474,17 +465,12 @@ static int poll_stats(struct netlink_state *st, struct nl_device *d, uint64_t de
 
 /* ---- emission ---------------------------------------------------------------------------- */
 
-static int sink_result(int r)
-{
-	return r == -ENOMEM ? r : 0;
-}
-
 /* Adds one sample; returns from the caller on ENOMEM. Labels last, none allowed. */
 #define ADD(sink, fam, help, type, value, ...)                                                     \
 	do {                                                                                       \
 		const struct metric_label l_[] = {__VA_ARGS__};                                    \
-		int r_ = sink_result(metric_sink_add_u64(sink, fam, help, type, l_,                \
-							 sizeof(l_) / sizeof(l_[0]), value));      \
+		int r_ = collector_sink_result(metric_sink_add_u64(                                \
+			sink, fam, help, type, l_, sizeof(l_) / sizeof(l_[0]), value));            \
 		if (r_ < 0)                                                                        \
 			return r_;                                                                 \
 	} while (0)
@@ -667,13 +653,14 @@ static int emit_processes(struct netlink_state *st, struct metric_sink *sink,
 	for (size_t i = 0; i < n && r == 0; i++) {
 		const struct metric_label l[] = {{"device", d->name}, {"comm", rows[i].comm}};
 
-		r = sink_result(metric_sink_add_u64(sink, "rdma_process_qps", help_proc_qps,
-						    METRIC_GAUGE, l, 2, rows[i].qps));
+		r = collector_sink_result(metric_sink_add_u64(
+			sink, "rdma_process_qps", help_proc_qps, METRIC_GAUGE, l, 2, rows[i].qps));
 		if (r == 0)
-			r = sink_result(metric_sink_add_u64(sink, "rdma_process_mrs", help_proc_mrs,
-							    METRIC_GAUGE, l, 2, rows[i].mrs));
+			r = collector_sink_result(metric_sink_add_u64(sink, "rdma_process_mrs",
+								      help_proc_mrs, METRIC_GAUGE,
+								      l, 2, rows[i].mrs));
 		if (r == 0 && d->cur.mrs_with_len == d->cur.mrs)
-			r = sink_result(metric_sink_add_u64(
+			r = collector_sink_result(metric_sink_add_u64(
 				sink, "rdma_process_mr_registered_bytes", help_proc_mr_bytes,
 				METRIC_GAUGE, l, 2, rows[i].mr_bytes));
 	}
@@ -796,7 +783,7 @@ static int ensure_socket(struct netlink_state *st)
 	int r;
 
 	if (st->unavailable) {
-		if (now_s() - st->unavailable_since < st->rescan_interval_s)
+		if (clock_mono_s() - st->unavailable_since < st->rescan_interval_s)
 			return 1;
 		st->unavailable = false;
 	}
@@ -810,16 +797,16 @@ static int ensure_socket(struct netlink_state *st)
 	if (r == -ENOMEM)
 		return r;
 	st->unavailable = true;
-	st->unavailable_since = now_s();
+	st->unavailable_since = clock_mono_s();
 	if (r != st->unavailable_err) {
 		if (r == -EPROTONOSUPPORT || r == -EAFNOSUPPORT)
 			log_info("netlink: this kernel has no RDMA netlink (NETLINK_RDMA: %s); no "
 				 "RDMA resources to report, trying again at re-scans and SIGHUP",
-				 errstr(r, eb, sizeof(eb)));
+				 log_strerror(r, eb, sizeof(eb)));
 		else
 			log_warn("netlink: cannot open the RDMA netlink socket: %s (errno %d); "
 				 "trying again at re-scans and SIGHUP",
-				 errstr(r, eb, sizeof(eb)), -r);
+				 log_strerror(r, eb, sizeof(eb)), -r);
 	}
 	st->unavailable_err = r;
 	return 1;
@@ -841,7 +828,7 @@ static int poll_devices(struct netlink_state *st, uint64_t deadline, bool full,
 			log_msg(st->warned_devlist ? LOG_DEBUG : LOG_WARNING,
 				"netlink: device dump failed: %s (errno %d); serving previous "
 				"numbers",
-				errstr(r, eb, sizeof(eb)), -r);
+				log_strerror(r, eb, sizeof(eb)), -r);
 			st->warned_devlist = true;
 		}
 		nl_dev_list_free(&l);
@@ -880,7 +867,7 @@ static int poll_devices(struct netlink_state *st, uint64_t deadline, bool full,
 		count_error(st, r, stats);
 		log_msg(st->warned_summary ? LOG_DEBUG : LOG_WARNING,
 			"netlink: resource summary dump failed: %s (errno %d)",
-			errstr(r, eb, sizeof(eb)), -r);
+			log_strerror(r, eb, sizeof(eb)), -r);
 		st->warned_summary = true;
 	}
 	nl_summary_list_free(&s);
@@ -916,12 +903,12 @@ static int netlink_collect(void *state, struct metric_sink *sink, struct collect
 		drop_devices(st);
 		return 0;
 	}
-	full = !st->scanned || now_s() - st->last_full_scan >= st->rescan_interval_s;
+	full = !st->scanned || clock_mono_s() - st->last_full_scan >= st->rescan_interval_s;
 	if (full) {
 		st->scanned = true;
-		st->last_full_scan = now_s();
+		st->last_full_scan = clock_mono_s();
 	}
-	deadline = nl_now_ms() + budget_ms(st);
+	deadline = clock_mono_ms() + budget_ms(st);
 	comm_cache_clear(st);
 	r = poll_devices(st, deadline, full, stats);
 	if (r == -ENOMEM)

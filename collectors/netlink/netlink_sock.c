@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "netlink_sock.h"
 
+#include "clock.h"
+
 #include <errno.h>
 #include <poll.h>
 #include <stdlib.h>
@@ -21,14 +23,6 @@
 #define NL_BUF_MAX     (4 * 1024 * 1024)
 /* Kernel receive buffer asked for; the kernel caps it at net.core.rmem_max. */
 #define NL_RCVBUF (1024 * 1024)
-
-uint64_t nl_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
 
 /* ---- the real NETLINK_RDMA socket ---------------------------------------------------- */
 
@@ -245,7 +239,7 @@ static int request_once(struct nl_conn *c, uint16_t cmd, uint16_t flags, uint32_
 	}
 	c->stats.requests++;
 	for (;;) {
-		uint64_t now = nl_now_ms();
+		uint64_t now = clock_mono_ms();
 		ssize_t n;
 
 		if (now >= deadline_ms) {

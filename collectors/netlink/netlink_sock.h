@@ -67,7 +67,7 @@ const struct nl_conn_stats *nl_conn_stats(const struct nl_conn *c);
 /*
  * Sends one request (cmd with flags, NLM_F_DUMP for dumps; dev_index unless
  * NL_NO_DEVICE, port unless 0) and feeds every reply datagram to on_msg until
- * the reply is complete or deadline_ms (CLOCK_MONOTONIC milliseconds) passes.
+ * the reply is complete or deadline_ms (clock_mono_ms(), clock.h) passes.
  * Returns 0, or -errno: the kernel's error, -EINTR for an interrupted dump
  * (the caller retries it from scratch), -ETIMEDOUT, -ENOMEM, or a transport
  * error. After -EMSGSIZE / -ENOBUFS the request is retried here (with a
@@ -77,8 +77,5 @@ const struct nl_conn_stats *nl_conn_stats(const struct nl_conn *c);
 int nl_conn_request(struct nl_conn *c, uint16_t cmd, uint16_t flags, uint32_t dev_index,
 		    uint32_t port, int (*on_msg)(const struct nlmsghdr *, void *), void *data,
 		    void (*on_reset)(void *), uint64_t deadline_ms, uint64_t *bad_messages);
-
-/* CLOCK_MONOTONIC now, in ms. */
-uint64_t nl_now_ms(void);
 
 #endif

@@ -7,6 +7,7 @@
  * probe.
  */
 #include "probe.h"
+#include "clock.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -55,14 +56,6 @@ struct probe_state {
 	bool started;
 	struct slot slots[MAX_SLOTS];
 };
-
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
 
 static struct slot *find_slot(struct probe_state *st, const char *dev, uint8_t port)
 {
@@ -122,7 +115,7 @@ static void open_port(struct probe_state *st, struct ibv_device *dev, uint8_t po
 	struct probe_port p;
 	int r;
 
-	if (s && (s->open || now_ms() < s->retry_at_ms))
+	if (s && (s->open || clock_mono_ms() < s->retry_at_ms))
 		return;
 	if (!s) {
 		pthread_mutex_lock(&st->lock);
@@ -135,7 +128,7 @@ static void open_port(struct probe_state *st, struct ibv_device *dev, uint8_t po
 	pthread_mutex_lock(&st->lock);
 	if (r < 0) {
 		s->errors[R_OPEN]++;
-		s->retry_at_ms = now_ms() + st->interval_ms;
+		s->retry_at_ms = clock_mono_ms() + st->interval_ms;
 	} else {
 		s->p = p;
 		s->open = true;
@@ -256,10 +249,10 @@ static void probe_all(struct probe_state *st, bool only_new)
 static void *engine(void *arg)
 {
 	struct probe_state *st = arg;
-	uint64_t next_probe = now_ms(), next_sync = 0;
+	uint64_t next_probe = clock_mono_ms(), next_sync = 0;
 
 	for (;;) {
-		uint64_t now = now_ms(), wake;
+		uint64_t now = clock_mono_ms(), wake;
 		struct timespec ts;
 
 		if (now >= next_sync) {
@@ -276,7 +269,7 @@ static void *engine(void *arg)
 		wake = next_sync < next_probe ? next_sync : next_probe;
 		pthread_mutex_lock(&st->lock);
 		clock_gettime(CLOCK_MONOTONIC, &ts);
-		now = now_ms();
+		now = clock_mono_ms();
 		if (wake > now) {
 			uint64_t d = wake - now;
 
@@ -303,11 +296,6 @@ static void *engine(void *arg)
 
 /* ---- collector ----------------------------------------------------------------------- */
 
-static int sink_result(int r)
-{
-	return r == -ENOMEM ? r : 0;
-}
-
 static int emit_slot(struct metric_sink *sink, const struct slot *s)
 {
 	const struct metric_label l[] = {
@@ -315,22 +303,22 @@ static int emit_slot(struct metric_sink *sink, const struct slot *s)
 	const size_t nl = sizeof(l) / sizeof(l[0]);
 	int r;
 
-	r = sink_result(metric_sink_add_histogram_from(
+	r = collector_sink_result(metric_sink_add_histogram_from(
 		sink, "rdma_probe_rtt_seconds",
 		"Round-trip time of probe messages over a UD queue pair (software timestamps: "
 		"CLOCK_MONOTONIC around post and reply); target \"loopback\" is the port's own "
 		"responder.",
 		l, nl, &s->rtt));
 	if (r == 0)
-		r = sink_result(metric_sink_add_u64(sink, "rdma_probe_sent_total",
-						    "Probe messages sent.", METRIC_COUNTER, l, nl,
-						    s->sent));
+		r = collector_sink_result(metric_sink_add_u64(sink, "rdma_probe_sent_total",
+							      "Probe messages sent.",
+							      METRIC_COUNTER, l, nl, s->sent));
 	if (r == 0)
-		r = sink_result(metric_sink_add_u64(sink, "rdma_probe_replies_total",
-						    "Probe replies received in time.",
-						    METRIC_COUNTER, l, nl, s->replies));
+		r = collector_sink_result(metric_sink_add_u64(sink, "rdma_probe_replies_total",
+							      "Probe replies received in time.",
+							      METRIC_COUNTER, l, nl, s->replies));
 	if (r == 0)
-		r = sink_result(metric_sink_add_u64(
+		r = collector_sink_result(metric_sink_add_u64(
 			sink, "rdma_probe_timeouts_total",
 			"Probes without a reply within --collector.probe.timeout.", METRIC_COUNTER,
 			l, nl, s->timeouts));
@@ -340,18 +328,19 @@ static int emit_slot(struct metric_sink *sink, const struct slot *s)
 						  {"target", "loopback"},
 						  {"reason", reason_names[i]}};
 
-		r = sink_result(metric_sink_add_u64(
+		r = collector_sink_result(metric_sink_add_u64(
 			sink, "rdma_probe_errors_total",
 			"Probe failures by reason: qp (the UD QP could not be set up), send (post "
 			"failed), completion (a work completion in error), poll (CQ poll failed).",
 			METRIC_COUNTER, le, 4, s->errors[i]));
 	}
 	if (r == 0 && s->have_last)
-		r = sink_result(metric_sink_add_double(sink, "rdma_probe_last_rtt_seconds",
-						       "Round-trip time of the last probe reply.",
-						       METRIC_GAUGE, l, nl, s->last_rtt));
+		r = collector_sink_result(
+			metric_sink_add_double(sink, "rdma_probe_last_rtt_seconds",
+					       "Round-trip time of the last probe reply.",
+					       METRIC_GAUGE, l, nl, s->last_rtt));
 	if (r == 0)
-		r = sink_result(metric_sink_add_u64(
+		r = collector_sink_result(metric_sink_add_u64(
 			sink, "rdma_probe_timestamp_info",
 			"Where probe timestamps come from: hardware (NIC clock) or software "
 			"(CLOCK_MONOTONIC); always 1.",
@@ -360,13 +349,13 @@ static int emit_slot(struct metric_sink *sink, const struct slot *s)
 				      {"source", "software"}),
 			1));
 	if (r == 0)
-		r = sink_result(metric_sink_add_u64(
+		r = collector_sink_result(metric_sink_add_u64(
 			sink, "rdma_probe_responder_requests_total",
 			"Probe requests the port's responder answered.", METRIC_COUNTER,
 			METRIC_LABELS({"device", s->device}, {"port", s->port_str}),
 			s->responder_requests));
 	if (r == 0)
-		r = sink_result(metric_sink_add_u64(
+		r = collector_sink_result(metric_sink_add_u64(
 			sink, "rdma_probe_responder_dropped_total",
 			"Messages the responder dropped: malformed (no magic, wrong version or "
 			"length) or unanswerable.",

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "probe_port.h"
+#include "clock.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -15,14 +16,6 @@
 #define SEND_OFFSET (PROBE_RECV_SLOTS * SLOT_LEN)
 #define BUF_LEN	    (SEND_OFFSET + 2 * PROBE_PACKET_LEN)
 #define WR_SEND	    0xffffffffffffull
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 static int post_recv(struct probe_port *p, unsigned slot)
 {
@@ -216,7 +209,7 @@ static int post_send(struct probe_port *p, const void *pkt, struct ibv_ah *ah, u
 /* Answers a request found in a receive slot (loopback: to ourselves). */
 static void respond(struct probe_port *p, unsigned char *pkt, uint32_t len)
 {
-	uint64_t t = now_ns();
+	uint64_t t = clock_mono_ns();
 
 	if (probe_packet_make_reply(pkt, len, p->qp->qp_num, t, t) < 0 ||
 	    post_send(p, pkt, p->self_ah, p->qp->qp_num, WR_SEND - 1) < 0) {
@@ -234,7 +227,7 @@ int probe_port_ping(struct probe_port *p, uint64_t seq, int timeout_ms, uint64_t
 	uint64_t deadline, nap_ns = 20000;
 	int r;
 
-	req.send_ns = now_ns();
+	req.send_ns = clock_mono_ns();
 	probe_packet_encode(&req, pkt, sizeof(pkt));
 	*what = "send";
 	r = post_send(p, pkt, p->self_ah, p->qp->qp_num, WR_SEND);
@@ -267,7 +260,7 @@ int probe_port_ping(struct probe_port *p, uint64_t seq, int timeout_ms, uint64_t
 			} else if (got.type == PROBE_PACKET_REQUEST) {
 				respond(p, data, len);
 			} else if (got.seq == seq) {
-				*rtt_ns = now_ns() - got.send_ns;
+				*rtt_ns = clock_mono_ns() - got.send_ns;
 				post_recv(p, (unsigned)wc[i].wr_id);
 				return 0;
 			}
@@ -278,7 +271,7 @@ int probe_port_ping(struct probe_port *p, uint64_t seq, int timeout_ms, uint64_t
 			}
 		}
 		if (n == 0) {
-			uint64_t t = now_ns();
+			uint64_t t = clock_mono_ns();
 
 			if (t > deadline)
 				return -ETIMEDOUT;

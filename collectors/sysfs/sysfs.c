@@ -6,6 +6,7 @@
  * every poll.
  */
 #include "sysfs.h"
+#include "clock.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -79,14 +80,6 @@ struct sysfs_state {
 
 typedef int (*value_parser)(const char *s, size_t len, uint64_t *out);
 
-static double now_monotonic(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static int warned_find(const struct sysfs_state *st, const char *path, size_t *pos)
 {
 	size_t lo = 0, hi = st->n_warned;
@@ -143,12 +136,6 @@ static void warned_clear(struct sysfs_state *st)
 	st->n_warned = st->cap_warned = 0;
 }
 
-static const char *errstr(int err, char *buf, size_t size)
-{
-	/* GNU strerror_r (we build with _GNU_SOURCE): thread safe. */
-	return strerror_r(err, buf, size);
-}
-
 static void log_skip(struct sysfs_state *st, const char *device, const char *port, const char *path,
 		     const char *what, int err)
 {
@@ -156,7 +143,7 @@ static void log_skip(struct sysfs_state *st, const char *device, const char *por
 	int level = first_failure(st, path) ? LOG_WARNING : LOG_DEBUG;
 
 	log_msg(level, "sysfs: skipping value: device=%s port=%s file=%s: %s: %s (errno %d)",
-		device, port ? port : "-", path, what, errstr(-err, eb, sizeof(eb)), -err);
+		device, port ? port : "-", path, what, log_strerror(-err, eb, sizeof(eb)), -err);
 }
 
 /* Reads and parses one file; a failure is counted and logged here. */
@@ -196,12 +183,6 @@ static int read_value(struct sysfs_state *st, struct sysfs_device *dev, const ch
 	return n;
 }
 
-/* Only -ENOMEM fails the scrape; other rejects are counted by the sink. */
-static int sink_result(int r)
-{
-	return r == -ENOMEM ? r : 0;
-}
-
 static int emit_port_value(struct sysfs_state *st, struct metric_sink *sink,
 			   struct sysfs_device *dev, struct sysfs_port *p, struct sysfs_file *f,
 			   value_parser parse, const char *family, const char *help,
@@ -211,7 +192,7 @@ static int emit_port_value(struct sysfs_state *st, struct metric_sink *sink,
 
 	if (read_value(st, dev, p->num_str, f, parse, &v, stats) < 0)
 		return 0;
-	return sink_result(
+	return collector_sink_result(
 		metric_sink_add_u64(sink, family, help, METRIC_GAUGE,
 				    METRIC_LABELS({"device", dev->name}, {"port", p->num_str}), v));
 }
@@ -254,7 +235,7 @@ static int emit_counter(struct sysfs_state *st, struct metric_sink *sink, struct
 							      {"source", source_name(c->source)},
 							      {"counter", c->name}),
 						v);
-		return sink_result(r);
+		return collector_sink_result(r);
 	}
 	/* e.g. PortXmitData counts octets divided by 4 */
 	if (__builtin_mul_overflow(v, (uint64_t)(c->known->multiplier ? c->known->multiplier : 1),
@@ -270,7 +251,7 @@ static int emit_counter(struct sysfs_state *st, struct metric_sink *sink, struct
 	else
 		r = metric_sink_add_u64(sink, c->known->metric, c->known->help, c->known->type,
 					METRIC_LABELS({"device", dev->name}), scaled);
-	return sink_result(r);
+	return collector_sink_result(r);
 }
 
 static int emit_port(struct sysfs_state *st, struct metric_sink *sink, struct sysfs_device *dev,
@@ -282,14 +263,14 @@ static int emit_port(struct sysfs_state *st, struct metric_sink *sink, struct sy
 				METRIC_LABELS({"device", dev->name}, {"port", p->num_str},
 					      {"link_layer", p->link_layer}),
 				1);
-	if ((r = sink_result(r)) < 0)
+	if ((r = collector_sink_result(r)) < 0)
 		return r;
 	for (size_t i = 0; i < p->n_netdevs; i++) {
 		r = metric_sink_add_u64(sink, FAM_PORT_NETDEV, help_port_netdev, METRIC_GAUGE,
 					METRIC_LABELS({"device", dev->name}, {"port", p->num_str},
 						      {"netdev", p->netdevs[i]}),
 					1);
-		if ((r = sink_result(r)) < 0)
+		if ((r = collector_sink_result(r)) < 0)
 			return r;
 	}
 	r = emit_port_value(st, sink, dev, p, &p->state, sysfs_parse_port_state, FAM_PORT_STATE,
@@ -336,7 +317,7 @@ static int emit_device(struct sysfs_state *st, struct metric_sink *sink, struct 
 			      {"fw_ver", dev->fw_ver}, {"node_guid", dev->node_guid},
 			      {"sys_image_guid", dev->sys_image_guid}, {"driver", dev->driver}),
 		1);
-	if ((r = sink_result(r)) < 0)
+	if ((r = collector_sink_result(r)) < 0)
 		return r;
 	for (size_t i = 0; i < dev->n_ports; i++) {
 		r = emit_port(st, sink, dev, &dev->ports[i], stats);
@@ -380,7 +361,7 @@ static int scan_one(struct sysfs_state *st, const char *name, bool known, struct
 			snprintf(path, sizeof(path), "%s/%s", SYSFS_IB_CLASS_DIR, name);
 			log_msg(first_failure(st, path) ? LOG_WARNING : LOG_DEBUG,
 				"sysfs: cannot scan device=%s: %s (errno %d)", name,
-				errstr(-r, eb, sizeof(eb)), -r);
+				log_strerror(-r, eb, sizeof(eb)), -r);
 		}
 		return 0;
 	}
@@ -389,8 +370,8 @@ static int scan_one(struct sysfs_state *st, const char *name, bool known, struct
 			"sysfs: cannot list directory device=%s dir=%s: %s (errno %d); %u "
 			"directories skipped",
 			name, dev->first_scan_error_path,
-			errstr(-dev->first_scan_error, eb, sizeof(eb)), -dev->first_scan_error,
-			dev->scan_errors);
+			log_strerror(-dev->first_scan_error, eb, sizeof(eb)),
+			-dev->first_scan_error, dev->scan_errors);
 	if (dev->n_reopen_each && !st->warned_emfile) {
 		st->warned_emfile = true;
 		log_warn("sysfs: file descriptor limit reached on device=%s: %u files fall back "
@@ -418,7 +399,7 @@ static int refresh(struct sysfs_state *st, struct collector_stats *stats)
 	size_t n_names = 0, n_next = 0, j = 0;
 	char **names = NULL;
 	char eb[128];
-	double now = now_monotonic();
+	double now = clock_mono_s();
 	bool full;
 	int r;
 
@@ -441,7 +422,7 @@ static int refresh(struct sysfs_state *st, struct collector_stats *stats)
 		if (r != -ENOMEM)
 			log_msg(first_failure(st, SYSFS_IB_CLASS_DIR) ? LOG_WARNING : LOG_DEBUG,
 				"sysfs: cannot list %s: %s (errno %d)", SYSFS_IB_CLASS_DIR,
-				errstr(-r, eb, sizeof(eb)), -r);
+				log_strerror(-r, eb, sizeof(eb)), -r);
 		return r;
 	}
 	if (n_names) {

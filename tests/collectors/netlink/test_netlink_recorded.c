@@ -21,6 +21,7 @@
 #include <cmocka.h>
 
 #include "netlink_parse.h"
+#include "nl_agg_query.h"
 #include "nl_build.h"
 
 /* One recorded reply file. */
@@ -41,19 +42,6 @@ static struct rec load(const char *fixture, const char *file)
 	if (!r.data)
 		fail_msg("cannot read %s", path);
 	return r;
-}
-
-/* Feeds a heap copy of exactly len bytes, so that ASan sees any overread. */
-static int feed(struct nl_reply *r, const void *p, size_t len)
-{
-	void *copy = malloc(len ? len : 1);
-	int ret;
-
-	assert_non_null(copy);
-	memcpy(copy, p, len);
-	ret = nl_reply_feed(r, copy, len);
-	free(copy);
-	return ret;
 }
 
 /*
@@ -99,37 +87,6 @@ static void replay_whole(const char *fixture, const char *file, uint16_t cmd,
 	assert_int_equal(feed(&r, rec.data, rec.len), 0);
 	assert_int_equal(r.bad_messages, 0);
 	free(rec.data);
-}
-
-static uint64_t qp_n(const struct nl_dev_agg *a, uint32_t port, uint8_t type, uint8_t state)
-{
-	for (size_t i = 0; i < a->n_qp; i++)
-		if (a->qp[i].port == port && a->qp[i].type == type)
-			return a->qp[i].n[state];
-	fail_msg("no QP bucket port=%u type=%u", port, type);
-	return UINT64_MAX;
-}
-
-static uint64_t qp_total(const struct nl_dev_agg *a)
-{
-	uint64_t n = 0;
-
-	for (size_t i = 0; i < a->n_qp; i++)
-		for (int s = 0; s < NL_QP_STATES; s++)
-			n += a->qp[i].n[s];
-	return n;
-}
-
-static const struct nl_owner *owner(const struct nl_dev_agg *a, uint32_t pid, const char *kern)
-{
-	static const struct nl_owner none;
-
-	for (size_t i = 0; i < a->cap_owners; i++)
-		if (a->owners[i].used && a->owners[i].pid == pid &&
-		    strcmp(a->owners[i].kern, kern) == 0)
-			return &a->owners[i];
-	fail_msg("no owner pid=%u kern=%s", pid, kern);
-	return &none;
 }
 
 static uint64_t summary(const struct nl_res_summary *s, const char *name)
