@@ -262,11 +262,13 @@ static int check_regex(const char *s)
 }
 
 /* --collector.C.F=V: 1 when name is a flag of a collector (and applied), 0 when not. */
+/* *used is set when v (the next argument) was taken as the value. */
 static int apply_collector_flag(struct exporter_config *cfg,
 				const struct config_collector *collectors, unsigned n,
-				const char *name, size_t nlen, const char *v, char *err,
-				size_t errlen)
+				const char *name, size_t nlen, bool negated, bool has_eq,
+				const char *v, bool *used, char *err, size_t errlen)
 {
+	*used = false;
 	for (unsigned i = 0; i < n; i++) {
 		size_t cl = strlen(collectors[i].name);
 
@@ -281,6 +283,20 @@ static int apply_collector_flag(struct exporter_config *cfg,
 
 			if (strlen(cf->name) != flen || strncmp(cf->name, fname, flen) != 0)
 				continue;
+			if (cf->kind == COLLECTOR_FLAG_BOOL) {
+				if (has_eq)
+					return fail(err, errlen,
+						    "--%s%.*s takes no value (use --%.*s or "
+						    "--no-%.*s)",
+						    negated ? "no-" : "", (int)nlen, name,
+						    (int)nlen, name, (int)nlen, name);
+				cfg->collector_flags[i][f] = !negated;
+				return 1;
+			}
+			if (negated)
+				return fail(err, errlen,
+					    "unknown flag --no-%.*s (it takes a value)", (int)nlen,
+					    name);
 			if (!v)
 				return fail(err, errlen, "--%.*s needs a value", (int)nlen, name);
 			if (cf->kind == COLLECTOR_FLAG_REGEX) {
@@ -291,6 +307,15 @@ static int apply_collector_flag(struct exporter_config *cfg,
 						    "invalid --%.*s regex \"%s\" (POSIX extended)",
 						    (int)nlen, name, v);
 				cfg->collector_flag_strs[i][f] = v;
+				*used = !has_eq;
+				return 1;
+			}
+			if (cf->kind == COLLECTOR_FLAG_PATH) {
+				if (!*v)
+					return fail(err, errlen, "--%.*s: empty path", (int)nlen,
+						    name);
+				cfg->collector_flag_strs[i][f] = v;
+				*used = !has_eq;
 				return 1;
 			}
 			if (cf->kind == COLLECTOR_FLAG_UINT) {
@@ -310,6 +335,7 @@ static int apply_collector_flag(struct exporter_config *cfg,
 					    (unsigned long long)cf->max);
 			}
 			cfg->collector_flags[i][f] = x;
+			*used = !has_eq;
 			return 1;
 		}
 	}
@@ -378,15 +404,16 @@ int config_parse(struct exporter_config *cfg, int argc, char *const argv[],
 			continue;
 		}
 
-		if (!negated && strncmp(name, "collector.", 10) == 0) {
+		if (strncmp(name, "collector.", 10) == 0) {
 			const char *v = eq ? eq + 1 : (i + 1 < argc ? argv[i + 1] : NULL);
-			int r = apply_collector_flag(cfg, collectors, n_collectors, name, nlen, v,
-						     err, errlen);
+			bool used;
+			int r = apply_collector_flag(cfg, collectors, n_collectors, name, nlen,
+						     negated, eq != NULL, v, &used, err, errlen);
 
 			if (r < 0)
 				return r;
 			if (r > 0) {
-				if (!eq)
+				if (used)
 					i++;
 				continue;
 			}
@@ -481,11 +508,18 @@ void config_usage(FILE *out, const char *argv0, const struct config_collector *c
 		fprintf(out, "      --collector.%-20s %s [default: %s]\n", collectors[i].name,
 			collectors[i].help, collectors[i].default_enabled ? "enabled" : "disabled");
 		for (unsigned f = 0; f < collectors[i].n_flags; f++) {
-			fprintf(out, "      --collector.%s.%s=%s\n", collectors[i].name,
-				collectors[i].flags[f].name,
-				collectors[i].flags[f].kind == COLLECTOR_FLAG_UINT    ? "N"
-				: collectors[i].flags[f].kind == COLLECTOR_FLAG_REGEX ? "RE"
-										      : "D");
+			enum collector_flag_kind k = collectors[i].flags[f].kind;
+
+			if (k == COLLECTOR_FLAG_BOOL)
+				fprintf(out, "      --[no-]collector.%s.%s\n", collectors[i].name,
+					collectors[i].flags[f].name);
+			else
+				fprintf(out, "      --collector.%s.%s=%s\n", collectors[i].name,
+					collectors[i].flags[f].name,
+					k == COLLECTOR_FLAG_UINT    ? "N"
+					: k == COLLECTOR_FLAG_REGEX ? "RE"
+					: k == COLLECTOR_FLAG_PATH  ? "PATH"
+								    : "D");
 			print_wrapped(out, collectors[i].flags[f].help, 35, 80);
 		}
 	}

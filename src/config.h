@@ -29,6 +29,10 @@ enum collector_flag_kind {
 	COLLECTOR_FLAG_DURATION, /* Prometheus duration, stored in ms, min..max ms */
 	COLLECTOR_FLAG_REGEX,	 /* POSIX extended regex, anchored; checked at parse time;
 				    the text is in collector_flag_strs (NULL: not given) */
+	COLLECTOR_FLAG_PATH,	 /* a non-empty file path, in collector_flag_strs (NULL: not
+				    given); whether it exists is the collector's business */
+	COLLECTOR_FLAG_BOOL,	 /* --collector.C.F / --no-collector.C.F, no value; 1 or 0,
+				    def is the default */
 };
 
 /*
@@ -69,7 +73,7 @@ struct exporter_config {
 	bool collector_enabled[CONFIG_MAX_COLLECTORS];
 	/* Values of each collector's own flags, defaults when not given. */
 	uint64_t collector_flags[CONFIG_MAX_COLLECTORS][CONFIG_MAX_COLLECTOR_FLAGS];
-	/* Text values (COLLECTOR_FLAG_REGEX), pointing into argv; NULL when not given. */
+	/* Text values (COLLECTOR_FLAG_REGEX, _PATH), pointing into argv; NULL when not given. */
 	const char *collector_flag_strs[CONFIG_MAX_COLLECTORS][CONFIG_MAX_COLLECTOR_FLAGS];
 };
 

@@ -110,7 +110,9 @@ size_t metric_sink_samples(const struct metric_sink *s);
 int metric_sink_render(const struct metric_sink *s, struct buf *out);
 
 /* Validation and formatting helpers, exposed for tests and other writers. */
-#define METRIC_MAX_LABELS 12
+/* 4 of a probe series (device, port, target, reason) + 32 from a file_sd group,
+ * with room to spare. */
+#define METRIC_MAX_LABELS 40
 bool metric_name_valid(const char *name);
 bool metric_label_name_valid(const char *name);
 int metric_escape_label_value(struct buf *out, const char *value);

@@ -2,18 +2,25 @@
 /*
  * The probe collector: active RDMA latency probes. An engine thread, started
  * by init() and stopped by free(), opens a UD QP on every ACTIVE port
- * (probe_port.h) and pings it in loopback every --collector.probe.interval:
- * a wedged HCA, firmware or driver shows as timeouts and errors even when no
- * traffic flows. collect() only copies the engine's numbers under a lock, so
- * probing never delays a poll. The engine closes a port's verbs context as
- * soon as its device leaves the verbs device list (checked every second), so
- * it never blocks `rdma link delete` of a driver without context
- * disassociation.
+ * (probe_port.h). Every --collector.probe.interval it pings each port in
+ * loopback (a wedged HCA, firmware or driver shows as timeouts and errors
+ * even when no traffic flows) and, with --collector.probe.targets-file,
+ * up to --collector.probe.max-targets peers of the pingmesh: each peer's
+ * exporter is asked over a UDP sideband (probe_discovery.h) for its probe QP,
+ * then probed over RDMA. The same QP answers other nodes' probes (the
+ * responder), rate-limited per source. collect() only copies the engine's
+ * numbers under a lock, so probing never delays a poll. The engine closes a
+ * port's verbs context as soon as its device leaves the verbs device list
+ * (checked every second), so it never blocks `rdma link delete` of a driver
+ * without context disassociation.
  *
  * Families: rdma_probe_rtt_seconds (histogram), rdma_probe_sent_total,
  * rdma_probe_replies_total, rdma_probe_timeouts_total, rdma_probe_errors_total,
  * rdma_probe_last_rtt_seconds, rdma_probe_timestamp_info,
- * rdma_probe_responder_requests_total, rdma_probe_responder_dropped_total.
+ * rdma_probe_responder_requests_total, rdma_probe_responder_dropped_total,
+ * rdma_probe_targets, rdma_probe_targets_probed,
+ * rdma_probe_targets_file_reload_success, rdma_probe_discovery_requests_total,
+ * rdma_probe_discovery_dropped_total.
  */
 #ifndef RDMA_EXPORTER_PROBE_H
 #define RDMA_EXPORTER_PROBE_H
@@ -25,7 +32,11 @@ extern const struct collector_ops probe_collector_ops;
 enum {
 	PROBE_FLAG_INTERVAL, /* ms */
 	PROBE_FLAG_COUNT,
-	PROBE_FLAG_TIMEOUT, /* ms */
+	PROBE_FLAG_TIMEOUT,	 /* ms */
+	PROBE_FLAG_TARGETS_FILE, /* path, in flag_strs */
+	PROBE_FLAG_MAX_TARGETS,
+	PROBE_FLAG_PORT, /* UDP port of the discovery sideband */
+	PROBE_FLAG_RESPONDER,
 	PROBE_FLAG_COUNT_,
 };
 

@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "probe_port.h"
-#include "clock.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "probe_packet.h"
 
@@ -14,8 +13,13 @@
 #define GRH_LEN	    40
 #define SLOT_LEN    (GRH_LEN + PROBE_PACKET_LEN)
 #define SEND_OFFSET (PROBE_RECV_SLOTS * SLOT_LEN)
-#define BUF_LEN	    (SEND_OFFSET + 2 * PROBE_PACKET_LEN)
-#define WR_SEND	    0xffffffffffffull
+#define BUF_LEN	    (SEND_OFFSET + PROBE_SEND_SLOTS * PROBE_PACKET_LEN)
+#define CQ_LEN	    (PROBE_RECV_SLOTS + PROBE_SEND_SLOTS + 8)
+
+static int neg_errno(int fallback)
+{
+	return errno ? -errno : -fallback;
+}
 
 static int post_recv(struct probe_port *p, unsigned slot)
 {
@@ -26,30 +30,46 @@ static int post_recv(struct probe_port *p, unsigned slot)
 	};
 	struct ibv_recv_wr wr = {.wr_id = slot, .sg_list = &sge, .num_sge = 1}, *bad;
 
+	/* Zeroed so that a RoCE v2 IPv4 receive, which writes only the last
+	 * 20 bytes of the GRH slot (the IPv4 header), is told from a GRH. */
+	memset(p->buf + slot * SLOT_LEN, 0, GRH_LEN);
 	return -ibv_post_recv(p->qp, &wr, &bad);
 }
 
-/* A RoCE v2 GID with an IPv4-mapped address if there is one, else any
- * RoCE v2, else index 0; -1 on InfiniBand (no GRH needed on one port). */
-static int pick_gid(struct probe_port *p, const struct ibv_port_attr *pa)
+static int read_gids(struct probe_port *p)
 {
-	int best = -1;
+	struct ibv_port_attr pa;
 
-	if (pa->link_layer != IBV_LINK_LAYER_ETHERNET)
-		return -1;
-	for (int i = 0; i < pa->gid_tbl_len; i++) {
+	p->n_gids = 0;
+	if (ibv_query_port(p->ctx, p->port, &pa))
+		return -EIO;
+	for (int i = 0; i < pa.gid_tbl_len && p->n_gids < PROBE_GID_CACHE; i++) {
 		struct ibv_gid_entry e;
 
 		if (ibv_query_gid_ex(p->ctx, p->port, (uint32_t)i, &e, 0))
 			continue;
 		if (e.gid_type != IBV_GID_TYPE_ROCE_V2)
 			continue;
-		if (e.gid.raw[10] == 0xff && e.gid.raw[11] == 0xff)
-			return i;
-		if (best < 0)
-			best = i;
+		memcpy(p->gids[p->n_gids].gid, e.gid.raw, 16);
+		p->gids[p->n_gids].index = i;
+		p->n_gids++;
 	}
-	return best < 0 ? 0 : best;
+	return 0;
+}
+
+/* A RoCE v2 GID with an IPv4-mapped address if there is one, else any
+ * RoCE v2, else index 0; -1 on InfiniBand (no GRH needed in a subnet). */
+static int pick_gid(struct probe_port *p)
+{
+	if (!p->ethernet)
+		return -1;
+	for (unsigned i = 0; i < p->n_gids; i++) {
+		const uint8_t *g = p->gids[i].gid;
+
+		if (g[10] == 0xff && g[11] == 0xff)
+			return p->gids[i].index;
+	}
+	return p->n_gids ? p->gids[0].index : 0;
 }
 
 static int to_rts(struct probe_port *p)
@@ -62,15 +82,15 @@ static int to_rts(struct probe_port *p)
 	};
 
 	if (ibv_modify_qp(p->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_QKEY))
-		return -errno ? -errno : -EIO;
+		return neg_errno(EIO);
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTR;
 	if (ibv_modify_qp(p->qp, &a, IBV_QP_STATE))
-		return -errno ? -errno : -EIO;
+		return neg_errno(EIO);
 	a.qp_state = IBV_QPS_RTS;
 	a.sq_psn = 0;
 	if (ibv_modify_qp(p->qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN))
-		return -errno ? -errno : -EIO;
+		return neg_errno(EIO);
 	return 0;
 }
 
@@ -78,25 +98,39 @@ int probe_port_open(struct probe_port *p, struct ibv_device *dev, uint8_t port, 
 {
 	struct ibv_qp_init_attr qa = {
 		.qp_type = IBV_QPT_UD,
-		.cap = {.max_send_wr = 4,
+		.cap = {.max_send_wr = PROBE_SEND_SLOTS,
 			.max_recv_wr = PROBE_RECV_SLOTS,
 			.max_send_sge = 1,
 			.max_recv_sge = 1},
 	};
 	struct ibv_port_attr pa;
-	struct ibv_ah_attr ah = {.port_num = port};
-	int r;
+	union ibv_gid gid;
+	int r, fl;
 
 	memset(p, 0, sizeof(*p));
 	snprintf(p->device, sizeof(p->device), "%s", ibv_get_device_name(dev));
 	p->port = port;
 	*what = "open";
+	errno = 0;
 	p->ctx = ibv_open_device(dev);
 	if (!p->ctx)
-		return errno ? -errno : -ENODEV;
+		return neg_errno(ENODEV);
 	*what = "port";
 	if (ibv_query_port(p->ctx, port, &pa)) {
 		r = -EIO;
+		goto fail;
+	}
+	p->ethernet = pa.link_layer == IBV_LINK_LAYER_ETHERNET;
+	p->lid = p->ethernet ? 0 : pa.lid;
+	*what = "channel";
+	p->chan = ibv_create_comp_channel(p->ctx);
+	if (!p->chan) {
+		r = neg_errno(ENOMEM);
+		goto fail;
+	}
+	fl = fcntl(p->chan->fd, F_GETFL);
+	if (fl < 0 || fcntl(p->chan->fd, F_SETFL, fl | O_NONBLOCK) < 0) {
+		r = neg_errno(EIO);
 		goto fail;
 	}
 	*what = "pd";
@@ -106,20 +140,20 @@ int probe_port_open(struct probe_port *p, struct ibv_device *dev, uint8_t port, 
 	if (p->pd && p->buf)
 		p->mr = ibv_reg_mr(p->pd, p->buf, BUF_LEN, IBV_ACCESS_LOCAL_WRITE);
 	if (!p->pd || !p->mr) {
-		r = errno ? -errno : -ENOMEM;
+		r = neg_errno(ENOMEM);
 		goto fail;
 	}
 	*what = "cq";
-	p->cq = ibv_create_cq(p->ctx, PROBE_RECV_SLOTS + 8, NULL, NULL, 0);
+	p->cq = ibv_create_cq(p->ctx, CQ_LEN, NULL, p->chan, 0);
 	if (!p->cq) {
-		r = errno ? -errno : -ENOMEM;
+		r = neg_errno(ENOMEM);
 		goto fail;
 	}
 	*what = "qp";
 	qa.send_cq = qa.recv_cq = p->cq;
 	p->qp = ibv_create_qp(p->pd, &qa);
 	if (!p->qp) {
-		r = errno ? -errno : -ENOMEM;
+		r = neg_errno(ENOMEM);
 		goto fail;
 	}
 	r = to_rts(p);
@@ -132,27 +166,21 @@ int probe_port_open(struct probe_port *p, struct ibv_device *dev, uint8_t port, 
 			goto fail;
 	}
 	*what = "gid";
-	p->gid_index = pick_gid(p, &pa);
-	if (p->gid_index >= 0) {
-		union ibv_gid gid;
-
-		if (ibv_query_gid(p->ctx, port, p->gid_index, &gid)) {
-			r = -EIO;
-			goto fail;
-		}
-		ah.is_global = 1;
-		ah.grh.dgid = gid;
-		ah.grh.sgid_index = (uint8_t)p->gid_index;
-		ah.grh.hop_limit = 1;
-	} else {
-		ah.dlid = pa.lid;
-	}
-	*what = "ah";
-	p->self_ah = ibv_create_ah(p->pd, &ah);
-	if (!p->self_ah) {
-		r = errno ? -errno : -EIO;
+	if (p->ethernet)
+		read_gids(p);
+	p->gid_index = pick_gid(p);
+	if (ibv_query_gid(p->ctx, port, p->gid_index < 0 ? 0 : p->gid_index, &gid)) {
+		r = -EIO;
 		goto fail;
 	}
+	memcpy(p->gid, gid.raw, 16);
+	*what = "ah";
+	r = probe_port_peer_ah(p, p->gid, p->lid, -1, &p->self_ah);
+	if (r < 0)
+		goto fail;
+	r = probe_port_arm(p);
+	if (r < 0)
+		goto fail;
 	return 0;
 fail:
 	probe_port_close(p);
@@ -161,12 +189,20 @@ fail:
 
 void probe_port_close(struct probe_port *p)
 {
+	for (unsigned i = 0; i < PROBE_AH_CACHE; i++)
+		if (p->ahs[i].ah)
+			ibv_destroy_ah(p->ahs[i].ah);
 	if (p->self_ah)
 		ibv_destroy_ah(p->self_ah);
 	if (p->qp)
 		ibv_destroy_qp(p->qp);
-	if (p->cq)
+	if (p->cq) {
+		if (p->cq_events)
+			ibv_ack_cq_events(p->cq, p->cq_events);
 		ibv_destroy_cq(p->cq);
+	}
+	if (p->chan)
+		ibv_destroy_comp_channel(p->chan);
 	if (p->mr)
 		ibv_dereg_mr(p->mr);
 	if (p->pd)
@@ -174,117 +210,191 @@ void probe_port_close(struct probe_port *p)
 	if (p->ctx)
 		ibv_close_device(p->ctx);
 	free(p->buf);
-	p->self_ah = NULL;
-	p->qp = NULL;
-	p->cq = NULL;
-	p->mr = NULL;
-	p->pd = NULL;
-	p->ctx = NULL;
-	p->buf = NULL;
+	memset(p, 0, sizeof(*p));
 }
 
-static int post_send(struct probe_port *p, const void *pkt, struct ibv_ah *ah, uint32_t qpn,
-		     uint64_t wr_id)
+int probe_port_fd(const struct probe_port *p)
 {
-	unsigned char *slot = p->buf + SEND_OFFSET + (wr_id == WR_SEND ? 0 : PROBE_PACKET_LEN);
-	struct ibv_sge sge = {
-		.addr = (uintptr_t)slot, .length = PROBE_PACKET_LEN, .lkey = p->mr->lkey};
-	struct ibv_send_wr wr =
-				   {
-					   .wr_id = wr_id,
-					   .sg_list = &sge,
-					   .num_sge = 1,
-					   .opcode = IBV_WR_SEND,
-					   .send_flags = IBV_SEND_SIGNALED,
-					   .wr.ud = {.ah = ah,
-						     .remote_qpn = qpn,
-						     .remote_qkey = PROBE_QKEY},
-				   },
-			   *bad;
-
-	memcpy(slot, pkt, PROBE_PACKET_LEN);
-	return -ibv_post_send(p->qp, &wr, &bad);
+	return p->chan ? p->chan->fd : -1;
 }
 
-/* Answers a request found in a receive slot (loopback: to ourselves). */
-static void respond(struct probe_port *p, unsigned char *pkt, uint32_t len)
+int probe_port_send(struct probe_port *p, struct ibv_ah *ah, uint32_t qpn, const void *pkt,
+		    uint64_t wr_id)
 {
-	uint64_t t = clock_mono_ns();
-
-	if (probe_packet_make_reply(pkt, len, p->qp->qp_num, t, t) < 0 ||
-	    post_send(p, pkt, p->self_ah, p->qp->qp_num, WR_SEND - 1) < 0) {
-		p->responder_dropped++;
-		return;
-	}
-	p->responder_requests++;
-}
-
-int probe_port_ping(struct probe_port *p, uint64_t seq, int timeout_ms, uint64_t *rtt_ns,
-		    const char **what)
-{
-	struct probe_packet req = {.type = PROBE_PACKET_REQUEST, .seq = seq, .session = 1};
-	unsigned char pkt[PROBE_PACKET_LEN];
-	uint64_t deadline, nap_ns = 20000;
+	unsigned char *slot;
+	struct ibv_sge sge;
+	struct ibv_send_wr wr, *bad;
 	int r;
 
-	req.send_ns = clock_mono_ns();
-	probe_packet_encode(&req, pkt, sizeof(pkt));
-	*what = "send";
-	r = post_send(p, pkt, p->self_ah, p->qp->qp_num, WR_SEND);
-	if (r < 0)
-		return r;
-	deadline = req.send_ns + (uint64_t)timeout_ms * 1000000u;
+	if (p->send_busy >= PROBE_SEND_SLOTS)
+		return -ENOBUFS;
+	/* Sends complete in order: with fewer than PROBE_SEND_SLOTS in flight
+	 * the slot after the newest one is free. */
+	slot = p->buf + SEND_OFFSET + (size_t)p->send_next * PROBE_PACKET_LEN;
+	memcpy(slot, pkt, PROBE_PACKET_LEN);
+	sge = (struct ibv_sge){
+		.addr = (uintptr_t)slot, .length = PROBE_PACKET_LEN, .lkey = p->mr->lkey};
+	wr = (struct ibv_send_wr){
+		.wr_id = wr_id | PROBE_WR_SEND,
+		.sg_list = &sge,
+		.num_sge = 1,
+		.opcode = IBV_WR_SEND,
+		.send_flags = IBV_SEND_SIGNALED,
+		.wr.ud = {.ah = ah, .remote_qpn = qpn, .remote_qkey = PROBE_QKEY},
+	};
+	r = ibv_post_send(p->qp, &wr, &bad);
+	if (r)
+		return -r;
+	p->send_next = (p->send_next + 1) % PROBE_SEND_SLOTS;
+	p->send_busy++;
+	return 0;
+}
+
+int probe_port_reply(struct probe_port *p, const struct probe_rx *rx, const void *pkt)
+{
+	uint8_t key[18];
+	struct ibv_ah *ah = NULL;
+
+	memcpy(key, rx->sgid, 16);
+	key[16] = (uint8_t)(rx->slid >> 8);
+	key[17] = (uint8_t)rx->slid;
+	for (unsigned i = 0; i < PROBE_AH_CACHE && !ah; i++)
+		if (p->ahs[i].ah && memcmp(p->ahs[i].key, key, sizeof(key)) == 0)
+			ah = p->ahs[i].ah;
+	if (!ah) {
+		struct probe_ah_entry *e = &p->ahs[p->ah_next];
+
+		/* Fill from the WC and GRH as received: the kernel resolves the
+		 * RoCE source MAC and GID index. */
+		ah = ibv_create_ah_from_wc(p->pd, (struct ibv_wc *)rx->wc,
+					   (struct ibv_grh *)rx->grh, p->port);
+		if (!ah)
+			return neg_errno(EIO);
+		if (e->ah)
+			ibv_destroy_ah(e->ah);
+		memcpy(e->key, key, sizeof(key));
+		e->ah = ah;
+		p->ah_next = (p->ah_next + 1) % PROBE_AH_CACHE;
+	}
+	return probe_port_send(p, ah, rx->src_qp, pkt, PROBE_WR_REPLY);
+}
+
+/*
+ * The sender's GID from the 40-byte GRH slot of a receive: an IB/RoCE v1/
+ * RoCE v2 IPv6 GRH (version 6) has the SGID at byte 8; RoCE v2 over IPv4
+ * puts the IPv4 header in bytes 20..39 (source address at 32), which maps to
+ * the GID ::ffff:a.b.c.d. The slot was zeroed before the receive was posted.
+ */
+static void source_gid(const unsigned char *grh, uint8_t *gid)
+{
+	memset(gid, 0, 16);
+	if ((grh[0] >> 4) == 6) {
+		memcpy(gid, grh + 8, 16);
+	} else if ((grh[20] >> 4) == 4) {
+		gid[10] = gid[11] = 0xff;
+		memcpy(gid + 12, grh + 32, 4);
+	}
+}
+
+void probe_port_take_events(struct probe_port *p)
+{
+	struct ibv_cq *ev_cq;
+	void *ev_ctx;
+
+	while (ibv_get_cq_event(p->chan, &ev_cq, &ev_ctx) == 0)
+		p->cq_events++;
+	if (p->cq_events >= 64) {
+		ibv_ack_cq_events(p->cq, p->cq_events);
+		p->cq_events = 0;
+	}
+}
+
+int probe_port_drain(struct probe_port *p, const struct probe_port_handler *h, const char **what)
+{
+	int total = 0;
+
 	for (;;) {
-		struct ibv_wc wc[4];
-		int n = ibv_poll_cq(p->cq, 4, wc);
+		struct ibv_wc wc[16];
+		int n = ibv_poll_cq(p->cq, 16, wc);
 
 		if (n < 0) {
 			*what = "poll";
 			return -EIO;
 		}
+		if (n == 0)
+			return total;
+		total += n;
 		for (int i = 0; i < n; i++) {
-			unsigned char *data;
-			struct probe_packet got;
-			uint32_t len;
+			const struct ibv_wc *c = &wc[i];
+			unsigned char *slot;
+			struct probe_rx rx;
 
-			if (wc[i].status != IBV_WC_SUCCESS) {
+			if (c->wr_id & PROBE_WR_SEND) {
+				if (p->send_busy)
+					p->send_busy--;
+				if (c->status != IBV_WC_SUCCESS && h->send_error)
+					h->send_error(h->arg, p, c->wr_id);
+				continue;
+			}
+			if (c->status != IBV_WC_SUCCESS || c->wr_id >= PROBE_RECV_SLOTS) {
 				*what = "completion";
 				return -EIO;
 			}
-			if (!(wc[i].opcode & IBV_WC_RECV))
-				continue;
-			data = p->buf + wc[i].wr_id * SLOT_LEN + GRH_LEN;
-			len = wc[i].byte_len > GRH_LEN ? wc[i].byte_len - GRH_LEN : 0;
-			if (probe_packet_decode(data, len, &got) < 0) {
-				p->responder_dropped++;
-			} else if (got.type == PROBE_PACKET_REQUEST) {
-				respond(p, data, len);
-			} else if (got.seq == seq) {
-				*rtt_ns = clock_mono_ns() - got.send_ns;
-				post_recv(p, (unsigned)wc[i].wr_id);
-				return 0;
-			}
-			r = post_recv(p, (unsigned)wc[i].wr_id);
-			if (r < 0) {
+			slot = p->buf + c->wr_id * SLOT_LEN;
+			memset(&rx, 0, sizeof(rx));
+			rx.data = slot + GRH_LEN;
+			rx.len = c->byte_len > GRH_LEN ? c->byte_len - GRH_LEN : 0;
+			rx.src_qp = c->src_qp;
+			rx.has_grh = c->wc_flags & IBV_WC_GRH;
+			if (rx.has_grh)
+				source_gid(slot, rx.sgid);
+			rx.slid = c->slid;
+			rx.wc = c;
+			rx.grh = slot;
+			if (h->recv)
+				h->recv(h->arg, p, &rx);
+			if (post_recv(p, (unsigned)c->wr_id) < 0) {
 				*what = "post";
-				return r;
-			}
-		}
-		if (n == 0) {
-			uint64_t t = clock_mono_ns();
-
-			if (t > deadline)
-				return -ETIMEDOUT;
-			/* Spin for the first 200 us (RTTs on hardware are a few us),
-			 * then sleep in growing steps up to 1 ms: a dead port costs
-			 * about a thousand wake-ups per second of timeout, not a core. */
-			if (t - req.send_ns > 200000) {
-				struct timespec ts = {0, (long)nap_ns};
-
-				nanosleep(&ts, NULL);
-				if (nap_ns < 1000000)
-					nap_ns *= 2;
+				return -EIO;
 			}
 		}
 	}
+}
+
+int probe_port_arm(struct probe_port *p)
+{
+	return -ibv_req_notify_cq(p->cq, 0);
+}
+
+int probe_port_find_gid(struct probe_port *p, const uint8_t *gid, uint64_t now_ns,
+			uint64_t max_age_ns)
+{
+	for (int pass = 0; pass < 2; pass++) {
+		for (unsigned i = 0; i < p->n_gids; i++)
+			if (memcmp(p->gids[i].gid, gid, 16) == 0)
+				return p->gids[i].index;
+		if (pass || !p->ethernet || now_ns - p->gids_at_ns < max_age_ns)
+			break;
+		p->gids_at_ns = now_ns;
+		read_gids(p);
+	}
+	return -1;
+}
+
+int probe_port_peer_ah(struct probe_port *p, const uint8_t *gid, uint16_t lid, int sgid_index,
+		       struct ibv_ah **out)
+{
+	struct ibv_ah_attr ah = {.port_num = p->port};
+
+	if (p->ethernet) {
+		ah.is_global = 1;
+		memcpy(ah.grh.dgid.raw, gid, 16);
+		ah.grh.sgid_index = (uint8_t)(sgid_index >= 0 ? sgid_index : p->gid_index);
+		ah.grh.hop_limit = 64;
+	} else {
+		ah.dlid = lid;
+	}
+	errno = 0;
+	*out = ibv_create_ah(p->pd, &ah);
+	return *out ? 0 : neg_errno(EIO);
 }

@@ -795,7 +795,7 @@ static int targets(struct jp *p, size_t g)
 /* NULL, or why name is not a label name this file may set. */
 static const char *label_problem(const char *name, size_t n)
 {
-	static const char *const own[] = {"device", "port", "target"};
+	static const char *const own[] = {"device", "port", "target", "reason", "le"};
 
 	if (!n || (!is_alpha((unsigned char)name[0]) && name[0] != '_'))
 		return "is not a label name ([a-zA-Z_][a-zA-Z0-9_]*)";
@@ -809,7 +809,8 @@ static const char *label_problem(const char *name, size_t n)
 		return "is reserved (label names starting with \"__\" are Prometheus's)";
 	for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++)
 		if (!strcmp(name, own[i]))
-			return "is a label of the probe metrics themselves (device, port, target)";
+			return "is a label of the probe metrics themselves (device, port, target, "
+			       "reason, le)";
 	return NULL;
 }
 

@@ -33,8 +33,8 @@
  * are duplicates: the first one is kept with its group, later ones counted.
  *
  * Label names follow Prometheus, [a-zA-Z_][a-zA-Z0-9_]*; names starting with
- * "__" are reserved, and "device", "port" and "target" are the probe
- * metrics' own labels: all three are errors. Label values are any UTF-8
+ * "__" are reserved, and "device", "port", "target", "reason" and "le" are
+ * the probe metrics' own labels (le: histogram buckets): all are errors. Label values are any UTF-8
  * except NUL ("\u0000" is refused in every string).
  *
  * Error positions: syntax errors give "line L, column C (byte B)" (column

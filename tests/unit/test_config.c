@@ -26,6 +26,8 @@ static const struct collector_flag probe_flags[] = {
 	 .min = 1,
 	 .max = 60000},
 	{.name = "peers", .help = "peer names", .kind = COLLECTOR_FLAG_REGEX},
+	{.name = "targets-file", .help = "target list", .kind = COLLECTOR_FLAG_PATH},
+	{.name = "responder", .help = "answer probes", .kind = COLLECTOR_FLAG_BOOL, .def = 1},
 };
 
 static const struct config_collector collectors[] = {
@@ -34,7 +36,7 @@ static const struct config_collector collectors[] = {
 	 .help = "latency probes",
 	 .default_enabled = false,
 	 .flags = probe_flags,
-	 .n_flags = 3},
+	 .n_flags = 5},
 };
 
 static char err[256];
@@ -221,6 +223,31 @@ static void test_collector_flags(void **state)
 	expect_error(PARSE(&cfg, "--collector.probe.peers=("),
 		     "invalid --collector.probe.peers regex");
 	expect_error(PARSE(&cfg, "--collector.probe.peers"), "needs a value");
+
+	/* path flags: any non-empty text, both spellings */
+	assert_int_equal(PARSE(&cfg, "--collector.probe"), 0);
+	assert_null(cfg.collector_flag_strs[1][3]);
+	assert_int_equal(PARSE(&cfg, "--collector.probe.targets-file=/etc/t.json"), 0);
+	assert_string_equal(cfg.collector_flag_strs[1][3], "/etc/t.json");
+	assert_int_equal(
+		PARSE(&cfg, "--collector.probe.targets-file", "t.json", "--collector.probe"), 0);
+	assert_string_equal(cfg.collector_flag_strs[1][3], "t.json");
+	assert_true(cfg.collector_enabled[1]);
+	expect_error(PARSE(&cfg, "--collector.probe.targets-file="), "empty path");
+	expect_error(PARSE(&cfg, "--collector.probe.targets-file"), "needs a value");
+
+	/* bool flags: --X and --no-X, never a value, never the next argument */
+	assert_int_equal(PARSE(&cfg, "--collector.probe"), 0);
+	assert_int_equal(cfg.collector_flags[1][4], 1);
+	assert_int_equal(PARSE(&cfg, "--no-collector.probe.responder", "--collector.probe"), 0);
+	assert_int_equal(cfg.collector_flags[1][4], 0);
+	assert_true(cfg.collector_enabled[1]);
+	assert_int_equal(
+		PARSE(&cfg, "--no-collector.probe.responder", "--collector.probe.responder"), 0);
+	assert_int_equal(cfg.collector_flags[1][4], 1);
+	expect_error(PARSE(&cfg, "--collector.probe.responder=1"), "takes no value");
+	expect_error(PARSE(&cfg, "--no-collector.probe.responder=0"), "takes no value");
+	expect_error(PARSE(&cfg, "--no-collector.probe.targets-file=x"), "unknown");
 }
 
 static void test_listen_split(void **state)

@@ -280,13 +280,56 @@ check "probe replies ($prepl) = sent ($psent) - timeouts ($ptmo)" \
 check_value rdma_probe_timestamp_info "device=\"$DEV\",port=\"$PORT\",source=\"software\"" 1
 check_value rdma_probe_errors_total "$PL,reason=\"qp\"" 0
 check_value rdma_exporter_collector_success 'collector="probe"' 1
-psum=$(value rdma_probe_rtt_seconds_sum "$PL")
+# The probe's median RTT, as PromQL's histogram_quantile(0.5, ...) computes it from the
+# rdma_probe_rtt_seconds buckets: the bucket that holds rank count/2, linear interpolation
+# between its bounds (the first bucket starts at 0; a rank in +Inf gives the highest
+# finite bound). Prints seconds, or nothing without observations.
+hist_median() {         # hist_median NAME LABELS (of the _bucket series, without le)
+    local want
+    want=$(printf '%s_bucket{%s} 0\n' "$1" "$2" | normalize | cut -f1)
+    awk -F'\t' -v want="$want" '
+    {
+        i = index($1, "{")
+        lab = substr($1, i + 1, length($1) - i - 1)
+        n = split(lab, kv, ",")
+        rest = ""; le = ""
+        for (j = 1; j <= n; j++) {
+            if (kv[j] ~ /^le="/) { le = kv[j]; gsub(/^le="|"$/, "", le); continue }
+            rest = rest (rest == "" ? "" : ",") kv[j]
+        }
+        if (le == "" || substr($1, 1, i) rest "}" != want) next
+        if (le == "+Inf") { total = $2 + 0; next }
+        nb++; ub[nb] = le + 0; cnt[nb] = $2 + 0
+    }
+    END {
+        if (total <= 0) exit
+        for (i = 2; i <= nb; i++)                  # sort the finite buckets by bound
+            for (j = i; j > 1 && ub[j - 1] > ub[j]; j--) {
+                t = ub[j]; ub[j] = ub[j - 1]; ub[j - 1] = t
+                t = cnt[j]; cnt[j] = cnt[j - 1]; cnt[j - 1] = t
+            }
+        rank = 0.5 * total
+        for (b = 1; b <= nb && cnt[b] < rank; b++) ;
+        if (b > nb) { printf "%.9g\n", ub[nb]; exit }  # the median lies in +Inf
+        lo = 0; c = cnt[b]
+        if (b > 1) { lo = ub[b - 1]; c -= cnt[b - 1]; rank -= cnt[b - 1] }
+        printf "%.9g\n", lo + (ub[b] - lo) * rank / c
+    }' "$NORM"
+}
+pmed=$(hist_median rdma_probe_rtt_seconds "$PL")
 ib_send_lat -d $DEV -x 1 -n 200 > /tmp/lat_server.log 2>&1 &
 LSRV=$!
 sleep 0.5
-lat=$(retry 20 timeout 30 ib_send_lat -d $DEV -x 1 -n 200 $IP 2>/dev/null | awk '$1 == 2 { print "t_min " $3 "us, t_typical " $5 "us, t_avg " $6 "us"; exit }')
+# ib_send_lat prints half the round trip (perftest divides SEND latencies by 2);
+# t_typical is its median.
+lat=$(retry 20 timeout 30 ib_send_lat -d $DEV -x 1 -n 200 $IP 2>/dev/null | awk '$1 == 2 { printf "%s %s %s", $5, $3, $6; exit }')
+read -r lt_typ lt_min lt_avg <<< "$lat"
 wait $LSRV 2>/dev/null
-note "benchmark (TCG-emulated CPU, not hardware figures): loopback probe mean RTT $(awk -v s="$psum" -v c="$pcount" 'BEGIN { if (c > 0) printf "%.1fus", s / c * 1e6 }') over $pcount probes; ib_send_lat on the same device: ${lat:-no figure}"
+pmed_us=$(awk -v m="$pmed" 'BEGIN { if (m != "") printf "%.1fus", m * 1e6; else printf "no figure" }')
+lat_us=$(awk -v t="$lt_typ" -v m="$lt_min" -v a="$lt_avg" 'BEGIN {
+    if (t == "") { printf "no figure"; exit }
+    printf "%.1fus (t_typical %.2fus is one-way, half the round trip; t_min %.2fus, t_avg %.2fus)", 2 * t, t, m, a }')
+note "benchmark (TCG-emulated CPU, not hardware figures): median RTT of the loopback probe $pmed_us (histogram_quantile(0.5) over $pcount probes), of ib_send_lat on the same device $lat_us"
 rcvd=$(value rdma_port_statistic_total "$(counter_labels rcvd_pkts)")
 sent=$(value rdma_port_statistic_total "$(counter_labels sent_pkts)")
 if num_gt "$rcvd" 0 || num_gt "$sent" 0; then ok "traffic is visible: rcvd_pkts=$rcvd sent_pkts=$sent"

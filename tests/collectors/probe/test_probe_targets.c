@@ -277,7 +277,7 @@ static void test_label_names(void **state)
 	static const char *const good[] = {"_", "_a", "a_1", "Device", "PORT", "targets", "rack"};
 	static const char *const bad[] = {"", "1a", "a-b", "a.b", "a b", "\\u00e9"};
 	static const char *const reserved[] = {"__", "__address__", "__meta_x"};
-	static const char *const own[] = {"device", "port", "target"};
+	static const char *const own[] = {"device", "port", "target", "reason", "le"};
 	struct probe_target_list l;
 	char buf[128];
 
