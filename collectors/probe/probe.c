@@ -17,7 +17,9 @@
 #include "clock.h"
 
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -72,7 +74,8 @@ struct slot {
 	uint64_t responder_requests, dropped[D_N];
 	uint64_t retry_at_ms; /* open failed: not before this */
 	bool logged_fail;
-	int loop; /* index of its loopback peer */
+	bool no_hw_ts; /* a port with NIC timestamps failed: the plain CQ from now on */
+	int loop;      /* index of its loopback peer */
 };
 
 enum rstate {
@@ -103,8 +106,9 @@ struct peer {
 	int sgid_index;
 	/* the current round */
 	unsigned remaining, round_sent, round_replies;
-	bool in_flight;
+	bool in_flight, have_sent_ts;
 	uint64_t seq, sent_ns, deadline_ns;
+	uint64_t sent_ts; /* NIC time the request left, when the port has a clock */
 	/* numbers */
 	struct histogram rtt;
 	uint64_t sent, replies, timeouts, errors[R_REASONS];
@@ -114,6 +118,7 @@ struct peer {
 
 struct probe_state {
 	const struct device_filter *filter;
+	int sysfs_fd; /* -1: ask the device for its ports */
 	uint64_t interval_ms, count, timeout_ms, max_targets;
 	uint16_t udp_port;
 	bool responder;
@@ -341,7 +346,7 @@ static void open_port(struct probe_state *st, struct ibv_device *dev, uint8_t po
 		if (!s)
 			return;
 	}
-	r = probe_port_open(&p, dev, port, &what);
+	r = probe_port_open(&p, dev, port, !s->no_hw_ts, &what);
 	pthread_mutex_lock(&st->lock);
 	if (r < 0) {
 		st->peers[s->loop].errors[R_OPEN]++;
@@ -367,6 +372,53 @@ static void open_port(struct probe_state *st, struct ibv_device *dev, uint8_t po
 		log_info("probe: device=%s port=%u: probe QP ready (UD QP %u, Q_Key 0x%08x)", name,
 			 port, p.qp->qp_num, PROBE_QKEY);
 	s->logged_fail = r < 0;
+}
+
+/*
+ * The ACTIVE ports of dev from <sysfs>/class/infiniband/<dev>/ports/<n>/state
+ * ("4: ACTIVE"), at most max, into ports[]. Returns their number, or -1 when
+ * the directory cannot be read (no sysfs root given, another layout): the
+ * caller then asks the device.
+ */
+static int sysfs_active_ports(int sysfs_fd, const char *dev, uint8_t *ports, int max)
+{
+	char path[PATH_MAX];
+	struct dirent *e;
+	DIR *d;
+	int fd, n = 0;
+
+	if (sysfs_fd < 0)
+		return -1;
+	snprintf(path, sizeof(path), "class/infiniband/%s/ports", dev);
+	fd = openat(sysfs_fd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return -1;
+	}
+	while ((e = readdir(d)) && n < max) {
+		char state[32] = "";
+		unsigned long port;
+		char *end;
+		int sf;
+		ssize_t r;
+
+		port = strtoul(e->d_name, &end, 10);
+		if (e->d_name[0] < '1' || e->d_name[0] > '9' || *end || port > 255)
+			continue;
+		snprintf(path, sizeof(path), "%s/state", e->d_name);
+		sf = openat(dirfd(d), path, O_RDONLY | O_CLOEXEC);
+		if (sf < 0)
+			continue;
+		r = read(sf, state, sizeof(state) - 1);
+		close(sf);
+		if (r > 0 && strncmp(state, "4:", 2) == 0)
+			ports[n++] = (uint8_t)port;
+	}
+	closedir(d);
+	return n;
 }
 
 /*
@@ -399,10 +451,20 @@ static void sync_ports(struct probe_state *st)
 		const char *name = ibv_get_device_name(list[j]);
 		struct ibv_device_attr da;
 		struct ibv_context *ctx;
+		uint8_t active[MAX_SLOTS];
 		bool all_open = true;
+		int na;
 
 		if (st->filter && !device_filter_match(st->filter, name))
 			continue;
+		/* The port states from sysfs: no verbs context needed, and a
+		 * port we may not open is still tried (and its error counted). */
+		na = sysfs_active_ports(st->sysfs_fd, name, active, MAX_SLOTS);
+		if (na >= 0) {
+			for (int k = 0; k < na; k++)
+				open_port(st, list[j], active[k]);
+			continue;
+		}
 		/* Devices whose ports are all open need no query context. */
 		for (int i = 0; i < MAX_SLOTS; i++)
 			if (st->slots[i].used && strcmp(st->slots[i].device, name) == 0 &&
@@ -1051,7 +1113,12 @@ static void on_recv(void *arg, struct probe_port *p, const struct probe_rx *rx)
 		pe->in_flight = false;
 		pe->replies++;
 		pe->round_replies++;
-		pe->last_rtt = (double)(now - pe->sent_ns) / 1e9;
+		/* NIC clock when both ends of the round trip have it; the send's
+		 * completion is normally polled before the reply. */
+		if (p->hw_ts && pe->have_sent_ts)
+			pe->last_rtt = (double)probe_port_ts_delta_ns(p, pe->sent_ts, rx->ts) / 1e9;
+		else
+			pe->last_rtt = (double)(now - pe->sent_ns) / 1e9;
 		pe->have_last = true;
 		histogram_observe(&pe->rtt, pe->last_rtt);
 	}
@@ -1074,11 +1141,23 @@ static void on_send_error(void *arg, struct probe_port *p, uint64_t wr_id)
 	}
 }
 
+static void on_send_done(void *arg, struct probe_port *p, uint64_t wr_id, uint64_t ts)
+{
+	struct probe_state *st = arg;
+	struct peer *pe = peer_by_seq(st, wr_id & ~(PROBE_WR_SEND | PROBE_WR_REPLY));
+
+	(void)p;
+	if (pe) {
+		pe->sent_ts = ts;
+		pe->have_sent_ts = true;
+	}
+}
+
 /* Under lock: drains every open port; a port whose CQ or QP failed is
  * returned in *failed for closing. */
 static void drain_all(struct probe_state *st, int *failed)
 {
-	const struct probe_port_handler h = {on_recv, on_send_error, st};
+	const struct probe_port_handler h = {on_recv, on_send_error, on_send_done, st};
 
 	*failed = -1;
 	for (int i = 0; i < MAX_SLOTS; i++) {
@@ -1117,6 +1196,7 @@ static void send_probe(struct probe_state *st, struct peer *pe, uint64_t now)
 	pe->sent++;
 	pe->round_sent++;
 	pe->in_flight = true;
+	pe->have_sent_ts = false;
 	pe->seq = req.seq;
 	pe->sent_ns = now;
 	pe->deadline_ns = now + st->timeout_ms * 1000000ull;
@@ -1264,8 +1344,12 @@ static void *engine(void *arg)
 		}
 		pthread_mutex_unlock(&st->lock);
 		if (failed >= 0) {
-			log_warn("probe: device=%s port=%u: the probe QP failed; it is rebuilt",
-				 st->slots[failed].device, st->slots[failed].port);
+			struct slot *fs = &st->slots[failed];
+
+			log_warn("probe: device=%s port=%u: the probe QP failed; it is rebuilt%s",
+				 fs->device, fs->port,
+				 fs->p.hw_ts ? " without NIC timestamps" : "");
+			fs->no_hw_ts |= fs->p.hw_ts;
 			close_slot(st, &st->slots[failed]);
 			continue;
 		}
@@ -1329,9 +1413,9 @@ static int emit_peer(struct metric_sink *sink, const struct peer *pe)
 		l[nl++] = pe->file_labels[i];
 	ADD(metric_sink_add_histogram_from(
 		sink, "rdma_probe_rtt_seconds",
-		"Round-trip time of probe messages over a UD queue pair (software timestamps: "
-		"CLOCK_MONOTONIC around post and reply); target \"loopback\" is the port's own "
-		"responder.",
+		"Round-trip time of probe messages over a UD queue pair, on the NIC clock or "
+		"CLOCK_MONOTONIC (see rdma_probe_timestamp_info); target \"loopback\" is the "
+		"port's own responder.",
 		l, nl, &pe->rtt));
 	ADD(metric_sink_add_u64(sink, "rdma_probe_sent_total", "Probe messages sent.",
 				METRIC_COUNTER, l, nl, pe->sent));
@@ -1360,13 +1444,13 @@ static int emit_slot(struct metric_sink *sink, const struct slot *s)
 {
 	int r = 0;
 
-	ADD(metric_sink_add_u64(
-		sink, "rdma_probe_timestamp_info",
-		"Where probe timestamps come from: hardware (NIC clock) or "
-		"software (CLOCK_MONOTONIC); always 1.",
-		METRIC_GAUGE,
-		METRIC_LABELS({"device", s->device}, {"port", s->port_str}, {"source", "software"}),
-		1));
+	ADD(metric_sink_add_u64(sink, "rdma_probe_timestamp_info",
+				"Where probe timestamps come from: hardware (NIC clock) or "
+				"software (CLOCK_MONOTONIC); always 1.",
+				METRIC_GAUGE,
+				METRIC_LABELS({"device", s->device}, {"port", s->port_str},
+					      {"source", s->p.hw_ts ? "hardware" : "software"}),
+				1));
 	ADD(metric_sink_add_u64(sink, "rdma_probe_responder_requests_total",
 				"Probe requests the port's responder answered.", METRIC_COUNTER,
 				METRIC_LABELS({"device", s->device}, {"port", s->port_str}),
@@ -1504,6 +1588,7 @@ static int probe_init(const struct collector_ctx *ctx, void **state)
 	st->udp_fd = st->stop_fd = -1;
 	pthread_mutex_init(&st->lock, NULL);
 	st->filter = ctx->filter;
+	st->sysfs_fd = ctx->sysfs_fd;
 	st->interval_ms = flag(ctx, PROBE_FLAG_INTERVAL, 10000);
 	st->count = flag(ctx, PROBE_FLAG_COUNT, 5);
 	st->timeout_ms = flag(ctx, PROBE_FLAG_TIMEOUT, 1000);

@@ -5,6 +5,8 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "probe_wire.h"
+
 /* Field offsets, as in the table of probe_discovery.h. */
 enum {
 	OFF_MAGIC = 0,
@@ -27,22 +29,6 @@ _Static_assert(OFF_RESERVED2 + 16 == PROBE_DISC_LEN, "layout and length disagree
 
 /* A QP number is 24 bits on the wire of every transport (BTH DestQP). */
 #define QPN_MASK 0xffffffu
-
-/* Byte by byte: no alignment needed, no host byte order assumed. */
-static void put_be(uint8_t *b, uint64_t v, unsigned n)
-{
-	for (unsigned i = 0; i < n; i++)
-		b[i] = (uint8_t)(v >> (8 * (n - 1 - i)));
-}
-
-static uint64_t get_be(const uint8_t *b, unsigned n)
-{
-	uint64_t v = 0;
-
-	for (unsigned i = 0; i < n; i++)
-		v = v << 8 | b[i];
-	return v;
-}
 
 static bool valid_type(uint8_t type)
 {

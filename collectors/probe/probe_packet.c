@@ -4,6 +4,8 @@
 #include <errno.h>
 #include <string.h>
 
+#include "probe_wire.h"
+
 /* Field offsets, as in the table of probe_packet.h. */
 enum {
 	OFF_MAGIC = 0,
@@ -20,22 +22,6 @@ enum {
 };
 
 _Static_assert(OFF_RESERVED + 16 == PROBE_PACKET_LEN, "layout and length disagree");
-
-/* Byte by byte: no alignment needed, no host byte order assumed. */
-static void put_be(uint8_t *b, uint64_t v, unsigned n)
-{
-	for (unsigned i = 0; i < n; i++)
-		b[i] = (uint8_t)(v >> (8 * (n - 1 - i)));
-}
-
-static uint64_t get_be(const uint8_t *b, unsigned n)
-{
-	uint64_t v = 0;
-
-	for (unsigned i = 0; i < n; i++)
-		v = v << 8 | b[i];
-	return v;
-}
 
 static int valid_type(uint8_t type)
 {

@@ -44,6 +44,10 @@ struct probe_port {
 	struct ibv_comp_channel *chan;
 	struct ibv_pd *pd;
 	struct ibv_cq *cq;
+	struct ibv_cq_ex *cqx; /* the extended CQ behind cq, when the device has one */
+	bool hw_ts;	       /* cqx reports NIC completion timestamps */
+	uint64_t ts_mask;      /* width of the NIC clock */
+	uint64_t hca_khz;      /* its frequency */
 	struct ibv_qp *qp;
 	struct ibv_mr *mr;
 	unsigned char *buf; /* receive slots, then send slots */
@@ -74,15 +78,19 @@ struct probe_rx {
 	uint16_t slid;
 	const struct ibv_wc *wc;
 	const void *grh; /* the GRH bytes, for ibv_create_ah_from_wc */
+	uint64_t ts;	 /* NIC completion timestamp (ticks), when p->hw_ts */
 };
 
 /*
  * Opens dev/port: context, completion channel (non-blocking), PD, CQ, UD QP
- * in RTS, receive slots posted, and the loopback AH. Returns 0, or -errno
- * with *what naming the failing step ("open", "port", "channel", "pd", "mr",
- * "cq", "qp", "post", "gid", "ah").
+ * in RTS, receive slots posted, and the loopback AH. The CQ is an extended
+ * one (ibv_create_cq_ex) with NIC completion timestamps where want_ts and the device reports a
+ * clock (completion_timestamp_mask and hca_core_clock not 0); else a plain one. Returns 0, or
+ * -errno with *what naming the failing step ("open", "port", "channel", "pd", "mr", "cq", "qp",
+ * "post", "gid", "ah").
  */
-int probe_port_open(struct probe_port *p, struct ibv_device *dev, uint8_t port, const char **what);
+int probe_port_open(struct probe_port *p, struct ibv_device *dev, uint8_t port, bool want_ts,
+		    const char **what);
 /* Destroys everything, the cached AHs included. Peers' AHs made with
  * probe_port_peer_ah() must have been destroyed before. */
 void probe_port_close(struct probe_port *p);
@@ -105,6 +113,8 @@ struct probe_port_handler {
 	void (*recv)(void *arg, struct probe_port *p, const struct probe_rx *rx);
 	/* A send completed in error (wr_id as posted, PROBE_WR_* bits kept). */
 	void (*send_error)(void *arg, struct probe_port *p, uint64_t wr_id);
+	/* A probe's send completed at NIC time ts (only when p->hw_ts). */
+	void (*send_done)(void *arg, struct probe_port *p, uint64_t wr_id, uint64_t ts);
 	void *arg;
 };
 
@@ -120,6 +130,9 @@ void probe_port_take_events(struct probe_port *p);
  * "post" (a receive could not be reposted); the owner then closes the port.
  */
 int probe_port_drain(struct probe_port *p, const struct probe_port_handler *h, const char **what);
+
+/* Nanoseconds between two NIC timestamps (wrapping at ts_mask). */
+uint64_t probe_port_ts_delta_ns(const struct probe_port *p, uint64_t from, uint64_t to);
 
 /* Requests a completion event for the next completion; 0 or -errno. After
  * arming, drain once more before sleeping: a completion may have come in

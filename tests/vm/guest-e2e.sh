@@ -347,6 +347,31 @@ NB=$!
 check_value rdma_exporter_collector_success 'collector="netlink"' 1
 check_value rdma_exporter_collector_devices 'collector="netlink"' 1
 
+# The probe collector as nobody: without read-write access to /dev/infiniband/uverbs0
+# the port reports reason="qp", logs once and the exporter goes on; with access the
+# loopback probe works. (UDP 9879 is the root exporter's: this one runs without the
+# discovery sideband and says so in its log.)
+NORM_ROOT=$NORM
+NORM=/tmp/scrape-probe-nobody.norm
+if su nobody -s /bin/sh -c "test -r /dev/infiniband/uverbs0 -a -w /dev/infiniband/uverbs0"; then
+    nb_what="with uverbs access: loopback replies"; nb_key=rdma_probe_replies_total; nb_l=$PL
+else
+    nb_what="without uverbs access: errors{reason=\"qp\"}"; nb_key=rdma_probe_errors_total; nb_l="$PL,reason=\"qp\""
+fi
+nb_v=""
+for _ in $(seq 1 40); do
+    scrape "$OUT/scrape-probe-nobody.txt" "http://$LISTEN_NB/metrics" &&
+        normalize < "$OUT/scrape-probe-nobody.txt" > "$NORM"
+    nb_v=$(value $nb_key "$nb_l" || true)
+    num_gt "$nb_v" 0 && break
+    sleep 0.5
+done
+check "probe as nobody, $nb_what > 0 (got ${nb_v:-<absent>})" num_gt "$nb_v" 0
+check_value rdma_exporter_collector_success 'collector="probe"' 1
+check "probe as nobody: the exporter still serves (sysfs collector success 1)" \
+    num_eq "$(value rdma_exporter_collector_success 'collector="sysfs"')" 1
+NORM=$NORM_ROOT
+
 # The same keys from the rdma tool and from a scrape: "res_qp 133", "qp_RC_RTS 68",
 # "cqs 9", "cqes 133239", "mrs 11", "mrbytes 16785664", "pds 8", "cm_LISTEN_TCP 1".
 cat > /tmp/rdma-snapshot.sh <<'SNAP'

@@ -13,8 +13,8 @@
 #      bad version (malformed), an unsolicited reply (unexpected), a flood of 3000
 #      requests (ratelimit); a garbage UDP datagram to the discovery port (malformed).
 #   4. The targets file: a malformed file keeps the previous targets (reload_success 0,
-#      one error line), the good file comes back (1), SIGHUP re-reads an edit that kept
-#      the file's mtime and size.
+#      one error line), the good file comes back (1), an edit is re-read on its own,
+#      SIGHUP re-reads the unchanged file.
 #   5. A stops its exporter (SIGTERM, status 0): B takes that as the end of the test.
 #
 # Files written to /mnt/host/out/: exporter.log, scrape-*.txt (promtool-checked by
@@ -86,6 +86,11 @@ check "A->B: B was re-resolved: resolve errors while it was down ($base_res -> $
     num_gt "$v" "$base_res"
 check "A->B: 0 <= sent - replies - timeouts <= 1 after the restart ($(counts "$LB"))" \
     in_flight_ok "$LB"
+# 10.0.2.99 has been retried with a doubling backoff all along, not every 1 s round
+el=$(since "$T_START")
+v=$(value rdma_probe_errors_total "$LN,reason=\"resolve\"")
+check "nowhere: resolve retried with backoff (${v:-<absent>} errors in $el s of 1 s rounds, want < half)" \
+    awk -v e="$v" -v t="$el" 'BEGIN { exit !(e != "" && e > 0 && e < t / 2) }'
 note "phase 2 (B stopped and restarted) done at $(since "$T_START") s"
 
 ############################################################################
@@ -198,16 +203,24 @@ wait_value 15 "$OUT/scrape-reload-good.txt" rdma_probe_targets_file_reload_succe
 check_value rdma_probe_targets_file_reload_success "" 1
 check_value rdma_probe_targets "" 2
 
-# SIGHUP: the same mtime and size (padded with blanks), one group fewer
+# An edit is re-read without a signal (a new mtime, ctime and size): one group fewer
 one='[{"targets":["10.0.2.16"],"labels":{"peer":"b"}}]'
-printf '%s%*s\n' "$one" $((${#GOOD} - ${#one})) "" > "$TARGETS"
-touch -d "@$MT" "$TARGETS"
-sleep 2.5
-scrape_and_normalize "$OUT/scrape-reload-same-mtime.txt"
-v=$(value rdma_probe_targets "")
-[ "$v" = 2 ] || note "rdma_probe_targets is ${v:-<absent>} before SIGHUP: the edit that kept mtime and size was seen without it"
+echo "$one" > "$TARGETS"
+bump_mtime
+wait_value 15 "$OUT/scrape-reload-edit.txt" rdma_probe_targets "" eq 1
+check_value rdma_probe_targets "" 1
+check_value rdma_probe_targets_file_reload_success "" 1
+
+# SIGHUP re-reads the file even when nothing changed: one more load logged (the
+# exporter logs every load of the file at info), the same targets
+loads_logged() { grep 'level=info' "$LOG" | grep -c 'targets-file'; }
+nload=$(loads_logged)
 kill -HUP "$EXP"
-wait_value 15 "$OUT/scrape-reload-sighup.txt" rdma_probe_targets "" eq 1
+for _ in $(seq 1 30); do [ "$(loads_logged)" -gt "$nload" ] && break; sleep 0.5; done
+check "SIGHUP re-reads the unchanged targets file (info lines with targets-file: $nload -> $(loads_logged))" \
+    test "$(loads_logged)" = $((nload + 1))
+grep 'level=info' "$LOG" | grep 'targets-file' | tail -1 | sed 's/^/#   /'
+scrape_and_normalize "$OUT/scrape-reload-sighup.txt"
 check_value rdma_probe_targets "" 1
 check_value rdma_probe_targets_file_reload_success "" 1
 check "exporter alive after SIGHUP" kill -0 "$EXP"
