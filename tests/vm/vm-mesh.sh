@@ -60,7 +60,7 @@ for side in a b; do
     cat "$HERE/guest-mesh-lib.sh" "$HERE/guest-mesh-$side.sh" > "$STAGE/guest-mesh-$side.sh"
 done
 
-# Under TCG a run takes about 2 minutes (B's stop and restart, A's backoff); ctest's
+# Under TCG a run takes about 1.5 minutes (B's stop and restart, A's backoff); ctest's
 # TIMEOUT is 900 s.
 export RXEVM_TIMEOUT=${RXEVM_TIMEOUT:-780}
 if [ -n "${VM_OUT_DIR:-}" ]; then
