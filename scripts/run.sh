@@ -6,8 +6,22 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+. scripts/build-config.sh
+
 scripts/install-deps.sh
-cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRDMA_EXPORTER_TESTS=OFF >/dev/null
+configure_run build
 cmake --build build -j"$(nproc)"
-echo "starting build/rdma_exporter $* (metrics at http://localhost:9879/metrics, Ctrl-C stops)"
+# Where the metrics are: the last --web.listen-address given, else :9879.
+addr=:9879
+prev=""
+for a in "$@"; do
+	case $a in
+	--web.listen-address=*) addr=${a#*=} ;;
+	*) [ "$prev" = --web.listen-address ] && addr=$a ;;
+	esac
+	prev=$a
+done
+host=${addr%:*}
+case $host in "" | "0.0.0.0" | "[::]") host=localhost ;; esac
+echo "starting build/rdma_exporter $* (metrics at http://$host:${addr##*:}/metrics, Ctrl-C stops)"
 exec build/rdma_exporter "$@"

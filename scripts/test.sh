@@ -24,18 +24,20 @@ if [ "${RDMA_EXPORTER_SKIP_VM:-0}" = 1 ]; then
 	vm_args=(-LE vm)
 fi
 
+. scripts/build-config.sh
+
 echo "=== build (-Werror)"
-# TESTS=ON explicitly: scripts/run.sh configures the same build dir with tests off.
-cmake -S . -B build -DRDMA_EXPORTER_WERROR=ON -DRDMA_EXPORTER_TESTS=ON >/dev/null
+# Every option given again: scripts/run.sh configures the same build dir without tests.
+configure_test build
 cmake --build build -j"$jobs"
 echo "=== tests"
-(cd build && ctest --output-on-failure "${vm_args[@]}")
+# --no-tests=error: a run that found no test fails instead of passing.
+(cd build && ctest --output-on-failure --no-tests=error "${vm_args[@]}")
 
 echo "=== build (ASan+UBSan, -Werror)"
-cmake -S . -B build-asan -DRDMA_EXPORTER_WERROR=ON -DRDMA_EXPORTER_SANITIZE=ON -DRDMA_EXPORTER_TESTS=ON \
-	-DCMAKE_BUILD_TYPE=Debug >/dev/null
+configure_test build-asan asan
 cmake --build build-asan -j"$jobs"
 echo "=== tests under ASan+UBSan"
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
-	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure "${vm_args[@]}")
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure --no-tests=error "${vm_args[@]}")
 echo "=== all test runs passed"

@@ -137,6 +137,7 @@ enum opt {
 	OPT_LOG_LEVEL,
 	OPT_MAX_CONN,
 	OPT_CONN_TIMEOUT,
+	OPT_WEB_CONFIG,
 };
 
 static const struct {
@@ -153,6 +154,7 @@ static const struct {
 	{"log.level", OPT_LOG_LEVEL},
 	{"web.max-connections", OPT_MAX_CONN},
 	{"web.connection-timeout", OPT_CONN_TIMEOUT},
+	{"web.config.file", OPT_WEB_CONFIG},
 };
 
 static int parse_uint_flag(const char *flag, const char *v, uint64_t min, uint64_t max,
@@ -183,6 +185,10 @@ static int apply_value(struct exporter_config *cfg, enum opt opt, const char *fl
 		if (v[0] != '/' || strchr(v, '?') || strchr(v, '#'))
 			return fail(err, errlen, "--%s: \"%s\" must be a path starting with /",
 				    flag, v);
+		if (strcmp(v, "/") == 0 || strcmp(v, "/healthz") == 0)
+			return fail(err, errlen,
+				    "--%s: \"%s\" is the exporter's %s page; pick another path",
+				    flag, v, v[1] ? "health" : "index");
 		cfg->telemetry_path = v;
 		return 0;
 	case OPT_SYSFS:
@@ -207,6 +213,11 @@ static int apply_value(struct exporter_config *cfg, enum opt opt, const char *fl
 			cfg->rescan_interval_ms = n;
 		return 0;
 	case OPT_INCLUDE:
+		if (!*v)
+			return fail(
+				err, errlen,
+				"--%s: empty regex (leave the flag out to collect every device)",
+				flag);
 		cfg->device_include = v;
 		return 0;
 	case OPT_EXCLUDE:
@@ -228,6 +239,12 @@ static int apply_value(struct exporter_config *cfg, enum opt opt, const char *fl
 			return fail(err, errlen, "--%s: \"%s\" must be a duration from 1s to 1h",
 				    flag, v);
 		cfg->connection_timeout_s = (unsigned)(n / 1000);
+		return 0;
+	case OPT_WEB_CONFIG:
+		/* read (and re-read on SIGHUP) by the daemon, which reports its errors */
+		if (!*v)
+			return fail(err, errlen, "--%s: empty path", flag);
+		cfg->web_config_file = v;
 		return 0;
 	}
 	return fail(err, errlen, "internal error: unhandled flag --%s", flag);
@@ -486,6 +503,8 @@ void config_usage(FILE *out, const char *argv0, const struct config_collector *c
 		"                                   Default \"/metrics\".\n"
 		"      --web.max-connections=N      Concurrent HTTP connections. Default 64.\n"
 		"      --web.connection-timeout=D   Idle HTTP connection timeout. Default 10s.\n"
+		"      --web.config.file=PATH       TLS, basic auth and headers (Prometheus\n"
+		"                                   exporter-toolkit format); re-read on SIGHUP.\n"
 		"      --path.sysfs=PATH            sysfs mount point. Default \"/sys\".\n"
 		"      --poll.interval=D            Time between polls (100ms..24h; 500ms, 5s, "
 		"1m).\n"

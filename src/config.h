@@ -69,6 +69,8 @@ struct exporter_config {
 	int log_level;
 	unsigned max_connections;
 	unsigned connection_timeout_s;
+	/* --web.config.file: TLS, basic auth and headers (webconfig.h); NULL = none */
+	const char *web_config_file;
 	unsigned n_collectors;
 	bool collector_enabled[CONFIG_MAX_COLLECTORS];
 	/* Values of each collector's own flags, defaults when not given. */

@@ -18,6 +18,7 @@
 #include "poller.h"
 #include "sdnotify.h"
 #include "snapshot.h"
+#include "websettings.h"
 
 #define EXIT_BAD_FLAGS 2
 
@@ -44,6 +45,33 @@ static bool sysfs_enabled(const struct exporter_config *cfg)
 	return false;
 }
 
+/*
+ * SIGHUP: a good --web.config.file applies to the next request (users,
+ * headers) and the next connection (TLS); a bad one leaves the one in force.
+ * Turning TLS on or off waits for a restart.
+ */
+static void reload_web_config(struct http_server *http, const char *path)
+{
+	struct web_settings *ws;
+	char err[512];
+
+	if (!path || !http)
+		return;
+	ws = web_settings_load(path, err, sizeof(err));
+	if (!ws) {
+		log_error("web config not reloaded, the previous one stays in force: %s", err);
+		return;
+	}
+	if (!http_server_set_web(http, ws))
+		log_warn("web config reloaded, but it turns TLS %s: restart rdma_exporter to "
+			 "apply that",
+			 ws->wc->tls ? "on" : "off");
+	else
+		log_info("web config reloaded: %u users, %u headers, TLS %s", ws->wc->n_users,
+			 ws->wc->n_headers, ws->wc->tls ? "on (new connections)" : "off");
+	web_settings_unref(ws);
+}
+
 int daemon_main(int argc, char *argv[])
 {
 	struct config_collector cc[CONFIG_MAX_COLLECTORS];
@@ -55,9 +83,11 @@ int daemon_main(int argc, char *argv[])
 	struct netdev_set rdma_netdevs = {0};
 	struct poller_config pc;
 	struct http_config hc;
+	struct web_settings *web = NULL;
 	sigset_t sigs;
 	char err[512];
-	int sysfs_fd = -1, sig, rc = 1;
+	int sysfs_fd = -1, listen_fd, sig, rc = 1;
+	int64_t watchdog_usec;
 
 	for (unsigned i = 0; i < collector_table_len && i < CONFIG_MAX_COLLECTORS; i++) {
 		cc[i].name = collector_table[i]->name;
@@ -81,9 +111,32 @@ int daemon_main(int argc, char *argv[])
 	}
 	log_set_level(cfg.log_level);
 
+	/* systemd: a watchdog that the poll interval cannot feed is a configuration
+	 * error, reported now rather than as a kill loop later. */
+	watchdog_usec = notify_watchdog_usec(err, sizeof(err));
+	if (watchdog_usec < 0 ||
+	    notify_watchdog_check((uint64_t)watchdog_usec, cfg.poll_interval_ms, err, sizeof(err)) <
+		    0) {
+		fprintf(stderr, "rdma_exporter: error: %s\n", err);
+		return EXIT_BAD_FLAGS;
+	}
+	listen_fd = notify_listen_fd(err, sizeof(err));
+	if (listen_fd < 0) {
+		fprintf(stderr, "rdma_exporter: error: %s\n", err);
+		return EXIT_BAD_FLAGS;
+	}
+
+	if (cfg.web_config_file) {
+		web = web_settings_load(cfg.web_config_file, err, sizeof(err));
+		if (!web) {
+			fprintf(stderr, "rdma_exporter: error: --web.config.file: %s\n", err);
+			return EXIT_BAD_FLAGS;
+		}
+	}
 	filter = device_filter_new(cfg.device_include, cfg.device_exclude, err, sizeof(err));
 	if (!filter) {
 		fprintf(stderr, "rdma_exporter: error: %s\n", err);
+		web_settings_unref(web);
 		return EXIT_BAD_FLAGS;
 	}
 	sysfs_fd = open(cfg.sysfs_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -91,6 +144,7 @@ int daemon_main(int argc, char *argv[])
 		fprintf(stderr, "rdma_exporter: error: --path.sysfs: cannot open \"%s\": %s\n",
 			cfg.sysfs_path, strerror(errno));
 		device_filter_free(filter);
+		web_settings_unref(web);
 		return EXIT_BAD_FLAGS;
 	}
 
@@ -146,13 +200,16 @@ int daemon_main(int argc, char *argv[])
 		.max_connections = cfg.max_connections,
 		.connection_timeout_s = cfg.connection_timeout_s,
 		.stale_after_ms = 3 * cfg.poll_interval_ms + 30000,
+		.listen_fd = listen_fd,
+		.web = web,
 	};
 	http = http_server_start(&hc, &slot, err, sizeof(err));
 	if (!http) {
 		log_error("%s", err);
 		goto out;
 	}
-	log_info("listening on %s, metrics at %s", http_server_address(http), cfg.telemetry_path);
+	log_info("listening on %s, metrics at %s%s", http_server_address(http), cfg.telemetry_path,
+		 web && web->wc->tls ? " (TLS)" : "");
 	if (poller_start(poller) < 0) {
 		log_error("cannot start the poller thread");
 		goto out;
@@ -165,6 +222,7 @@ int daemon_main(int argc, char *argv[])
 		if (sig == SIGHUP) {
 			log_info("SIGHUP: re-scanning devices and reopening counter files");
 			poller_request_reload(poller);
+			reload_web_config(http, cfg.web_config_file);
 			continue;
 		}
 		log_info("received %s, shutting down", sig == SIGTERM ? "SIGTERM" : "SIGINT");
@@ -178,6 +236,7 @@ out:
 	netdev_set_free(&rdma_netdevs);
 	snapshot_slot_destroy(&slot);
 	device_filter_free(filter);
+	web_settings_unref(web);
 	if (sysfs_fd >= 0)
 		close(sysfs_fd);
 	return rc;

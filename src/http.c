@@ -3,9 +3,11 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <gnutls/gnutls.h>
 #include <microhttpd.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,8 +17,10 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "clock.h"
 #include "config.h"
 #include "log.h"
+#include "webauth.h"
 
 #define CONTENT_TYPE_METRICS "text/plain; version=0.0.4; charset=utf-8"
 
@@ -27,6 +31,12 @@ struct http_server {
 	char *landing;
 	size_t landing_len;
 	char address[300];
+	/* --web.config.file: the settings in force (swapped on SIGHUP under
+	 * web_lock), those TLS was set up with at start, and the auth cache */
+	pthread_mutex_t web_lock;
+	struct web_settings *web;
+	struct web_settings *tls_web;
+	struct webauth *auth;
 };
 
 enum http_route http_route(const char *method, const char *url, const char *telemetry_path)
@@ -100,21 +110,32 @@ bool http_accepts_gzip(const char *ae)
 	return star;
 }
 
-static enum MHD_Result queue_static(struct MHD_Connection *c, unsigned status, const char *body,
-				    const char *content_type, const char *allow)
+/* Queues r with the headers of the web configuration (wc may be NULL), and drops r. */
+static enum MHD_Result queue(const struct webconfig *wc, struct MHD_Connection *c, unsigned status,
+			     struct MHD_Response *r)
+{
+	enum MHD_Result ret;
+
+	for (unsigned i = 0; wc && i < wc->n_headers; i++)
+		MHD_add_response_header(r, wc->headers[i].name, wc->headers[i].value);
+	ret = MHD_queue_response(c, status, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+static enum MHD_Result queue_static(const struct webconfig *wc, struct MHD_Connection *c,
+				    unsigned status, const char *body, const char *content_type,
+				    const char *allow)
 {
 	struct MHD_Response *r =
 		MHD_create_response_from_buffer(strlen(body), (void *)body, MHD_RESPMEM_PERSISTENT);
-	enum MHD_Result ret;
 
 	if (!r)
 		return MHD_NO;
 	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, content_type);
 	if (allow)
 		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, allow);
-	ret = MHD_queue_response(c, status, r);
-	MHD_destroy_response(r);
-	return ret;
+	return queue(wc, c, status, r);
 }
 
 static void unref_cb(void *cls)
@@ -122,7 +143,8 @@ static void unref_cb(void *cls)
 	snapshot_unref(cls);
 }
 
-static enum MHD_Result serve_metrics(struct http_server *srv, struct MHD_Connection *c)
+static enum MHD_Result serve_metrics(struct http_server *srv, const struct webconfig *wc,
+				     struct MHD_Connection *c)
 {
 	const char *ae =
 		MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT_ENCODING);
@@ -130,12 +152,12 @@ static enum MHD_Result serve_metrics(struct http_server *srv, struct MHD_Connect
 	struct MHD_Response *r;
 	const char *body = NULL;
 	bool gz = false;
-	enum MHD_Result ret;
 	size_t len = 0;
 
 	if (!s)
-		return queue_static(c, MHD_HTTP_SERVICE_UNAVAILABLE, "no poll has completed yet\n",
-				    "text/plain; charset=utf-8", NULL);
+		return queue_static(wc, c, MHD_HTTP_SERVICE_UNAVAILABLE,
+				    "no poll has completed yet\n", "text/plain; charset=utf-8",
+				    NULL);
 	if (http_accepts_gzip(ae)) {
 		body = snapshot_gzip(s, &len);
 		gz = body != NULL;
@@ -152,22 +174,103 @@ static enum MHD_Result serve_metrics(struct http_server *srv, struct MHD_Connect
 	MHD_add_response_header(r, MHD_HTTP_HEADER_VARY, MHD_HTTP_HEADER_ACCEPT_ENCODING);
 	if (gz)
 		MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_ENCODING, "gzip");
-	ret = MHD_queue_response(c, MHD_HTTP_OK, r);
-	MHD_destroy_response(r);
-	return ret;
+	return queue(wc, c, MHD_HTTP_OK, r);
 }
 
-static enum MHD_Result serve_health(struct http_server *srv, struct MHD_Connection *c)
+static enum MHD_Result serve_health(struct http_server *srv, const struct webconfig *wc,
+				    struct MHD_Connection *c)
 {
 	struct snapshot *s = snapshot_slot_get(srv->slot);
 	bool fresh = s && snapshot_age_ms(s) <= srv->cfg.stale_after_ms;
 
 	snapshot_unref(s);
 	if (fresh)
-		return queue_static(c, MHD_HTTP_OK, "ok\n", "text/plain; charset=utf-8", NULL);
-	return queue_static(c, MHD_HTTP_SERVICE_UNAVAILABLE,
+		return queue_static(wc, c, MHD_HTTP_OK, "ok\n", "text/plain; charset=utf-8", NULL);
+	return queue_static(wc, c, MHD_HTTP_SERVICE_UNAVAILABLE,
 			    "stale: the poller has not published a snapshot recently\n",
 			    "text/plain; charset=utf-8", NULL);
+}
+
+static enum MHD_Result route(struct http_server *srv, const struct webconfig *wc,
+			     struct MHD_Connection *c, const char *url, const char *method)
+{
+	switch (http_route(method, url, srv->cfg.telemetry_path)) {
+	case HTTP_ROUTE_METRICS:
+		return serve_metrics(srv, wc, c);
+	case HTTP_ROUTE_LANDING: {
+		struct MHD_Response *r = MHD_create_response_from_buffer(
+			srv->landing_len, srv->landing, MHD_RESPMEM_PERSISTENT);
+
+		if (!r)
+			return MHD_NO;
+		MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
+					"text/html; charset=utf-8");
+		return queue(wc, c, MHD_HTTP_OK, r);
+	}
+	case HTTP_ROUTE_HEALTH:
+		return serve_health(srv, wc, c);
+	case HTTP_ROUTE_METHOD_NOT_ALLOWED:
+		return queue_static(wc, c, MHD_HTTP_METHOD_NOT_ALLOWED, "method not allowed\n",
+				    "text/plain; charset=utf-8", "GET, HEAD");
+	case HTTP_ROUTE_NOT_FOUND:
+		break;
+	}
+	return queue_static(wc, c, MHD_HTTP_NOT_FOUND, "not found\n", "text/plain; charset=utf-8",
+			    NULL);
+}
+
+/* Basic auth when the web configuration has users: every path, as the toolkit does. */
+static bool authorized(struct http_server *srv, const struct webconfig *wc,
+		       struct MHD_Connection *c)
+{
+	const char *h;
+	char user[256], pass[256];
+	bool ok, cached;
+
+	if (!wc || wc->n_users == 0)
+		return true;
+	h = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
+	if (webauth_parse_basic(h, user, sizeof(user), pass, sizeof(pass)) < 0)
+		return false;
+	ok = webauth_check(srv->auth, wc, user, pass, clock_mono_ms(), &cached);
+	explicit_bzero(pass, sizeof(pass));
+	if (!cached)
+		log_debug("http: basic auth checked with bcrypt ok=%d (cached for %ds)", ok,
+			  WEBAUTH_CACHE_TTL_MS / 1000);
+	return ok;
+}
+
+/*
+ * The handshake enforces client_auth_type (notify_connection); checked again
+ * here so that no request is served if a session escaped that policy.
+ */
+static bool client_cert_ok(const struct http_server *srv, struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo *info;
+	const struct web_settings *ws;
+	const gnutls_datum_t *peers;
+	enum webconfig_client_auth a;
+	unsigned n = 0, status = 0;
+
+	if (!srv->tls_web)
+		return true;
+	/* the policy this connection's handshake ran under */
+	info = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	ws = info ? info->socket_context : NULL;
+	if (!ws)
+		return false;
+	a = ws->wc->client_auth;
+	if (a == WEBCONFIG_NO_CLIENT_CERT || a == WEBCONFIG_REQUEST_CLIENT_CERT)
+		return true;
+	info = MHD_get_connection_info(c, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+	if (!info || !info->tls_session)
+		return false;
+	peers = gnutls_certificate_get_peers(info->tls_session, &n);
+	if (!peers || n == 0)
+		return a == WEBCONFIG_VERIFY_CLIENT_CERT_IF_GIVEN;
+	if (a == WEBCONFIG_REQUIRE_ANY_CLIENT_CERT)
+		return true;
+	return gnutls_certificate_verify_peers2(info->tls_session, &status) == 0 && status == 0;
 }
 
 static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url,
@@ -175,33 +278,34 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 			      size_t *upload_data_size, void **req_cls)
 {
 	struct http_server *srv = cls;
+	struct web_settings *ws;
+	enum MHD_Result ret;
 
-	switch (http_route(method, url, srv->cfg.telemetry_path)) {
-	case HTTP_ROUTE_METRICS:
-		return serve_metrics(srv, c);
-	case HTTP_ROUTE_LANDING: {
+	/* the settings in force when the request came, even if SIGHUP swaps them */
+	pthread_mutex_lock(&srv->web_lock);
+	ws = web_settings_ref(srv->web);
+	pthread_mutex_unlock(&srv->web_lock);
+	if (!client_cert_ok(srv, c)) {
+		ret = queue_static(ws ? ws->wc : NULL, c, MHD_HTTP_FORBIDDEN,
+				   "a valid client certificate is required\n",
+				   "text/plain; charset=utf-8", NULL);
+	} else if (authorized(srv, ws ? ws->wc : NULL, c)) {
+		ret = route(srv, ws ? ws->wc : NULL, c, url, method);
+	} else {
 		struct MHD_Response *r = MHD_create_response_from_buffer(
-			srv->landing_len, srv->landing, MHD_RESPMEM_PERSISTENT);
-		enum MHD_Result ret;
+			strlen("unauthorized\n"), (void *)"unauthorized\n", MHD_RESPMEM_PERSISTENT);
 
-		if (!r)
-			return MHD_NO;
-		MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
-					"text/html; charset=utf-8");
-		ret = MHD_queue_response(c, MHD_HTTP_OK, r);
-		MHD_destroy_response(r);
-		return ret;
+		ret = MHD_NO;
+		if (r) {
+			MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
+						"text/plain; charset=utf-8");
+			MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
+						"Basic realm=\"" WEBAUTH_REALM "\"");
+			ret = queue(ws->wc, c, MHD_HTTP_UNAUTHORIZED, r);
+		}
 	}
-	case HTTP_ROUTE_HEALTH:
-		return serve_health(srv, c);
-	case HTTP_ROUTE_METHOD_NOT_ALLOWED:
-		return queue_static(c, MHD_HTTP_METHOD_NOT_ALLOWED, "method not allowed\n",
-				    "text/plain; charset=utf-8", "GET, HEAD");
-	case HTTP_ROUTE_NOT_FOUND:
-		break;
-	}
-	return queue_static(c, MHD_HTTP_NOT_FOUND, "not found\n", "text/plain; charset=utf-8",
-			    NULL);
+	web_settings_unref(ws);
+	return ret;
 }
 
 static void mhd_log(void *cls, const char *fmt, va_list ap)
@@ -254,14 +358,28 @@ static int make_landing(struct http_server *srv)
 	return 0;
 }
 
+/* "host:port" of a listening socket for logs, else fallback. */
+static void name_listener(int fd, const char *fallback, char *bound, size_t boundlen)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+	char hbuf[NI_MAXHOST], pbuf[NI_MAXSERV];
+
+	if (getsockname(fd, (struct sockaddr *)&ss, &sl) == 0 &&
+	    getnameinfo((struct sockaddr *)&ss, sl, hbuf, sizeof(hbuf), pbuf, sizeof(pbuf),
+			NI_NUMERICHOST | NI_NUMERICSERV) == 0)
+		snprintf(bound, boundlen, ss.ss_family == AF_INET6 ? "[%s]:%s" : "%s:%s", hbuf,
+			 pbuf);
+	else
+		snprintf(bound, boundlen, "%s", fallback);
+}
+
 /* Resolves and binds the listening socket ourselves, to report clear errors. */
 static int open_listener(const char *address, char *bound, size_t boundlen, char *err,
 			 size_t errlen)
 {
 	struct addrinfo hints = {0}, *res = NULL;
-	struct sockaddr_storage ss;
-	socklen_t sl = sizeof(ss);
-	char host[256], portstr[8], hbuf[NI_MAXHOST], pbuf[NI_MAXSERV];
+	char host[256], portstr[8];
 	uint16_t port;
 	int fd = -1, one = 1, zero = 0, r;
 
@@ -304,14 +422,124 @@ static int open_listener(const char *address, char *bound, size_t boundlen, char
 		snprintf(err, errlen, "cannot listen on %s: %s", address, strerror(r));
 		return -r;
 	}
-	if (getsockname(fd, (struct sockaddr *)&ss, &sl) == 0 &&
-	    getnameinfo((struct sockaddr *)&ss, sl, hbuf, sizeof(hbuf), pbuf, sizeof(pbuf),
-			NI_NUMERICHOST | NI_NUMERICSERV) == 0)
-		snprintf(bound, boundlen, ss.ss_family == AF_INET6 ? "[%s]:%s" : "%s:%s", hbuf,
-			 pbuf);
-	else
-		snprintf(bound, boundlen, "%s", address);
+	name_listener(fd, address, bound, boundlen);
 	return fd;
+}
+
+/*
+ * Handshake check of VerifyClientCertIfGiven and RequireAndVerifyClientCert:
+ * a certificate sent must chain to the client CA; none is for the request
+ * mode (REQUEST or REQUIRE) to judge.
+ */
+static int verify_client_cert(gnutls_session_t s)
+{
+	unsigned n = 0, status = 0;
+
+	if (!gnutls_certificate_get_peers(s, &n) || n == 0)
+		return 0;
+	if (gnutls_certificate_verify_peers2(s, &status) < 0 || status != 0)
+		return GNUTLS_E_CERTIFICATE_VERIFICATION_ERROR;
+	return 0;
+}
+
+/*
+ * Each new TLS session gets the TLS settings in force now (certificate, key,
+ * client CA, versions: a SIGHUP changes them for the next connections) and
+ * the client certificate policy of client_auth_type. The connection keeps a
+ * reference to those settings until it closes: GnuTLS uses the credentials
+ * for the whole session.
+ */
+static void notify_connection(void *cls, struct MHD_Connection *c, void **socket_context,
+			      enum MHD_ConnectionNotificationCode toe)
+{
+	struct http_server *srv = cls;
+	const union MHD_ConnectionInfo *info;
+	struct web_settings *ws;
+	gnutls_session_t s;
+
+	if (toe == MHD_CONNECTION_NOTIFY_CLOSED) {
+		web_settings_unref(*socket_context);
+		*socket_context = NULL;
+		return;
+	}
+	if (toe != MHD_CONNECTION_NOTIFY_STARTED || !srv->tls_web)
+		return;
+	info = MHD_get_connection_info(c, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+	if (!info || !info->tls_session)
+		return;
+	s = info->tls_session;
+	pthread_mutex_lock(&srv->web_lock);
+	ws = web_settings_ref(srv->web);
+	pthread_mutex_unlock(&srv->web_lock);
+	/* a reload without TLS cannot turn the listener into plain HTTP: the
+	 * settings of the start serve until a restart */
+	if (!ws || !ws->wc->tls) {
+		web_settings_unref(ws);
+		ws = web_settings_ref(srv->tls_web);
+	}
+	*socket_context = ws;
+	gnutls_credentials_set(s, GNUTLS_CRD_CERTIFICATE, ws->cred);
+	gnutls_priority_set(s, ws->prio);
+	switch (ws->wc->client_auth) {
+	case WEBCONFIG_NO_CLIENT_CERT:
+		gnutls_certificate_server_set_request(s, GNUTLS_CERT_IGNORE);
+		break;
+	case WEBCONFIG_REQUEST_CLIENT_CERT:
+		gnutls_certificate_server_set_request(s, GNUTLS_CERT_REQUEST);
+		break;
+	case WEBCONFIG_REQUIRE_ANY_CLIENT_CERT:
+		gnutls_certificate_server_set_request(s, GNUTLS_CERT_REQUIRE);
+		break;
+	case WEBCONFIG_VERIFY_CLIENT_CERT_IF_GIVEN:
+		gnutls_certificate_server_set_request(s, GNUTLS_CERT_REQUEST);
+		gnutls_session_set_verify_function(s, verify_client_cert);
+		break;
+	case WEBCONFIG_REQUIRE_AND_VERIFY_CLIENT_CERT:
+		gnutls_certificate_server_set_request(s, GNUTLS_CERT_REQUIRE);
+		gnutls_session_set_verify_function(s, verify_client_cert);
+		break;
+	}
+}
+
+/* Starts MHD on fd, with TLS when the web configuration asks for it. */
+static struct MHD_Daemon *start_mhd(struct http_server *srv, int fd, char *err, size_t errlen)
+{
+	const struct http_config *cfg = &srv->cfg;
+	const struct web_settings *tls = srv->tls_web;
+	struct MHD_OptionItem tls_opts[5];
+	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG, n = 0;
+	struct MHD_Daemon *d;
+
+	if (tls) {
+		if (MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
+			snprintf(err, errlen, "this libmicrohttpd is built without TLS support");
+			return NULL;
+		}
+		/* what MHD needs to start; each session then gets the settings in
+		 * force when it begins (notify_connection) */
+		flags |= MHD_USE_TLS;
+		tls_opts[n++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_KEY, 0, tls->key_pem};
+		tls_opts[n++] =
+			(struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_CERT, 0, tls->cert_pem};
+		if (tls->ca_pem)
+			tls_opts[n++] =
+				(struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_TRUST, 0, tls->ca_pem};
+		tls_opts[n++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_PRIORITIES, 0,
+							(void *)tls->priorities};
+	}
+	tls_opts[n] = (struct MHD_OptionItem){MHD_OPTION_END, 0, NULL};
+	d = MHD_start_daemon(flags, 0, NULL, NULL,
+			     /* the logger first, so that option errors are logged through it too */
+			     handle, srv, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
+			     MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_CONNECTION_LIMIT,
+			     cfg->max_connections, MHD_OPTION_CONNECTION_TIMEOUT,
+			     cfg->connection_timeout_s, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+			     (size_t)(64 * 1024), MHD_OPTION_NOTIFY_CONNECTION, notify_connection,
+			     srv, MHD_OPTION_ARRAY, tls_opts, MHD_OPTION_END);
+	if (!d)
+		snprintf(err, errlen, "cannot start the HTTP%s server on %s", tls ? "S" : "",
+			 srv->address);
+	return d;
 }
 
 struct http_server *http_server_start(const struct http_config *cfg, struct snapshot_slot *slot,
@@ -326,28 +554,40 @@ struct http_server *http_server_start(const struct http_config *cfg, struct snap
 	}
 	srv->cfg = *cfg;
 	srv->slot = slot;
+	pthread_mutex_init(&srv->web_lock, NULL);
+	srv->web = web_settings_ref(cfg->web);
+	if (cfg->web && cfg->web->wc->tls)
+		srv->tls_web = web_settings_ref(cfg->web);
+	srv->auth = webauth_new();
+	if (!srv->auth) {
+		snprintf(err, errlen, "cannot set up basic auth: out of memory or no random bytes");
+		goto fail;
+	}
 	if (make_landing(srv) < 0) {
 		snprintf(err, errlen, "out of memory");
 		goto fail;
 	}
-	fd = open_listener(cfg->listen_address, srv->address, sizeof(srv->address), err, errlen);
+	if (cfg->listen_fd > 0) {
+		fd = cfg->listen_fd;
+		name_listener(fd, "the socket systemd passed", srv->address, sizeof(srv->address));
+	} else {
+		fd = open_listener(cfg->listen_address, srv->address, sizeof(srv->address), err,
+				   errlen);
+	}
 	if (fd < 0)
 		goto fail;
-	srv->mhd = MHD_start_daemon(
-		MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG, 0, NULL, NULL,
-		/* the logger first, so that option errors are logged through it too */
-		handle, srv, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL, MHD_OPTION_LISTEN_SOCKET,
-		fd, MHD_OPTION_CONNECTION_LIMIT, cfg->max_connections,
-		MHD_OPTION_CONNECTION_TIMEOUT, cfg->connection_timeout_s,
-		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(64 * 1024), MHD_OPTION_END);
+	srv->mhd = start_mhd(srv, fd, err, errlen);
 	if (!srv->mhd) {
 		close(fd);
-		snprintf(err, errlen, "cannot start the HTTP server on %s", srv->address);
 		goto fail;
 	}
 	return srv;
 fail:
 	free(srv->landing);
+	webauth_free(srv->auth);
+	web_settings_unref(srv->web);
+	web_settings_unref(srv->tls_web);
+	pthread_mutex_destroy(&srv->web_lock);
 	free(srv);
 	return NULL;
 }
@@ -360,7 +600,26 @@ void http_server_stop(struct http_server *srv)
 	if (srv->mhd)
 		MHD_stop_daemon(srv->mhd);
 	free(srv->landing);
+	webauth_free(srv->auth);
+	web_settings_unref(srv->web);
+	web_settings_unref(srv->tls_web);
+	pthread_mutex_destroy(&srv->web_lock);
 	free(srv);
+}
+
+bool http_server_set_web(struct http_server *srv, struct web_settings *ws)
+{
+	struct web_settings *old;
+
+	pthread_mutex_lock(&srv->web_lock);
+	old = srv->web;
+	srv->web = web_settings_ref(ws);
+	pthread_mutex_unlock(&srv->web_lock);
+	web_settings_unref(old);
+	/* results cached for the old users must not answer for the new ones */
+	webauth_clear(srv->auth);
+	/* TLS on or off is the listener's nature; the rest applies to new connections */
+	return !srv->tls_web == !(ws && ws->wc->tls);
 }
 
 const char *http_server_address(const struct http_server *srv)

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "snapshot.h"
+#include "websettings.h"
 
 struct http_config {
 	const char *listen_address; /* HOST:PORT, :PORT, [V6]:PORT */
@@ -21,6 +22,17 @@ struct http_config {
 	unsigned connection_timeout_s;
 	/* /healthz turns 503 when the newest snapshot is older than this */
 	uint64_t stale_after_ms;
+	/*
+	 * > 0: an already listening socket (systemd socket activation) served
+	 * instead of binding listen_address; the server owns it from then on.
+	 * 0: bind listen_address (passed sockets start at fd 3, never 0).
+	 */
+	int listen_fd;
+	/*
+	 * --web.config.file (TLS, basic auth, headers); NULL: plain HTTP, no
+	 * auth. The server takes a reference of its own.
+	 */
+	struct web_settings *web;
 };
 
 struct http_server;
@@ -31,6 +43,14 @@ struct http_server *http_server_start(const struct http_config *cfg, struct snap
 void http_server_stop(struct http_server *srv);
 /* The address actually bound, "host:port", for logs. */
 const char *http_server_address(const struct http_server *srv);
+/*
+ * Installs reloaded web settings (takes a reference): users and headers
+ * apply to the next request, TLS settings (certificate, key, client CA,
+ * client auth, versions) to the next connection. Whether the port speaks
+ * TLS at all is fixed at start: returns false when ws would turn TLS on or
+ * off (the server keeps its TLS, or its plain HTTP, until a restart).
+ */
+bool http_server_set_web(struct http_server *srv, struct web_settings *ws);
 
 /* Pure request logic, exposed for tests. */
 enum http_route {

@@ -1,7 +1,29 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "sdnotify.h"
 
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+
+/* A STATUS= line is one short sentence; longer text is cut. */
+#define STATUS_MAX 256
+
+int notify_watchdog_check(uint64_t watchdog_usec, uint64_t poll_interval_ms, char *err,
+			  size_t errlen)
+{
+	if (watchdog_usec == 0 || watchdog_usec / 2 >= poll_interval_ms * 1000)
+		return 0;
+	snprintf(
+		err, errlen,
+		"--poll.interval=%llums is too long for the systemd watchdog (WatchdogSec=%llums): "
+		"the poller pings once per poll, so WatchdogSec= must be at least twice the poll "
+		"interval; raise WatchdogSec= or shorten --poll.interval",
+		(unsigned long long)poll_interval_ms, (unsigned long long)(watchdog_usec / 1000));
+	return -ERANGE;
+}
+
 #ifdef HAVE_LIBSYSTEMD
+#include <sys/socket.h>
 #include <systemd/sd-daemon.h>
 
 void notify_ready(void)
@@ -23,6 +45,55 @@ void notify_watchdog(void)
 {
 	sd_notify(0, "WATCHDOG=1");
 }
+
+void notify_status(const char *fmt, ...)
+{
+	char msg[STATUS_MAX];
+	va_list ap;
+	int n;
+
+	n = snprintf(msg, sizeof(msg), "STATUS=");
+	va_start(ap, fmt);
+	vsnprintf(msg + n, sizeof(msg) - (size_t)n, fmt, ap);
+	va_end(ap);
+	sd_notify(0, msg);
+}
+
+int notify_listen_fd(char *err, size_t errlen)
+{
+	/* 1: unset LISTEN_FDS and LISTEN_PID so that no child inherits them */
+	int n = sd_listen_fds(1);
+
+	if (n <= 0)
+		return 0;
+	if (n > 1) {
+		snprintf(err, errlen,
+			 "socket activation passed %d sockets; rdma_exporter serves one (one "
+			 "ListenStream= in the .socket unit)",
+			 n);
+		return -EINVAL;
+	}
+	if (sd_is_socket(SD_LISTEN_FDS_START, AF_UNSPEC, SOCK_STREAM, 1) <= 0) {
+		snprintf(err, errlen,
+			 "socket activation passed an fd that is not a listening stream socket");
+		return -EINVAL;
+	}
+	return SD_LISTEN_FDS_START;
+}
+
+int64_t notify_watchdog_usec(char *err, size_t errlen)
+{
+	uint64_t usec = 0;
+	int r = sd_watchdog_enabled(0, &usec);
+
+	if (r < 0) {
+		snprintf(err, errlen, "invalid WATCHDOG_USEC or WATCHDOG_PID in the environment");
+		return -EINVAL;
+	}
+	if (r == 0 || usec > INT64_MAX)
+		return 0;
+	return (int64_t)usec;
+}
 #else
 void notify_ready(void)
 {
@@ -38,5 +109,19 @@ void notify_stopping(void)
 
 void notify_watchdog(void)
 {
+}
+
+void notify_status(const char *fmt, ...)
+{
+}
+
+int notify_listen_fd(char *err, size_t errlen)
+{
+	return 0;
+}
+
+int64_t notify_watchdog_usec(char *err, size_t errlen)
+{
+	return 0;
 }
 #endif

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "selfstats.h"
+#include "fileio.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -71,11 +72,11 @@ int proc_btime_parse(const char *text, size_t len, uint64_t *btime)
 
 static ssize_t read_small(const char *path, char *buf, size_t size)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open_regular_at(AT_FDCWD, path);
 	ssize_t n;
 
 	if (fd < 0)
-		return -errno;
+		return fd;
 	n = read(fd, buf, size - 1);
 	if (n < 0)
 		n = -errno;

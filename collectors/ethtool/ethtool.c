@@ -9,6 +9,7 @@
  */
 #include "ethtool.h"
 #include "clock.h"
+#include "fileio.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -225,7 +226,7 @@ static int scan_rdma_netdevs(struct ethtool_state *st, struct netdev_set *out)
 
 				if (ne->d_name[0] == '.')
 					continue;
-				f = openat(nfd, ne->d_name, O_RDONLY | O_CLOEXEC);
+				f = open_regular_at(nfd, ne->d_name);
 				if (f < 0)
 					continue;
 				n = read(f, buf, sizeof(buf) - 1);

@@ -10,6 +10,7 @@
  */
 #include "netlink.h"
 #include "clock.h"
+#include "fileio.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -567,9 +568,9 @@ static int read_comm(uint32_t pid, char *comm, size_t size, void *data)
 	int fd;
 
 	snprintf(path, sizeof(path), "%s/%u/comm", st->proc_root, pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open_regular_at(AT_FDCWD, path);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	n = read(fd, comm, size - 1);
 	close(fd);
 	if (n <= 0)

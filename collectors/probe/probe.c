@@ -15,6 +15,7 @@
  */
 #include "probe.h"
 #include "clock.h"
+#include "fileio.h"
 
 #include <arpa/inet.h>
 #include <dirent.h>
@@ -409,7 +410,7 @@ static int sysfs_active_ports(int sysfs_fd, const char *dev, uint8_t *ports, int
 		if (e->d_name[0] < '1' || e->d_name[0] > '9' || *end || port > 255)
 			continue;
 		snprintf(path, sizeof(path), "%s/state", e->d_name);
-		sf = openat(dirfd(d), path, O_RDONLY | O_CLOEXEC);
+		sf = open_regular_at(dirfd(d), path);
 		if (sf < 0)
 			continue;
 		r = read(sf, state, sizeof(state) - 1);
@@ -593,12 +594,12 @@ static size_t remote_peers(const struct probe_state *st)
 
 static int read_file(const char *path, char **out, size_t *len)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open_regular_at(AT_FDCWD, path);
 	size_t cap = 65536, n = 0;
 	char *b = NULL;
 
 	if (fd < 0)
-		return -errno;
+		return fd;
 	for (;;) {
 		ssize_t r;
 

@@ -159,8 +159,21 @@ static int read_value(struct sysfs_state *st, struct sysfs_device *dev, const ch
 		if (r == 0)
 			return 0;
 		stats->read_errors++;
-		log_skip(st, dev->name, port, f->path,
-			 r == -ENODATA ? "no value (N/A, no PMA)" : "unparsable content", r);
+		if (r == -ENODATA) {
+			/* "N/A (no PMA)": normal for iWARP devices, for every counter
+			 * file: said once per device at info, not once per file. */
+			if (!dev->no_pma_logged)
+				log_info(
+					"sysfs: device=%s: counters read \"N/A (no PMA)\" (no "
+					"Performance Management Agent, normal for iWARP); they are "
+					"skipped and counted in read_errors_total",
+					dev->name);
+			dev->no_pma_logged = true;
+			log_debug("sysfs: skipping value: device=%s port=%s file=%s: N/A",
+				  dev->name, port ? port : "-", f->path);
+			return r;
+		}
+		log_skip(st, dev->name, port, f->path, "unparsable content", r);
 		return r;
 	}
 	stats->read_errors++;

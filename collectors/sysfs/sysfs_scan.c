@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "sysfs_scan.h"
+#include "fileio.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -200,9 +201,9 @@ static int read_small_at(int root, const char *path, char *buf, size_t size)
 	size_t len = 0;
 	int fd, r = 0;
 
-	fd = openat(root, path, O_RDONLY | O_CLOEXEC);
+	fd = open_regular_at(root, path);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	while (len < size - 1) {
 		ssize_t n = read(fd, buf + len, size - 1 - len);
 
@@ -297,7 +298,7 @@ static int file_init(int root, struct sysfs_file *f, const char *path, struct sy
 	f->path = strdup(path);
 	if (!f->path)
 		return -ENOMEM;
-	fd = openat(root, path, O_RDONLY | O_CLOEXEC);
+	fd = open_regular_at(root, path);
 	if (fd >= dev->fd_limit) {
 		close(fd);
 		f->reopen_each = true;
@@ -308,7 +309,7 @@ static int file_init(int root, struct sysfs_file *f, const char *path, struct sy
 		f->fd = fd;
 		return 0;
 	}
-	switch (errno) {
+	switch (-fd) {
 	case EMFILE:
 	case ENFILE:
 		f->reopen_each = true;
@@ -343,9 +344,9 @@ int sysfs_file_read(int root, struct sysfs_file *f, char *buf, size_t size)
 		return -EINVAL;
 	fd = f->fd;
 	if (fd < 0) {
-		fd = openat(root, f->path, O_RDONLY | O_CLOEXEC);
+		fd = open_regular_at(root, f->path);
 		if (fd < 0)
-			return -errno;
+			return fd;
 	}
 	do {
 		n = pread(fd, buf, size - 1, 0);

@@ -81,6 +81,7 @@ struct sysfs_device {
 	/* Set by the collector when reads fail with ENODEV/ENOENT (device gone,
 	 * or removed and re-added under the same name): re-scan it next poll. */
 	bool recheck;
+	bool no_pma_logged; /* "N/A (no PMA)" counters said once */
 };
 
 /*

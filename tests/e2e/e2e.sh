@@ -121,6 +121,17 @@ if start_exporter --path.sysfs="$FIXTURES/sysfs/mlx5-roce" --collector.device-ex
 	stop_exporter
 fi
 
+# --- an iWARP device without a PMA (i40iw0: every counter reads "N/A (no PMA)"): said
+# once at info for the device, never a warning per file, over several polls
+if start_exporter --path.sysfs="$FIXTURES/sysfs/node-exporter-mixed" --poll.interval=100ms \
+	--no-collector.netlink --no-collector.ethtool --no-collector.probe; then
+	sleep 0.5
+	stop_exporter
+	check "N/A (no PMA): logged once at info for i40iw0" \
+		bash -c "test \$(grep -c 'level=info.*device=i40iw0: counters read' '$TMP/log') -eq 1"
+	check "N/A (no PMA): no warning per file" bash -c "! grep -q 'level=warn.*i40iw0.*N/A' '$TMP/log'"
+fi
+
 # --- a machine with no RDMA at all: self metrics, zero devices, success 1
 mkdir -p "$TMP/empty-sys/class"
 if start_exporter --path.sysfs="$TMP/empty-sys" --poll.interval=100ms; then

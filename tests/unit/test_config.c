@@ -103,6 +103,7 @@ static void test_defaults(void **state)
 	assert_int_equal(cfg.poll_interval_ms, 5000);
 	assert_null(cfg.device_include);
 	assert_null(cfg.device_exclude);
+	assert_null(cfg.web_config_file);
 	assert_int_equal(cfg.log_level, LOG_INFO);
 	assert_true(cfg.collector_enabled[0]);
 	assert_false(cfg.collector_enabled[1]);
@@ -117,7 +118,8 @@ static void test_values(void **state)
 			       "--collector.device-include=mlx5_.*", "--collector.device-exclude",
 			       "mlx5_1", "--log.level=debug", "--no-collector.sysfs",
 			       "--collector.probe", "--collector.sysfs.rescan-interval=2m",
-			       "--web.max-connections=8", "--web.connection-timeout=30s"),
+			       "--web.max-connections=8", "--web.connection-timeout=30s",
+			       "--web.config.file", "/etc/rdma_exporter/web.yml"),
 			 0);
 	assert_string_equal(cfg.listen_address, "127.0.0.1:9100");
 	assert_string_equal(cfg.telemetry_path, "/m");
@@ -131,6 +133,7 @@ static void test_values(void **state)
 	assert_true(cfg.collector_enabled[1]);
 	assert_int_equal(cfg.max_connections, 8);
 	assert_int_equal(cfg.connection_timeout_s, 30);
+	assert_string_equal(cfg.web_config_file, "/etc/rdma_exporter/web.yml");
 }
 
 static void test_disable_defaults(void **state)
@@ -189,6 +192,8 @@ static void test_errors(void **state)
 	expect_error(PARSE(&cfg, "--web.max-connections=0"), "whole number");
 	expect_error(PARSE(&cfg, "--web.connection-timeout=100ms"), "1s to 1h");
 	expect_error(PARSE(&cfg, "--path.sysfs="), "empty path");
+	expect_error(PARSE(&cfg, "--web.config.file="), "--web.config.file: empty path");
+	expect_error(PARSE(&cfg, "--web.config.file"), "needs a value");
 }
 
 static void test_collector_flags(void **state)
@@ -223,6 +228,12 @@ static void test_collector_flags(void **state)
 	expect_error(PARSE(&cfg, "--collector.probe.peers=("),
 		     "invalid --collector.probe.peers regex");
 	expect_error(PARSE(&cfg, "--collector.probe.peers"), "needs a value");
+
+	/* the metrics path may not hide the other pages; an empty include is a mistake */
+	expect_error(PARSE(&cfg, "--web.telemetry-path=/healthz"), "health page");
+	expect_error(PARSE(&cfg, "--web.telemetry-path=/"), "index page");
+	assert_int_equal(PARSE(&cfg, "--web.telemetry-path=/m"), 0);
+	expect_error(PARSE(&cfg, "--collector.device-include="), "empty regex");
 
 	/* path flags: any non-empty text, both spellings */
 	assert_int_equal(PARSE(&cfg, "--collector.probe"), 0);

@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * libFuzzer target: the pingmesh target file parser (probe_targets.c, file_sd
+ * JSON) and the round-robin sampler.
+ *
+ * Invariants: an error is -EINVAL or -E2BIG with a one-line message and an
+ * empty list; a parsed list has unique, printable targets inside their groups
+ * and valid label names; written back as file_sd JSON it parses to the same
+ * targets and labels; a sample of it has distinct indexes inside the list.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <string.h>
+#include <strings.h>
+
+#include "buf.h"
+#include "fuzz.h"
+#include "probe_targets.h"
+
+static bool label_name_ok(const char *s)
+{
+	if (!*s || (s[0] >= '0' && s[0] <= '9') || (s[0] == '_' && s[1] == '_'))
+		return false;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9') || *s == '_'))
+			return false;
+	return true;
+}
+
+static void check_list(const struct probe_target_list *l)
+{
+	FUZZ_CHECK(l->n_targets <= PROBE_TARGETS_MAX_TARGETS);
+	for (size_t i = 0; i < l->n_targets; i++) {
+		const struct probe_target *t = &l->targets[i];
+
+		FUZZ_CHECK(t->host && t->raw && t->host[0]);
+		FUZZ_CHECK(strlen(t->host) <= PROBE_TARGETS_MAX_HOST);
+		FUZZ_CHECK(strlen(t->raw) <= PROBE_TARGETS_MAX_TARGET);
+		FUZZ_CHECK(strstr(t->raw, t->host));
+		FUZZ_CHECK(t->group < l->n_groups);
+		for (const char *c = t->host; *c; c++)
+			FUZZ_CHECK(*c > ' ' && *c < 0x7f);
+		for (size_t j = 0; l->n_targets < 64 && j < i; j++)
+			FUZZ_CHECK(l->targets[j].port != t->port ||
+				   strcasecmp(l->targets[j].host, t->host) != 0);
+	}
+	for (size_t g = 0; g < l->n_groups; g++) {
+		FUZZ_CHECK(l->groups[g].n_labels <= PROBE_TARGETS_MAX_LABELS);
+		for (size_t i = 0; i < l->groups[g].n_labels; i++) {
+			FUZZ_CHECK(label_name_ok(l->groups[g].labels[i].name));
+			FUZZ_CHECK(strlen(l->groups[g].labels[i].value) <=
+				   PROBE_TARGETS_MAX_LABEL_VALUE);
+		}
+	}
+}
+
+/* A JSON string of s; bytes >= 0x80 are copied (the parser checked the UTF-8). */
+static void json_string(struct buf *out, const char *s)
+{
+	buf_putc(out, '"');
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			buf_printf(out, "\\%c", *p);
+		else if (*p < 0x20)
+			buf_printf(out, "\\u%04x", *p);
+		else
+			buf_putc(out, (char)*p);
+	}
+	buf_putc(out, '"');
+}
+
+/* The list written back as a file_sd file: every group, its unique targets. */
+static void write_back(const struct probe_target_list *l, struct buf *out)
+{
+	buf_putc(out, '[');
+	for (size_t g = 0; g < l->n_groups; g++) {
+		bool first = true;
+
+		buf_puts(out, g ? ",{\"targets\":[" : "{\"targets\":[");
+		for (size_t i = 0; i < l->n_targets; i++) {
+			if (l->targets[i].group != g)
+				continue;
+			if (!first)
+				buf_putc(out, ',');
+			first = false;
+			json_string(out, l->targets[i].raw);
+		}
+		buf_puts(out, "],\"labels\":{");
+		for (size_t i = 0; i < l->groups[g].n_labels; i++) {
+			if (i)
+				buf_putc(out, ',');
+			json_string(out, l->groups[g].labels[i].name);
+			buf_putc(out, ':');
+			json_string(out, l->groups[g].labels[i].value);
+		}
+		buf_puts(out, "}}");
+	}
+	buf_putc(out, ']');
+}
+
+static void check_round_trip(const struct probe_target_list *l)
+{
+	struct probe_target_list again;
+	struct buf text = BUF_INIT;
+	char err[256];
+
+	write_back(l, &text);
+	if (buf_failed(&text))
+		goto out;
+	FUZZ_CHECK(probe_targets_parse(text.data, text.len, &again, err, sizeof(err)) == 0);
+	FUZZ_CHECK(again.n_targets == l->n_targets && again.n_groups == l->n_groups);
+	FUZZ_CHECK(again.duplicates == 0);
+	for (size_t i = 0; i < l->n_targets; i++) {
+		FUZZ_CHECK(strcmp(again.targets[i].raw, l->targets[i].raw) == 0);
+		FUZZ_CHECK(strcmp(again.targets[i].host, l->targets[i].host) == 0);
+		FUZZ_CHECK(again.targets[i].port == l->targets[i].port);
+		FUZZ_CHECK(again.targets[i].group == l->targets[i].group);
+	}
+	for (size_t g = 0; g < l->n_groups; g++) {
+		FUZZ_CHECK(again.groups[g].n_labels == l->groups[g].n_labels);
+		for (size_t i = 0; i < l->groups[g].n_labels; i++) {
+			FUZZ_CHECK(strcmp(again.groups[g].labels[i].name,
+					  l->groups[g].labels[i].name) == 0);
+			FUZZ_CHECK(strcmp(again.groups[g].labels[i].value,
+					  l->groups[g].labels[i].value) == 0);
+		}
+	}
+	probe_target_list_free(&again);
+out:
+	buf_free(&text);
+}
+
+static void check_sample(size_t n, const uint8_t *data, size_t size)
+{
+	size_t k = size % 9, idx[8], got;
+	uint64_t round = 0;
+
+	for (size_t i = 0; i < size && i < 8; i++)
+		round = round << 8 | data[i];
+	got = probe_targets_sample(n, k, round, idx);
+	FUZZ_CHECK(got == (n < k ? n : k));
+	for (size_t i = 0; i < got; i++) {
+		FUZZ_CHECK(idx[i] < n);
+		for (size_t j = 0; j < i; j++)
+			FUZZ_CHECK(idx[j] != idx[i]);
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char *copy = malloc(size ? size : 1), err[256];
+	struct probe_target_list l;
+	int rc;
+
+	if (!copy)
+		return 0;
+	if (size)
+		memcpy(copy, data, size);
+	memset(err, 'x', sizeof(err));
+	rc = probe_targets_parse(copy, size, &l, err, sizeof(err));
+	free(copy);
+	if (rc) {
+		FUZZ_CHECK(rc == -EINVAL || rc == -E2BIG);
+		FUZZ_CHECK(err[0] != '\0' && memchr(err, '\0', sizeof(err)));
+		FUZZ_CHECK(!strchr(err, '\n'));
+		FUZZ_CHECK(!l.targets && !l.groups && l.n_targets == 0 && l.n_groups == 0);
+	} else {
+		check_list(&l);
+		check_round_trip(&l);
+		check_sample(l.n_targets, data, size);
+	}
+	probe_target_list_free(&l);
+	return 0;
+}

@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+#
+# The Debian package: cpack builds it from the build dir, dpkg-deb extracts it into a
+# scratch root, and the test checks the file list, the control data (shlibs
+# dependencies, the conffile, no maintainer script that could enable anything), runs
+# rdma_exporter --version from the extracted path, verifies the extracted units and
+# runs lintian (errors fail; warnings are printed).
+#
+#   package.sh BUILD_DIR
+set -u
+BUILD=${1:?usage: package.sh BUILD_DIR}
+BUILD=$(cd "$BUILD" && pwd)
+TMP=$(mktemp -d)
+ROOT=$TMP/root
+pass=0
+fail=0
+trap 'rm -rf "$TMP"' EXIT
+
+ok() { pass=$((pass + 1)); echo "ok - $*"; }
+not_ok() { fail=$((fail + 1)); echo "not ok - $*"; }
+check() { # check DESCRIPTION COMMAND...
+	local d=$1
+	shift
+	if "$@"; then ok "$d"; else not_ok "$d"; fi
+}
+
+# -B: the package goes to the scratch dir, never next to the build's own files.
+if (cd "$BUILD" && cpack -G DEB -B "$TMP/out") >"$TMP/cpack.log" 2>&1; then
+	ok "cpack -G DEB"
+else
+	not_ok "cpack -G DEB"
+	sed 's/^/# /' "$TMP/cpack.log"
+fi
+DEB=$(ls "$TMP"/out/rdma-exporter_*.deb 2>/dev/null | head -1)
+if [ -z "$DEB" ]; then
+	not_ok "no rdma-exporter_*.deb"
+	echo "# $pass passed, $fail failed"
+	exit 1
+fi
+echo "# $(basename "$DEB")"
+
+mkdir -p "$ROOT"
+check "dpkg-deb -x into a scratch root" dpkg-deb -x "$DEB" "$ROOT"
+(cd "$ROOT" && find . -type f | sed 's#^\./#/#' | sort) >"$TMP/files"
+cat >"$TMP/expected" <<'LIST'
+/etc/default/rdma_exporter
+/usr/bin/rdma_exporter
+/usr/lib/systemd/system/rdma_exporter.service
+/usr/lib/systemd/system/rdma_exporter.socket
+/usr/share/doc/rdma-exporter/changelog.gz
+/usr/share/doc/rdma-exporter/copyright
+/usr/share/man/man1/rdma_exporter.1.gz
+LIST
+# alert rules and dashboards, once the tree has them
+SRC=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$BUILD/CMakeCache.txt")
+for d in alerts dashboards; do
+	[ -d "$SRC/$d" ] && (cd "$SRC/$d" && find . -type f ! -name '.*' | sed "s#^\./#/usr/share/rdma_exporter/$d/#")
+done >>"$TMP/expected"
+sort -o "$TMP/expected" "$TMP/expected"
+if diff -u "$TMP/expected" "$TMP/files" >"$TMP/files.diff"; then
+	ok "the file list"
+else
+	not_ok "the file list"
+	sed 's/^/# /' "$TMP/files.diff"
+fi
+
+out=$("$ROOT/usr/bin/rdma_exporter" --version 2>&1)
+rc=$?
+echo "# $out"
+check "rdma_exporter --version from the extracted path" \
+	bash -c "[ $rc -eq 0 ] && [[ '$out' == 'rdma_exporter, version '* ]]"
+check "the man page is the real --help" \
+	bash -c "zcat '$ROOT/usr/share/man/man1/rdma_exporter.1.gz' | grep -q 'listen\\\\-address'"
+
+dpkg-deb -f "$DEB" Depends >"$TMP/depends"
+echo "# Depends: $(cat "$TMP/depends")"
+check "Depends from shlibs names libmicrohttpd and libibverbs" \
+	grep -q 'libmicrohttpd.*libibverbs\|libibverbs.*libmicrohttpd' "$TMP/depends"
+dpkg-deb --ctrl-tarfile "$DEB" | tar -t | sed 's#^\./##' | grep . | sort >"$TMP/control"
+check "control files: conffiles, control, md5sums only (no maintainer script)" \
+	diff <(printf 'conffiles\ncontrol\nmd5sums\n') "$TMP/control"
+check "/etc/default/rdma_exporter is a conffile" \
+	bash -c "dpkg-deb --info '$DEB' conffiles | grep -qx /etc/default/rdma_exporter"
+check "the unit runs the packaged binary" \
+	grep -q '^ExecStart=/usr/bin/rdma_exporter \$ARGS$' \
+	"$ROOT/usr/lib/systemd/system/rdma_exporter.service"
+check "the unit reads the packaged environment file" \
+	grep -q '^EnvironmentFile=-/etc/default/rdma_exporter$' \
+	"$ROOT/usr/lib/systemd/system/rdma_exporter.service"
+check "the environment file sets ARGS" grep -q '^ARGS=' "$ROOT/etc/default/rdma_exporter"
+# verify needs the binary where ExecStart= says: point it into the scratch root.
+mkdir -p "$TMP/units"
+sed "s#^ExecStart=/usr/bin/#ExecStart=$ROOT/usr/bin/#" \
+	"$ROOT/usr/lib/systemd/system/rdma_exporter.service" >"$TMP/units/rdma_exporter.service"
+cp "$ROOT/usr/lib/systemd/system/rdma_exporter.socket" "$TMP/units/"
+check "systemd-analyze verify on the extracted units" \
+	systemd-analyze verify --man=no "$TMP/units/rdma_exporter.service" \
+	"$TMP/units/rdma_exporter.socket"
+
+# cmake --install honours --prefix and DESTDIR, in the unit's paths too.
+if DESTDIR=$TMP/destdir cmake --install "$BUILD" --prefix /opt/rdmax >"$TMP/install.log" 2>&1; then
+	ok "cmake --install --prefix /opt/rdmax with DESTDIR"
+else
+	not_ok "cmake --install --prefix /opt/rdmax with DESTDIR"
+	sed 's/^/# /' "$TMP/install.log"
+fi
+(cd "$TMP/destdir" && find . -type f | sed 's#^\./#/#' | sort) >"$TMP/installed"
+sed 's#^/etc/#/opt/rdmax/etc/#; s#^/usr/#/opt/rdmax/#' "$TMP/expected" | sort >"$TMP/expected2"
+if diff -u "$TMP/expected2" "$TMP/installed" >"$TMP/installed.diff"; then
+	ok "cmake --install: the same files under the prefix"
+else
+	not_ok "cmake --install: the same files under the prefix"
+	sed 's/^/# /' "$TMP/installed.diff"
+fi
+U=$TMP/destdir/opt/rdmax/lib/systemd/system/rdma_exporter.service
+check "cmake --install: ExecStart= and EnvironmentFile= follow the prefix" \
+	bash -c "grep -qx 'ExecStart=/opt/rdmax/bin/rdma_exporter \$ARGS' '$U' &&
+	grep -qx 'EnvironmentFile=-/opt/rdmax/etc/default/rdma_exporter' '$U'"
+
+# lintian refuses nothing as root but says so; its verdicts are E: and W: lines.
+lintian --tag-display-limit 0 "$DEB" >"$TMP/lintian.log" 2>&1
+grep -v '^running with root privileges' "$TMP/lintian.log" | sed 's/^/# lintian: /'
+check "lintian: no error" bash -c "! grep -q '^E: ' '$TMP/lintian.log'"
+check "lintian ran" bash -c "! grep -qi 'command not found\|^internal error' '$TMP/lintian.log'"
+
+echo "# $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * Basic auth: the Authorization header parser (with arbitrary bytes), bcrypt
+ * through crypt(3), and the bounded cache of results.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "webauth.h"
+#include "webconfig.h"
+
+/* htpasswd -nbBC 4: cost 4 keeps the test fast */
+#define HASH_ALICE "$2y$04$fERX.LxZMtEMPJVyc1htvuFO/y8HXO2hNPH1ZjckJqxve2YzPGYzG" /* secret */
+#define HASH_BOB   "$2y$04$TwwAO8bPYXNbrsZd3rYgFeazo85Ocx6EGAwXbMVyS.J0mEUxQtSci" /* pa:ss w0rd */
+
+static void test_parse_basic(void **state)
+{
+	char user[64], pass[64];
+
+	/* base64("alice:secret") */
+	assert_int_equal(webauth_parse_basic("Basic YWxpY2U6c2VjcmV0", user, sizeof(user), pass,
+					     sizeof(pass)),
+			 0);
+	assert_string_equal(user, "alice");
+	assert_string_equal(pass, "secret");
+	/* scheme case-insensitive, extra blanks; the password keeps its ':' */
+	assert_int_equal(webauth_parse_basic("bAsIc   Ym9iOnBhOnNzIHcwcmQ=  ", user, sizeof(user),
+					     pass, sizeof(pass)),
+			 0);
+	assert_string_equal(user, "bob");
+	assert_string_equal(pass, "pa:ss w0rd");
+	/* empty user and password are still basic auth */
+	assert_int_equal(webauth_parse_basic("Basic Og==", user, sizeof(user), pass, sizeof(pass)),
+			 0);
+	assert_string_equal(user, "");
+	assert_string_equal(pass, "");
+
+	const char *const bad[] = {
+		NULL,
+		"",
+		"Basic",
+		"Bearer YWxpY2U6c2VjcmV0",
+		"BasicYWxpY2U6c2VjcmV0",
+		"Basic YWxpY2U",	   /* "alice": no ':' */
+		"Basic YWxpY2U6c2VjcmV0!", /* not base64 */
+		"Basic Y",		   /* 6 bits */
+		"Basic YQBiOmM=",	   /* "a\0b:c" */
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		strcpy(user, "x");
+		assert_int_equal(
+			webauth_parse_basic(bad[i], user, sizeof(user), pass, sizeof(pass)),
+			-EINVAL);
+		assert_string_equal(user, "");
+	}
+	/* too long for the buffers: refused, never truncated */
+	assert_int_equal(webauth_parse_basic("Basic YWxpY2U6c2VjcmV0", user, 5, pass, sizeof(pass)),
+			 -EINVAL);
+	assert_int_equal(webauth_parse_basic("Basic YWxpY2U6c2VjcmV0", user, 6, pass, 6), -EINVAL);
+}
+
+static void test_parse_basic_arbitrary(void **state)
+{
+	char in[128], user[32], pass[32];
+	static const char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+				       "0123456789+/= \t:";
+
+	srand(8);
+	for (int iter = 0; iter < 20000; iter++) {
+		size_t n = (size_t)(rand() % 100);
+
+		memcpy(in, "Basic ", 6);
+		for (size_t i = 6; i < n + 6; i++)
+			in[i] = rand() % 8 ? alphabet[rand() % (int)(sizeof(alphabet) - 1)]
+					   : (char)(rand() % 255 + 1);
+		in[n + 6] = '\0';
+		if (webauth_parse_basic(rand() % 4 ? in : in + 6, user, sizeof(user), pass,
+					sizeof(pass)) == 0) {
+			assert_true(strlen(user) < sizeof(user));
+			assert_true(strlen(pass) < sizeof(pass));
+			assert_null(strchr(user, ':'));
+		} else {
+			assert_string_equal(user, "");
+			assert_string_equal(pass, "");
+		}
+	}
+}
+
+static void test_bcrypt(void **state)
+{
+	assert_true(webauth_bcrypt_matches(HASH_ALICE, "secret"));
+	assert_false(webauth_bcrypt_matches(HASH_ALICE, "Secret"));
+	assert_false(webauth_bcrypt_matches(HASH_ALICE, ""));
+	assert_true(webauth_bcrypt_matches(HASH_BOB, "pa:ss w0rd"));
+	/* $2b$ and $2a$ read the same for such passwords */
+	assert_true(webauth_bcrypt_matches(
+		"$2b$04$fERX.LxZMtEMPJVyc1htvuFO/y8HXO2hNPH1ZjckJqxve2YzPGYzG", "secret"));
+	assert_false(webauth_bcrypt_matches("*0", "secret"));
+	assert_false(webauth_bcrypt_matches("", ""));
+}
+
+static struct webconfig *users(void)
+{
+	static const char yaml[] = "basic_auth_users:\n"
+				   "  alice: " HASH_ALICE "\n"
+				   "  bob: " HASH_BOB "\n";
+	char err[256];
+	struct webconfig *wc = webconfig_parse(yaml, strlen(yaml), NULL, err, sizeof(err));
+
+	assert_non_null(wc);
+	return wc;
+}
+
+static void test_check_and_cache(void **state)
+{
+	struct webconfig *wc = users();
+	struct webauth *wa = webauth_new();
+	uint64_t now = 1000000;
+	bool cached;
+
+	assert_non_null(wa);
+	assert_true(webauth_check(wa, wc, "alice", "secret", now, &cached));
+	assert_false(cached);
+	assert_true(webauth_check(wa, wc, "alice", "secret", now + 1000, &cached));
+	assert_true(cached);
+	/* a failure is cached too, and never answers for the right password */
+	assert_false(webauth_check(wa, wc, "alice", "wrong", now, &cached));
+	assert_false(cached);
+	assert_false(webauth_check(wa, wc, "alice", "wrong", now + 1, &cached));
+	assert_true(cached);
+	assert_true(webauth_check(wa, wc, "alice", "secret", now + 2, &cached));
+	/* the password of another user, an unknown user */
+	assert_false(webauth_check(wa, wc, "bob", "secret", now, NULL));
+	assert_false(webauth_check(wa, wc, "carol", "secret", now, &cached));
+	assert_false(cached);
+	assert_false(webauth_check(wa, wc, "carol", "secret", now + 1, &cached));
+	assert_true(cached);
+	assert_true(webauth_check(wa, wc, "bob", "pa:ss w0rd", now, NULL));
+	/* entries expire */
+	assert_true(
+		webauth_check(wa, wc, "alice", "secret", now + WEBAUTH_CACHE_TTL_MS + 10, &cached));
+	assert_false(cached);
+	/* cleared on reload */
+	webauth_clear(wa);
+	assert_true(
+		webauth_check(wa, wc, "alice", "secret", now + WEBAUTH_CACHE_TTL_MS + 20, &cached));
+	assert_false(cached);
+	webauth_free(wa);
+	webconfig_free(wc);
+}
+
+static void test_cache_is_bounded(void **state)
+{
+	struct webconfig *wc = users();
+	struct webauth *wa = webauth_new();
+	char pass[32];
+	bool cached;
+
+	/* more distinct guesses than slots: the table keeps its size, the
+	 * newest results stay */
+	for (int i = 0; i < WEBAUTH_CACHE_SLOTS + 20; i++) {
+		snprintf(pass, sizeof(pass), "guess%d", i);
+		assert_false(webauth_check(wa, wc, "alice", pass, 5000 + (uint64_t)i, NULL));
+	}
+	snprintf(pass, sizeof(pass), "guess%d", WEBAUTH_CACHE_SLOTS + 19);
+	assert_false(webauth_check(wa, wc, "alice", pass, 6000, &cached));
+	assert_true(cached);
+	assert_false(webauth_check(wa, wc, "alice", "guess0", 6000, &cached));
+	assert_false(cached);
+	webauth_free(wa);
+	webauth_free(NULL);
+	webconfig_free(wc);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parse_basic),
+		cmocka_unit_test(test_parse_basic_arbitrary),
+		cmocka_unit_test(test_bcrypt),
+		cmocka_unit_test(test_check_and_cache),
+		cmocka_unit_test(test_cache_is_bounded),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
