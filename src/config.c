@@ -279,6 +279,12 @@ static int check_regex(const char *s)
 }
 
 /* --collector.C.F=V: 1 when name is a flag of a collector (and applied), 0 when not. */
+/* Whether the first n bytes of name are exactly lit. */
+static bool name_is(const char *name, size_t n, const char *lit)
+{
+	return strlen(lit) == n && memcmp(name, lit, n) == 0;
+}
+
 /* *used is set when v (the next argument) was taken as the value. */
 static int apply_collector_flag(struct exporter_config *cfg,
 				const struct config_collector *collectors, unsigned n,
@@ -441,9 +447,22 @@ int config_parse(struct exporter_config *cfg, int argc, char *const argv[],
 		if (eq && strncmp(name, "collector.", 10) == 0 && memchr(name + 10, '.', nlen - 10))
 			return fail(err, errlen, "unknown flag --%s%.*s (see --help)",
 				    negated ? "no-" : "", (int)nlen, name);
-		if (eq)
-			return fail(err, errlen, "--%.*s takes no value (use --%.*s or --no-%.*s)",
-				    (int)nlen, name, (int)nlen, name, (int)nlen, name);
+		if (eq) {
+			/* Name only flags that exist: --collector.NAME has a --no- form,
+			 * --collector.disable-defaults, --help and --version do not. */
+			if (!negated &&
+			    (name_is(name, nlen, "collector.disable-defaults") ||
+			     name_is(name, nlen, "help") || name_is(name, nlen, "version")))
+				return fail(err, errlen, "--%.*s takes no value", (int)nlen, name);
+			if (strncmp(name, "collector.", 10) == 0 &&
+			    find_collector(collectors, n_collectors, name + 10, nlen - 10) >= 0)
+				return fail(err, errlen,
+					    "--%s%.*s takes no value (use --%.*s or --no-%.*s)",
+					    negated ? "no-" : "", (int)nlen, name, (int)nlen, name,
+					    (int)nlen, name);
+			return fail(err, errlen, "unknown flag --%s%.*s (see --help)",
+				    negated ? "no-" : "", (int)nlen, name);
+		}
 		if (!negated && strcmp(name, "collector.disable-defaults") == 0) {
 			for (unsigned j = 0; j < n_collectors; j++)
 				cfg->collector_enabled[j] = false;

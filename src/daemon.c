@@ -153,6 +153,7 @@ int daemon_main(int argc, char *argv[])
 	sigemptyset(&sigs);
 	sigaddset(&sigs, SIGTERM);
 	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGQUIT); /* like SIGTERM: a clean exit, no core dump */
 	sigaddset(&sigs, SIGHUP);
 	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
 	signal(SIGPIPE, SIG_IGN);
@@ -225,7 +226,9 @@ int daemon_main(int argc, char *argv[])
 			reload_web_config(http, cfg.web_config_file);
 			continue;
 		}
-		log_info("received %s, shutting down", sig == SIGTERM ? "SIGTERM" : "SIGINT");
+		log_info("received %s, shutting down", sig == SIGTERM	? "SIGTERM"
+						       : sig == SIGQUIT ? "SIGQUIT"
+									: "SIGINT");
 		break;
 	}
 	notify_stopping();

@@ -43,7 +43,16 @@ struct poller {
 };
 
 static const char *const build_labels_help =
-	"A metric with a constant '1' value labeled by version and revision of rdma_exporter.";
+	"A metric with a constant '1' value labeled by version, revision (git) and compiler "
+	"(name and version) of rdma_exporter.";
+
+#ifdef __clang__
+#define COMPILER "clang " __clang_version__
+#elif defined(__GNUC__)
+#define COMPILER "gcc " __VERSION__
+#else
+#define COMPILER __VERSION__
+#endif
 
 struct poller *poller_new(const struct poller_config *cfg, struct snapshot_slot *slot)
 {
@@ -93,7 +102,7 @@ static void add_self_metrics(struct poller *p, struct metric_sink *sink, double 
 	metric_sink_add_u64(sink, "rdma_exporter_build_info", build_labels_help, METRIC_GAUGE,
 			    METRIC_LABELS({"version", RDMA_EXPORTER_VERSION},
 					  {"revision", RDMA_EXPORTER_REVISION},
-					  {"compiler", __VERSION__}),
+					  {"compiler", COMPILER}),
 			    1);
 	metric_sink_add_double(sink, "rdma_exporter_last_poll_timestamp_seconds",
 			       "Unix time when the last poll started.", METRIC_GAUGE,

@@ -185,6 +185,15 @@ if start_exporter --path.sysfs="$FIXTURES/sysfs/efa" --web.telemetry-path=/custo
 	PID=
 fi
 
+# --- SIGQUIT: a clean exit like SIGTERM (no core dump), and said in the log
+if start_exporter --path.sysfs="$FIXTURES/sysfs/efa"; then
+	kill -QUIT "$PID"
+	wait "$PID"
+	check "exits 0 on SIGQUIT" test $? = 0
+	check "SIGQUIT is logged" grep -q 'received SIGQUIT, shutting down' "$TMP/log"
+	PID=
+fi
+
 # --- flags: clear message and exit code 2
 flag_error() { # flag_error WANT_IN_MESSAGE ARGS...
 	local want=$1 rc

@@ -229,6 +229,17 @@ static void test_collector_flags(void **state)
 		     "invalid --collector.probe.peers regex");
 	expect_error(PARSE(&cfg, "--collector.probe.peers"), "needs a value");
 
+	/* "takes no value" names only flags that exist; other flags with a value are unknown */
+	expect_error(PARSE(&cfg, "--version=1"), "--version takes no value");
+	assert_null(strstr(err, "no-version"));
+	expect_error(PARSE(&cfg, "--collector.disable-defaults=1"), "takes no value");
+	assert_null(strstr(err, "no-collector.disable"));
+	expect_error(
+		PARSE(&cfg, "--collector.probe=1"),
+		"--collector.probe takes no value (use --collector.probe or --no-collector.probe)");
+	expect_error(PARSE(&cfg, "--web.nonsense.file=x"), "unknown flag --web.nonsense.file");
+	expect_error(PARSE(&cfg, "--vers=1"), "unknown flag --vers");
+
 	/* the metrics path may not hide the other pages; an empty include is a mistake */
 	expect_error(PARSE(&cfg, "--web.telemetry-path=/healthz"), "health page");
 	expect_error(PARSE(&cfg, "--web.telemetry-path=/"), "index page");
