@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "devfilter.h"
 #include "log.h"
 #include "strparse.h"
 
@@ -264,10 +265,13 @@ static int find_collector(const struct config_collector *collectors, unsigned n,
 static int check_regex(const char *s)
 {
 	size_t len = strlen(s) + 5;
-	char *anchored = malloc(len);
+	char *anchored;
 	regex_t re;
 	int r;
 
+	if (regex_cost_problem(s))
+		return REG_BADRPT;
+	anchored = malloc(len);
 	if (!anchored)
 		return REG_ESPACE;
 	snprintf(anchored, len, "^(%s)$", s);

@@ -12,13 +12,58 @@ struct device_filter {
 };
 
 /* Anchors the user's pattern: "mlx5_1" must not match "mlx5_10". */
+const char *regex_cost_problem(const char *pattern)
+{
+	size_t n = strlen(pattern), reps = 0;
+	bool prev_rep = false;
+
+	if (n > REGEX_MAX_LEN)
+		return "longer than 1024 bytes";
+	/* glibc's regcomp doubles its memory with each stacked repetition
+	 * ("a++++..." takes gigabytes); in POSIX ERE a repetition of a
+	 * repetition means nothing anyway. Escapes and bracket expressions
+	 * ("[*+]") hold no operators. */
+	for (size_t i = 0; i < n; i++) {
+		char c = pattern[i];
+		bool rep = c == '*' || c == '+' || c == '?' || c == '{';
+
+		if (c == '\\') {
+			i++;
+		} else if (c == '[') {
+			i++;
+			if (i < n && pattern[i] == '^')
+				i++;
+			if (i < n && pattern[i] == ']')
+				i++;
+			while (i < n && pattern[i] != ']')
+				i++;
+		} else if (rep && prev_rep) {
+			return "a repetition operator follows another (\"++\", \"*+\", \"}*\", "
+			       "...)";
+		} else if (c == '{') {
+			while (i < n && pattern[i] != '}')
+				i++;
+		}
+		if (rep && ++reps > REGEX_MAX_REPS)
+			return "more than 32 repetition operators";
+		prev_rep = rep;
+	}
+	return NULL;
+}
+
 static int compile_anchored(regex_t *re, const char *pattern, const char *what, char *err,
 			    size_t errlen)
 {
 	size_t n = strlen(pattern) + 5;
-	char *anchored = malloc(n);
+	const char *why = regex_cost_problem(pattern);
+	char *anchored;
 	int r;
 
+	if (why) {
+		snprintf(err, errlen, "invalid %s regex \"%.64s\": %s", what, pattern, why);
+		return -1;
+	}
+	anchored = malloc(n);
 	if (!anchored) {
 		snprintf(err, errlen, "out of memory");
 		return -1;

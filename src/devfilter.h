@@ -21,4 +21,15 @@ void device_filter_free(struct device_filter *f);
 /* A NULL filter matches everything. */
 bool device_filter_match(const struct device_filter *f, const char *name);
 
+#define REGEX_MAX_LEN  1024
+#define REGEX_MAX_REPS 32
+/*
+ * NULL, or why pattern may not be compiled: longer than REGEX_MAX_LEN, more
+ * than REGEX_MAX_REPS repetition operators, or one stacked on another
+ * ("a++", "a*{2}"), for which glibc's regcomp takes memory doubling with
+ * each operator (nested groups, "((a+)+)+...", the same). Every regex flag is
+ * checked with it before regcomp.
+ */
+const char *regex_cost_problem(const char *pattern);
+
 #endif

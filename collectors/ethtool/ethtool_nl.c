@@ -451,7 +451,9 @@ static int scan_datagram(const struct exchange *x, const void *buf, size_t len, 
 	const struct nlmsghdr *nlh = buf;
 	int rem = (int)len;
 
-	while (mnl_nlmsg_ok(nlh, rem)) {
+	/* mnl_nlmsg_ok() compares nlmsg_len as an int: a length of 2 GiB or
+	 * more passes it, so check it against the bytes left as well. */
+	while (mnl_nlmsg_ok(nlh, rem) && nlh->nlmsg_len <= (uint32_t)rem) {
 		/* A late answer to a request that timed out, or not ours. */
 		if (nlh->nlmsg_seq != x->seq || nlh->nlmsg_pid != x->portid) {
 			nlh = mnl_nlmsg_next(nlh, &rem);

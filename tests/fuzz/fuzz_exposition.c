@@ -164,29 +164,34 @@ struct fam_seen {
 	size_t n;
 };
 
+/* Whether the n bytes at s are a name that valid() accepts. */
+static bool valid_span(const char *s, size_t n, bool (*valid)(const char *))
+{
+	char *c = strndup(s, n);
+	bool ok = c && valid(c);
+
+	free(c);
+	return ok;
+}
+
 /* A sample line: NAME[{labels}] VALUE; returns its name length (0: malformed). */
 static size_t check_sample_line(const char *line, size_t len)
 {
 	const char *p = line, *end = line + len, *sp;
 	size_t name_len = strcspn(line, "{ ");
-	char name[256];
 	double v;
 
-	if (name_len == 0 || name_len >= sizeof(name) || name_len >= len)
+	if (name_len == 0 || name_len >= len)
 		return 0;
-	memcpy(name, line, name_len);
-	name[name_len] = '\0';
-	FUZZ_CHECK(metric_name_valid(name));
+	FUZZ_CHECK(valid_span(line, name_len, metric_name_valid));
 	p += name_len;
 	if (*p == '{') {
 		p++;
 		while (p < end && *p != '}') {
 			size_t ln = strcspn(p, "=");
 
-			FUZZ_CHECK(ln > 0 && ln < sizeof(name) && p + ln + 1 < end);
-			memcpy(name, p, ln);
-			name[ln] = '\0';
-			FUZZ_CHECK(metric_label_name_valid(name));
+			FUZZ_CHECK(ln > 0 && p + ln + 1 < end);
+			FUZZ_CHECK(valid_span(p, ln, metric_label_name_valid));
 			p += ln + 1;
 			FUZZ_CHECK(*p == '"');
 			p++;
@@ -217,7 +222,8 @@ static size_t check_exposition(const char *text, size_t len)
 {
 	struct fam_seen seen = {.n = 0};
 	const char *line = text, *end = text + len;
-	char fam[256] = "", type[16] = "";
+	const char *fam = "";
+	char type[16] = "";
 	size_t series = 0;
 
 	FUZZ_CHECK(strlen(text) == len);
@@ -229,16 +235,16 @@ static size_t check_exposition(const char *text, size_t len)
 		if (ll > 7 && memcmp(line, "# HELP ", 7) == 0) {
 			size_t fl = strcspn(line + 7, " \n");
 
-			FUZZ_CHECK(fl > 0 && fl < sizeof(fam));
-			memcpy(fam, line + 7, fl);
-			fam[fl] = '\0';
-			FUZZ_CHECK(metric_name_valid(fam));
+			char *f = strndup(line + 7, fl);
+
+			FUZZ_CHECK(fl > 0 && f && metric_name_valid(f));
 			/* sorted, and never seen before: one contiguous block */
-			FUZZ_CHECK(seen.n == 0 || strcmp(seen.names[seen.n - 1], fam) < 0);
+			FUZZ_CHECK(seen.n == 0 || strcmp(seen.names[seen.n - 1], f) < 0);
 			for (size_t i = 0; i < seen.n; i++)
-				FUZZ_CHECK(strcmp(seen.names[i], fam) != 0);
+				FUZZ_CHECK(strcmp(seen.names[i], f) != 0);
 			FUZZ_CHECK(seen.n < MAX_RECORDS);
-			seen.names[seen.n++] = strdup(fam);
+			seen.names[seen.n++] = f;
+			fam = f;
 			/* HELP escapes only backslash and newline */
 			for (const char *h = line + 7 + fl + 1; h < nl; h++) {
 				if (*h == '\\') {

@@ -56,13 +56,51 @@ static void test_bad_regex(void **state)
 	assert_non_null(strstr(err, "--collector.device-exclude"));
 }
 
+/* Stacked repetitions make glibc's regcomp take gigabytes (found by the
+ * config_flags fuzzer): refused before regcomp, and quickly. */
+static void test_costly_regex(void **state)
+{
+	static const char *const bad[] = {"mlx5++",
+					  "a*+",
+					  "a+*",
+					  "a?+",
+					  "a{2}+",
+					  "a*{2}",
+					  "mlx5++++++++++++++++++++++++++++++"};
+	static const char *const good[] = {"mlx5_[0-9]+", "[*+]+",  "a\\++", "(a+)+",
+					   "a{1,2}",	  "x[]+]*", "[^]*]?"};
+	char err[160] = "", big[REGEX_MAX_LEN + 2];
+	struct device_filter *f;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_non_null(regex_cost_problem(bad[i]));
+		assert_null(device_filter_new(bad[i], NULL, err, sizeof(err)));
+		assert_non_null(strstr(err, "repetition operator"));
+	}
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		if (regex_cost_problem(good[i]))
+			fail_msg("%s refused: %s", good[i], regex_cost_problem(good[i]));
+		f = device_filter_new(good[i], NULL, err, sizeof(err));
+		assert_non_null(f);
+		device_filter_free(f);
+	}
+	/* 33 operators, each on its own group */
+	assert_non_null(regex_cost_problem("(((((((((((((((((((((((((((((((((a)+)+)+)+)+)+)+)+)+)+)"
+					   "+)+)+)+)+)+)+)+)+)+)+)+)+)+)+)+)+)+)+)+)+)+)+"));
+	memset(big, 'a', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	assert_non_null(regex_cost_problem(big));
+	big[REGEX_MAX_LEN] = '\0';
+	assert_null(regex_cost_problem(big));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_include_exclude),
-		cmocka_unit_test(test_none),
-		cmocka_unit_test(test_alternation),
-		cmocka_unit_test(test_bad_regex),
+		cmocka_unit_test(test_include_exclude), cmocka_unit_test(test_none),
+		cmocka_unit_test(test_alternation),	cmocka_unit_test(test_bad_regex),
+		cmocka_unit_test(test_costly_regex),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
