@@ -75,8 +75,9 @@ struct slot {
 	uint64_t responder_requests, dropped[D_N];
 	uint64_t retry_at_ms; /* open failed: not before this */
 	bool logged_fail;
-	bool no_hw_ts; /* a port with NIC timestamps failed: the plain CQ from now on */
-	int loop;      /* index of its loopback peer */
+	unsigned failures; /* times the QP failed and was rebuilt: logged once at warn */
+	bool no_hw_ts;	   /* a port with NIC timestamps failed: the plain CQ from now on */
+	int loop;	   /* index of its loopback peer */
 };
 
 enum rstate {
@@ -370,8 +371,9 @@ static void open_port(struct probe_state *st, struct ibv_device *dev, uint8_t po
 			"rdma_probe_errors_total{reason=\"qp\"}, retried every interval",
 			name, port, what, strerror(-r));
 	else if (r == 0)
-		log_info("probe: device=%s port=%u: probe QP ready (UD QP %u, Q_Key 0x%08x)", name,
-			 port, p.qp->qp_num, PROBE_QKEY);
+		log_msg(s->failures ? LOG_DEBUG : LOG_INFO,
+			"probe: device=%s port=%u: probe QP ready (UD QP %u, Q_Key 0x%08x)", name,
+			port, p.qp->qp_num, PROBE_QKEY);
 	s->logged_fail = r < 0;
 }
 
@@ -1347,9 +1349,11 @@ static void *engine(void *arg)
 		if (failed >= 0) {
 			struct slot *fs = &st->slots[failed];
 
-			log_warn("probe: device=%s port=%u: the probe QP failed; it is rebuilt%s",
-				 fs->device, fs->port,
-				 fs->p.hw_ts ? " without NIC timestamps" : "");
+			/* Said once at warn; a port that keeps failing is counted in
+			 * rdma_probe_errors_total, and logged at debug. */
+			log_msg(fs->failures++ ? LOG_DEBUG : LOG_WARNING,
+				"probe: device=%s port=%u: the probe QP failed; it is rebuilt%s",
+				fs->device, fs->port, fs->p.hw_ts ? " without NIC timestamps" : "");
 			fs->no_hw_ts |= fs->p.hw_ts;
 			close_slot(st, &st->slots[failed]);
 			continue;
