@@ -3,7 +3,7 @@
 #
 # vm-e2e.sh BINARY - end-to-end test of rdma_exporter against a real kernel RDMA stack:
 # boots the Soft-RoCE VM (rxe-vm.sh) with BINARY baked in as /usr/local/bin/rdma_exporter
-# and runs guest-e2e.sh inside it.
+# and runs guest-e2e.sh (after guest-lib.sh, its helpers) inside it.
 #
 # Exit status: 0 all checks passed; 77 skipped (no QEMU/apt on this host and
 # RDMA_EXPORTER_VM_REQUIRED is not 1); anything else is a failure (124: VM timeout).
@@ -53,7 +53,9 @@ fi
 export RXEVM_OUT
 unset PEER
 set +e
-EXTRA_BINS="$STAGE/rdma_exporter" "$HERE/rxe-vm.sh" "$HERE/guest-e2e.sh"
+# A guest gets one script: the shared helpers (guest-lib.sh), then guest-e2e.sh.
+cat "$HERE/guest-lib.sh" "$HERE/guest-e2e.sh" > "$STAGE/guest-e2e.sh"
+EXTRA_BINS="$STAGE/rdma_exporter" "$HERE/rxe-vm.sh" "$STAGE/guest-e2e.sh"
 rc=$?
 set -e
 # Every scrape the guest took (sysfs and netlink families, root and nobody, device

@@ -57,7 +57,8 @@ if [ -n "$INJECT" ]; then
     bins="$bins $STAGE/probe_inject"
 fi
 for side in a b; do
-    cat "$HERE/guest-mesh-lib.sh" "$HERE/guest-mesh-$side.sh" > "$STAGE/guest-mesh-$side.sh"
+    cat "$HERE/guest-lib.sh" "$HERE/guest-mesh-lib.sh" "$HERE/guest-mesh-$side.sh" \
+        > "$STAGE/guest-mesh-$side.sh"
 done
 
 # Under TCG a run takes about 1.5 minutes (B's stop and restart, A's backoff); ctest's
