@@ -13,56 +13,17 @@ BIN=${1:?usage: e2e.sh BINARY}
 HERE=$(cd "$(dirname "$0")" && pwd)
 FIXTURES=${FIXTURES:-$HERE/../fixtures}
 GOLDEN=${GOLDEN:-$HERE/golden}
-TMP=$(mktemp -d)
-PID=
-PORT=
-pass=0
-fail=0
-
-cleanup() {
-	[ -n "$PID" ] && kill -9 "$PID" 2>/dev/null
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
-
-ok() { pass=$((pass + 1)); echo "ok - $*"; }
-not_ok() { fail=$((fail + 1)); echo "not ok - $*"; }
-check() { # check DESCRIPTION COMMAND...
-	local d=$1
-	shift
-	if "$@"; then ok "$d"; else not_ok "$d"; fi
-}
+. "$HERE/lib.sh"
 
 # start_exporter ARGS...: starts on a free loopback port, waits for /healthz.
-start_exporter() {
-	local try
-	for try in 1 2 3 4 5 6 7 8 9 10; do
-		PORT=$((20000 + RANDOM % 40000))
-		"$BIN" --web.listen-address="127.0.0.1:$PORT" "$@" >"$TMP/log" 2>&1 &
-		PID=$!
-		for _ in $(seq 1 100); do
-			if curl -fsS -o /dev/null "http://127.0.0.1:$PORT/healthz" 2>/dev/null; then
-				return 0
-			fi
-			kill -0 "$PID" 2>/dev/null || break
-			sleep 0.05
-		done
-		wait "$PID" 2>/dev/null
-		PID=
-		grep -q "cannot listen" "$TMP/log" || break
-	done
-	echo "exporter did not start; log:" >&2
-	cat "$TMP/log" >&2
-	return 1
+e2e_launch() {
+	"$BIN" --web.listen-address="127.0.0.1:$PORT" "${START_ARGS[@]}" >"$TMP/log" 2>&1 &
+	PID=$!
 }
-
-stop_exporter() {
-	local rc
-	kill -TERM "$PID"
-	wait "$PID"
-	rc=$?
-	PID=
-	return $rc
+healthz_ready() { curl -fsS -o /dev/null "http://127.0.0.1:$PORT/healthz" 2>/dev/null; }
+start_exporter() {
+	START_ARGS=("$@")
+	start_on_free_port e2e_launch healthz_ready
 }
 
 # Sample lines whose values change from run to run.

@@ -15,25 +15,7 @@ FIXTURES=${FIXTURES:-$HERE/../fixtures}
 # absolute: the exporter runs from another directory
 BIN=$(cd "$(dirname "$BIN")" && pwd)/$(basename "$BIN")
 FIXTURES=$(cd "$FIXTURES" && pwd)
-TMP=$(mktemp -d)
-PID=
-PORT=
-pass=0
-fail=0
-
-cleanup() {
-	[ -n "$PID" ] && kill -9 "$PID" 2>/dev/null
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
-
-ok() { pass=$((pass + 1)); echo "ok - $*"; }
-not_ok() { fail=$((fail + 1)); echo "not ok - $*"; }
-check() { # check DESCRIPTION COMMAND...
-	local d=$1
-	shift
-	if "$@"; then ok "$d"; else not_ok "$d"; fi
-}
+. "$HERE/lib.sh"
 
 for tool in openssl curl; do
 	command -v "$tool" >/dev/null || { echo "not ok - $tool is installed (scripts/install-deps.sh --test)"; exit 1; }
@@ -84,35 +66,16 @@ COMMON=(--path.sysfs="$FIXTURES/sysfs/rxe" --poll.interval=1s --no-collector.net
 	--no-collector.ethtool --no-collector.probe --log.level=debug)
 
 # start_exporter CONFIG: on a free loopback port; ready when it logs "listening on"
-start_exporter() {
-	local try
-	for try in 1 2 3 4 5 6 7 8 9 10; do
-		PORT=$((20000 + RANDOM % 40000))
-		# from another directory: paths in the config are relative to the config
-		(cd / && exec "$BIN" --web.listen-address="127.0.0.1:$PORT" "${COMMON[@]}" \
-			--web.config.file="$1") >"$TMP/log" 2>&1 &
-		PID=$!
-		for _ in $(seq 1 100); do
-			grep -q "listening on" "$TMP/log" && return 0
-			kill -0 "$PID" 2>/dev/null || break
-			sleep 0.05
-		done
-		wait "$PID" 2>/dev/null
-		PID=
-		grep -q "cannot listen" "$TMP/log" || break
-	done
-	echo "exporter did not start; log:" >&2
-	cat "$TMP/log" >&2
-	return 1
+webconfig_launch() {
+	# from another directory: paths in the config are relative to the config
+	(cd / && exec "$BIN" --web.listen-address="127.0.0.1:$PORT" "${COMMON[@]}" \
+		--web.config.file="$START_CONFIG") >"$TMP/log" 2>&1 &
+	PID=$!
 }
-
-stop_exporter() {
-	local rc
-	kill -TERM "$PID"
-	wait "$PID"
-	rc=$?
-	PID=
-	return $rc
+listening() { grep -q "listening on" "$TMP/log"; }
+start_exporter() {
+	START_CONFIG=$1
+	start_on_free_port webconfig_launch listening
 }
 
 # hup: SIGHUP, then wait until the reload has logged its outcome (one line each)
