@@ -349,7 +349,7 @@ static const struct eth_family_info families[ETH_FAM_COUNT] = {
 		},
 	[ETH_FAM_PRIO_DISCARDS] =
 		{
-			.name = "rdma_netdev_priority_discarded_packets_total",
+			.name = "rdma_netdev_priority_packets_discarded_total",
 			.help = "Received packets the NIC discarded per priority, by reason: "
 				"buffer (no per "
 				"host receive buffer), congestion (host congestion, WRED), "
@@ -373,7 +373,7 @@ static const struct eth_family_info families[ETH_FAM_COUNT] = {
 		},
 	[ETH_FAM_DISCARDS] =
 		{
-			.name = "rdma_netdev_discarded_packets_total",
+			.name = "rdma_netdev_packets_discarded_total",
 			.help = "Packets the physical port discarded, rx: no receive buffer, tx: "
 				"not sent "
 				"(ice and i40e: only while the link was down), from the NIC "
@@ -397,7 +397,7 @@ static const struct eth_family_info families[ETH_FAM_COUNT] = {
 		},
 	[ETH_FAM_OUT_OF_BUFFER] =
 		{
-			.name = "rdma_netdev_out_of_buffer_dropped_packets_total",
+			.name = "rdma_netdev_out_of_buffer_packets_dropped_total",
 			.help = "Received packets dropped because a receive queue had no software "
 				"buffer "
 				"posted, from the NIC driver's ethtool statistics (mlx5 "

@@ -24,14 +24,14 @@ enum eth_family {
 	ETH_FAM_PRIO_PAUSE_TRANSITIONS, /* rdma_netdev_priority_pause_transitions_total */
 	ETH_FAM_PRIO_ECN_MARKED,	/* rdma_netdev_priority_ecn_marked_packets_total */
 	/* per priority; labels netdev, priority, reason ("buffer", "congestion", ...) */
-	ETH_FAM_PRIO_DISCARDS, /* rdma_netdev_priority_discarded_packets_total */
+	ETH_FAM_PRIO_DISCARDS, /* rdma_netdev_priority_packets_discarded_total */
 	/* per netdev; labels netdev, direction */
 	ETH_FAM_PAUSE_FRAMES, /* rdma_netdev_pause_frames_total (link-level pause) */
-	ETH_FAM_DISCARDS,     /* rdma_netdev_discarded_packets_total (physical layer) */
+	ETH_FAM_DISCARDS,     /* rdma_netdev_packets_discarded_total (physical layer) */
 	/* per netdev; labels netdev, level ("warning", "error") */
 	ETH_FAM_PAUSE_STORM, /* rdma_netdev_pause_storm_events_total */
 	/* per netdev; label netdev */
-	ETH_FAM_OUT_OF_BUFFER,	  /* rdma_netdev_out_of_buffer_dropped_packets_total */
+	ETH_FAM_OUT_OF_BUFFER,	  /* rdma_netdev_out_of_buffer_packets_dropped_total */
 	ETH_FAM_CRC_ERRORS,	  /* rdma_netdev_crc_errors_total */
 	ETH_FAM_SYMBOL_ERRORS,	  /* rdma_netdev_symbol_errors_total */
 	ETH_FAM_LINK_DOWN,	  /* rdma_netdev_link_down_events_total */

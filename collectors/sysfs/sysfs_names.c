@@ -19,11 +19,17 @@
  *    rx_bytes, rx_pkts, rx_drops. drivers/infiniband/hw/bnxt_re/hw_counters.c
  *    uses rx_bytes/rx_pkts/tx_bytes/tx_pkts for its RoCE traffic too (and
  *    Broadcom's out-of-tree bnxt_re reuses many mlx5 names, same meaning).
- *  - drivers/infiniband/sw/rxe/rxe_hw_counters.c: only link_downed is mapped.
- *    The rxe counter "duplicate_request" has the same name as the mlx5 one;
- *    rxe counters other than link_downed must stay in the generic family, so
- *    duplicate_request is deliberately not in this table (it is still
- *    exported, as rdma_port_statistic_total{counter="duplicate_request"}).
+ *  - drivers/infiniband/sw/rxe/rxe_hw_counters.c: link_downed, rcvd_pkts
+ *    and sent_pkts (every RoCE packet the port received or sent, counted in
+ *    rxe_rcv() and rxe_xmit_packet()) are mapped, so a generic throughput
+ *    panel shows Soft-RoCE packets too. The rxe counter "duplicate_request"
+ *    has the same name as the mlx5 one but counts something else; the other
+ *    rxe counters stay in the generic family, so duplicate_request is
+ *    deliberately not in this table (it is still exported, as
+ *    rdma_port_statistic_total{counter="duplicate_request"}).
+ *  - counters/port_rcv_discards: not a PMA attribute of the upstream core,
+ *    but some drivers (MLNX_OFED mlx4, seen in node_exporter's fixtures) have
+ *    it next to port_xmit_discards; node_exporter exports it, so do we.
  *  - counters_ext/ (MLNX_OFED mlx4): *_64 and port_{unicast,multicast}_*.
  *
  * Several files may feed one family (e.g. the received data bytes): the
@@ -38,9 +44,10 @@
 
 /* Priorities: higher wins when one port has several files of one family. */
 enum {
-	PRIO_HW = 1,
-	PRIO_COUNTERS = 2,
-	PRIO_COUNTERS_EXT = 3,
+	PRIO_HW_RXE = 1, /* rxe's rcvd_pkts/sent_pkts: below the efa/bnxt_re names */
+	PRIO_HW = 2,
+	PRIO_COUNTERS = 3,
+	PRIO_COUNTERS_EXT = 4,
 };
 
 #define SRC_C  SYSFS_SRC_COUNTERS
@@ -56,10 +63,16 @@ static const char help_tx_data[] =
 	"counters_ext/; efa and bnxt_re hw_counters tx_bytes).";
 static const char help_rx_packets[] =
 	"Packets received on the port, may include packets with errors (IB PortRcvPkts from "
-	"counters/ or mlx4 counters_ext/; efa and bnxt_re hw_counters rx_pkts).";
+	"counters/ or mlx4 counters_ext/; efa and bnxt_re hw_counters rx_pkts; rxe "
+	"hw_counters rcvd_pkts).";
 static const char help_tx_packets[] =
 	"Packets transmitted on the port, may include packets with errors (IB PortXmitPkts "
-	"from counters/ or mlx4 counters_ext/; efa and bnxt_re hw_counters tx_pkts).";
+	"from counters/ or mlx4 counters_ext/; efa and bnxt_re hw_counters tx_pkts; rxe "
+	"hw_counters sent_pkts).";
+static const char help_rx_discards[] =
+	"Inbound packets the port or device discarded, e.g. because the port was down or "
+	"congested (counters/port_rcv_discards where the driver has it; efa hw_counters "
+	"rx_drops).";
 static const char help_rx_unicast[] =
 	"Unicast packets received on the port (IB PortUnicastRcvPkts from counters/ or mlx4 "
 	"counters_ext/).";
@@ -94,23 +107,24 @@ const struct sysfs_counter_name sysfs_counter_names[] = {
 		   "Times the link error recovery process completed successfully (IB "
 		   "LinkErrorRecoveryCounter, counters/, all PMA drivers)."),
 	IB_COUNTER("link_downed", "rdma_port_link_downed_total", help_link_downed),
-	IB_COUNTER("port_rcv_errors", "rdma_port_receive_errors_total",
+	IB_COUNTER("port_rcv_errors", "rdma_port_errors_received_total",
 		   "Packets with errors received on the port (IB PortRcvErrors, counters/, all "
 		   "PMA drivers)."),
 	IB_COUNTER("port_rcv_remote_physical_errors",
-		   "rdma_port_receive_remote_physical_errors_total",
+		   "rdma_port_remote_physical_errors_received_total",
 		   "Packets received with the EBP delimiter marking a remote physical error (IB "
 		   "PortRcvRemotePhysicalErrors, counters/, all PMA drivers)."),
-	IB_COUNTER("port_rcv_switch_relay_errors", "rdma_port_receive_switch_relay_errors_total",
+	IB_COUNTER("port_rcv_switch_relay_errors", "rdma_port_switch_relay_errors_received_total",
 		   "Packets received that the switch relay could not forward and discarded (IB "
 		   "PortRcvSwitchRelayErrors, counters/, all PMA drivers)."),
-	IB_COUNTER("port_xmit_discards", "rdma_port_transmit_discarded_packets_total",
+	IB_COUNTER("port_xmit_discards", "rdma_port_discards_transmitted_total",
 		   "Outbound packets discarded because the port was down or congested (IB "
 		   "PortXmitDiscards, counters/, all PMA drivers)."),
-	IB_COUNTER("port_xmit_constraint_errors", "rdma_port_transmit_constraint_errors_total",
+	IB_COUNTER("port_rcv_discards", "rdma_port_discards_received_total", help_rx_discards),
+	IB_COUNTER("port_xmit_constraint_errors", "rdma_port_constraint_errors_transmitted_total",
 		   "Packets not transmitted due to outbound raw filtering or partition checks (IB "
 		   "PortXmitConstraintErrors, counters/, all PMA drivers)."),
-	IB_COUNTER("port_rcv_constraint_errors", "rdma_port_receive_constraint_errors_total",
+	IB_COUNTER("port_rcv_constraint_errors", "rdma_port_constraint_errors_received_total",
 		   "Received packets discarded due to inbound raw filtering or partition checks "
 		   "(IB PortRcvConstraintErrors, counters/, all PMA drivers)."),
 	IB_COUNTER("local_link_integrity_errors", "rdma_port_local_link_integrity_errors_total",
@@ -120,7 +134,7 @@ const struct sysfs_counter_name sysfs_counter_names[] = {
 		   "rdma_port_excessive_buffer_overrun_errors_total",
 		   "Times the port detected excessive input buffer overruns (IB "
 		   "ExcessiveBufferOverrunErrors, counters/, all PMA drivers)."),
-	IB_COUNTER("VL15_dropped", "rdma_port_vl15_dropped_packets_total",
+	IB_COUNTER("VL15_dropped", "rdma_port_vl15_packets_dropped_total",
 		   "Incoming VL15 (subnet management) packets dropped for lack of resources (IB "
 		   "VL15Dropped, counters/, all PMA drivers)."),
 	IB_COUNTER("port_xmit_wait", "rdma_port_transmit_wait_ticks_total",
@@ -131,15 +145,15 @@ const struct sysfs_counter_name sysfs_counter_names[] = {
 	      PRIO_COUNTERS),
 	ENTRY("port_xmit_data", SRC_C, "rdma_port_data_transmitted_bytes_total", help_tx_data, 4,
 	      PRIO_COUNTERS),
-	IB_COUNTER("port_rcv_packets", "rdma_port_received_packets_total", help_rx_packets),
-	IB_COUNTER("port_xmit_packets", "rdma_port_transmitted_packets_total", help_tx_packets),
-	IB_COUNTER("unicast_rcv_packets", "rdma_port_unicast_received_packets_total",
+	IB_COUNTER("port_rcv_packets", "rdma_port_packets_received_total", help_rx_packets),
+	IB_COUNTER("port_xmit_packets", "rdma_port_packets_transmitted_total", help_tx_packets),
+	IB_COUNTER("unicast_rcv_packets", "rdma_port_unicast_packets_received_total",
 		   help_rx_unicast),
-	IB_COUNTER("unicast_xmit_packets", "rdma_port_unicast_transmitted_packets_total",
+	IB_COUNTER("unicast_xmit_packets", "rdma_port_unicast_packets_transmitted_total",
 		   help_tx_unicast),
-	IB_COUNTER("multicast_rcv_packets", "rdma_port_multicast_received_packets_total",
+	IB_COUNTER("multicast_rcv_packets", "rdma_port_multicast_packets_received_total",
 		   help_rx_multicast),
-	IB_COUNTER("multicast_xmit_packets", "rdma_port_multicast_transmitted_packets_total",
+	IB_COUNTER("multicast_xmit_packets", "rdma_port_multicast_packets_transmitted_total",
 		   help_tx_multicast),
 
 	/* ports/N/counters_ext/ (mlx4, MLNX_OFED): 64 bit, preferred over counters/. */
@@ -147,35 +161,35 @@ const struct sysfs_counter_name sysfs_counter_names[] = {
 	      PRIO_COUNTERS_EXT),
 	ENTRY("port_xmit_data_64", SRC_CX, "rdma_port_data_transmitted_bytes_total", help_tx_data,
 	      4, PRIO_COUNTERS_EXT),
-	ENTRY("port_rcv_packets_64", SRC_CX, "rdma_port_received_packets_total", help_rx_packets, 1,
+	ENTRY("port_rcv_packets_64", SRC_CX, "rdma_port_packets_received_total", help_rx_packets, 1,
 	      PRIO_COUNTERS_EXT),
-	ENTRY("port_xmit_packets_64", SRC_CX, "rdma_port_transmitted_packets_total",
+	ENTRY("port_xmit_packets_64", SRC_CX, "rdma_port_packets_transmitted_total",
 	      help_tx_packets, 1, PRIO_COUNTERS_EXT),
-	ENTRY("port_unicast_rcv_packets", SRC_CX, "rdma_port_unicast_received_packets_total",
+	ENTRY("port_unicast_rcv_packets", SRC_CX, "rdma_port_unicast_packets_received_total",
 	      help_rx_unicast, 1, PRIO_COUNTERS_EXT),
-	ENTRY("port_unicast_xmit_packets", SRC_CX, "rdma_port_unicast_transmitted_packets_total",
+	ENTRY("port_unicast_xmit_packets", SRC_CX, "rdma_port_unicast_packets_transmitted_total",
 	      help_tx_unicast, 1, PRIO_COUNTERS_EXT),
-	ENTRY("port_multicast_rcv_packets", SRC_CX, "rdma_port_multicast_received_packets_total",
+	ENTRY("port_multicast_rcv_packets", SRC_CX, "rdma_port_multicast_packets_received_total",
 	      help_rx_multicast, 1, PRIO_COUNTERS_EXT),
 	ENTRY("port_multicast_xmit_packets", SRC_CX,
-	      "rdma_port_multicast_transmitted_packets_total", help_tx_multicast, 1,
+	      "rdma_port_multicast_packets_transmitted_total", help_tx_multicast, 1,
 	      PRIO_COUNTERS_EXT),
 
 	/*
 	 * ports/N/hw_counters/ of mlx5. The q counters are 32 bit in the device
 	 * (they wrap); the congestion counters and rx_icrc_encapsulated are 64 bit.
 	 */
-	HW_COUNTER("rx_write_requests", "rdma_port_received_write_requests_total",
+	HW_COUNTER("rx_write_requests", "rdma_port_write_requests_received_total",
 		   "RDMA WRITE requests received by the port's QPs (mlx5)."),
-	HW_COUNTER("rx_read_requests", "rdma_port_received_read_requests_total",
+	HW_COUNTER("rx_read_requests", "rdma_port_read_requests_received_total",
 		   "RDMA READ requests received by the port's QPs (mlx5)."),
-	HW_COUNTER("rx_atomic_requests", "rdma_port_received_atomic_requests_total",
+	HW_COUNTER("rx_atomic_requests", "rdma_port_atomic_requests_received_total",
 		   "ATOMIC requests received by the port's QPs (mlx5)."),
-	HW_COUNTER("rx_dct_connect", "rdma_port_received_dct_connect_requests_total",
+	HW_COUNTER("rx_dct_connect", "rdma_port_dct_connect_requests_received_total",
 		   "Connection requests received by the port's DC targets (mlx5)."),
-	HW_COUNTER("out_of_buffer", "rdma_port_out_of_buffer_dropped_packets_total",
+	HW_COUNTER("out_of_buffer", "rdma_port_out_of_buffer_packets_dropped_total",
 		   "Packets dropped because no receive WQE was posted on the QP (mlx5)."),
-	HW_COUNTER("out_of_sequence", "rdma_port_out_of_sequence_received_packets_total",
+	HW_COUNTER("out_of_sequence", "rdma_port_out_of_sequence_packets_received_total",
 		   "Out of sequence packets received by the port's QPs (mlx5)."),
 	HW_COUNTER(
 		"rnr_nak_retry_err", "rdma_port_rnr_naks_received_total",
@@ -215,17 +229,17 @@ const struct sysfs_counter_name sysfs_counter_names[] = {
 	HW_COUNTER("resp_local_length_error", "rdma_port_responder_local_length_errors_total",
 		   "Local length errors detected by responders, e.g. a message longer than the "
 		   "receive buffer (mlx5)."),
-	HW_COUNTER("rx_icrc_encapsulated", "rdma_port_icrc_error_received_packets_total",
+	HW_COUNTER("rx_icrc_encapsulated", "rdma_port_icrc_error_packets_received_total",
 		   "RoCE packets received with an invalid ICRC (mlx5)."),
-	HW_COUNTER("np_cnp_sent", "rdma_port_cnp_sent_packets_total",
+	HW_COUNTER("np_cnp_sent", "rdma_port_cnp_packets_sent_total",
 		   "Congestion notification packets sent by the notification point after "
 		   "receiving ECN marked RoCEv2 packets (mlx5)."),
-	HW_COUNTER("np_ecn_marked_roce_packets", "rdma_port_ecn_marked_received_packets_total",
+	HW_COUNTER("np_ecn_marked_roce_packets", "rdma_port_ecn_marked_packets_received_total",
 		   "RoCEv2 packets received with the ECN congestion experienced mark (mlx5)."),
-	HW_COUNTER("rp_cnp_handled", "rdma_port_cnp_handled_packets_total",
+	HW_COUNTER("rp_cnp_handled", "rdma_port_cnp_packets_handled_total",
 		   "Congestion notification packets handled by the reaction point to throttle "
 		   "the send rate (mlx5)."),
-	HW_COUNTER("rp_cnp_ignored", "rdma_port_cnp_ignored_packets_total",
+	HW_COUNTER("rp_cnp_ignored", "rdma_port_cnp_packets_ignored_total",
 		   "Congestion notification packets received and ignored by the reaction point, "
 		   "e.g. with congestion control off (mlx5)."),
 	HW_COUNTER("roce_adp_retrans", "rdma_port_roce_adaptive_retransmissions_total",
@@ -243,14 +257,18 @@ const struct sysfs_counter_name sysfs_counter_names[] = {
 	ENTRY("rx_bytes", SRC_HW, "rdma_port_data_received_bytes_total", help_rx_data, 1, PRIO_HW),
 	ENTRY("tx_bytes", SRC_HW, "rdma_port_data_transmitted_bytes_total", help_tx_data, 1,
 	      PRIO_HW),
-	ENTRY("rx_pkts", SRC_HW, "rdma_port_received_packets_total", help_rx_packets, 1, PRIO_HW),
-	ENTRY("tx_pkts", SRC_HW, "rdma_port_transmitted_packets_total", help_tx_packets, 1,
+	ENTRY("rx_pkts", SRC_HW, "rdma_port_packets_received_total", help_rx_packets, 1, PRIO_HW),
+	ENTRY("tx_pkts", SRC_HW, "rdma_port_packets_transmitted_total", help_tx_packets, 1,
 	      PRIO_HW),
-	HW_COUNTER("rx_drops", "rdma_port_receive_dropped_packets_total",
-		   "Packets dropped on receive by the device (efa)."),
+	ENTRY("rx_drops", SRC_HW, "rdma_port_discards_received_total", help_rx_discards, 1,
+	      PRIO_HW),
 
-	/* ports/N/hw_counters/ of rxe: same meaning as the PMA counter. */
+	/* ports/N/hw_counters/ of rxe: same meaning as the PMA counters. */
 	ENTRY("link_downed", SRC_HW, "rdma_port_link_downed_total", help_link_downed, 1, PRIO_HW),
+	ENTRY("rcvd_pkts", SRC_HW, "rdma_port_packets_received_total", help_rx_packets, 1,
+	      PRIO_HW_RXE),
+	ENTRY("sent_pkts", SRC_HW, "rdma_port_packets_transmitted_total", help_tx_packets, 1,
+	      PRIO_HW_RXE),
 };
 
 const unsigned sysfs_counter_names_len =

@@ -38,20 +38,21 @@ scrape_and_normalize() {   # scrape_and_normalize FILE
     scrape "$1" && normalize < "$1" > "$NORM"
 }
 
-# The sample that must carry hw counter $1.
+# The sample that must carry hw counter $1: rxe's link_downed, rcvd_pkts and
+# sent_pkts have named families, the others are generic.
 counter_metric() {
-    if [ "$1" = link_downed ]; then
-        echo "rdma_port_link_downed_total"
-    else
-        echo "rdma_port_statistic_total"
-    fi
+    case $1 in
+    link_downed) echo "rdma_port_link_downed_total" ;;
+    rcvd_pkts) echo "rdma_port_packets_received_total" ;;
+    sent_pkts) echo "rdma_port_packets_transmitted_total" ;;
+    *) echo "rdma_port_statistic_total" ;;
+    esac
 }
 counter_labels() {
-    if [ "$1" = link_downed ]; then
-        echo "device=\"$DEV\",port=\"$PORT\""
-    else
-        echo "device=\"$DEV\",port=\"$PORT\",source=\"hw_counters\",counter=\"$1\""
-    fi
+    case $1 in
+    link_downed | rcvd_pkts | sent_pkts) echo "device=\"$DEV\",port=\"$PORT\"" ;;
+    *) echo "device=\"$DEV\",port=\"$PORT\",source=\"hw_counters\",counter=\"$1\"" ;;
+    esac
 }
 HW_COUNTERS=""          # every file in hw_counters/ except lifespan (a setting in ms)
 for f in "$P"/hw_counters/*; do
@@ -222,8 +223,8 @@ lat_us=$(awk -v t="$lt_typ" -v m="$lt_min" -v a="$lt_avg" 'BEGIN {
     if (t !~ /^[0-9]+(\.[0-9]+)?$/) { printf "no figure (ib_send_lat printed \"%s\")", t; exit }
     printf "%.1fus (t_typical %.2fus is one-way, half the round trip; t_min %.2fus, t_avg %.2fus)", 2 * t, t, m, a }')
 note "benchmark (TCG-emulated CPU, not hardware figures): median RTT of the loopback probe $pmed_us (histogram_quantile(0.5) over $pcount probes), of ib_send_lat on the same device $lat_us"
-rcvd=$(value rdma_port_statistic_total "$(counter_labels rcvd_pkts)")
-sent=$(value rdma_port_statistic_total "$(counter_labels sent_pkts)")
+rcvd=$(value "$(counter_metric rcvd_pkts)" "$(counter_labels rcvd_pkts)")
+sent=$(value "$(counter_metric sent_pkts)" "$(counter_labels sent_pkts)")
 if num_gt "$rcvd" 0 || num_gt "$sent" 0; then ok "traffic is visible: rcvd_pkts=$rcvd sent_pkts=$sent"
 else notok "traffic is visible: rcvd_pkts='$rcvd' sent_pkts='$sent' (want one > 0)"; fi
 

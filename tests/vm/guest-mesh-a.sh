@@ -56,6 +56,8 @@ check_value rdma_probe_targets_file_reload_success "" 1
 check_loopback
 v=$(value rdma_probe_responder_requests_total "$RL")
 check "responder: rdma_probe_responder_requests_total{$RL} > 0 (got ${v:-<absent>})" num_gt "$v" 0
+# B may have got our replies before it asked for our QP itself: give it time.
+wait_value 30 "$OUT/scrape-discovery.txt" rdma_probe_discovery_requests_total "" gt 0
 v=$(value rdma_probe_discovery_requests_total "")
 check "discovery: rdma_probe_discovery_requests_total > 0, B asked for our QP (got ${v:-<absent>})" \
     num_gt "$v" 0

@@ -319,7 +319,7 @@ static void test_mlx5_families(void **unused)
 		    "rdma_netdev_pause_storm_events_total{netdev=\"ens1f0\",level=\"warning\"} 2");
 	assert_line(r.text,
 		    "rdma_netdev_pause_storm_events_total{netdev=\"ens1f0\",level=\"error\"} 1");
-	assert_line(r.text, "rdma_netdev_out_of_buffer_dropped_packets_total{netdev=\"ens1f0\"} 5");
+	assert_line(r.text, "rdma_netdev_out_of_buffer_packets_dropped_total{netdev=\"ens1f0\"} 5");
 	assert_line(r.text, "rdma_netdev_pfc_enabled{netdev=\"ens1f0\",priority=\"3\"} 1");
 	assert_line(r.text, "rdma_netdev_pfc_enabled{netdev=\"ens1f0\",priority=\"2\"} 0");
 	assert_line(r.text, "rdma_netdev_pfc_requests_total{netdev=\"ens1f0\",priority=\"3\"} 9");

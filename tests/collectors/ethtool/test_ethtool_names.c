@@ -17,6 +17,7 @@
 
 #include <cmocka.h>
 
+#include "metric_naming.h"
 #include "ethtool_names.h"
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
@@ -148,12 +149,12 @@ static const struct family_expect family_expects[] = {
 	 true, NULL},
 	{ETH_FAM_PRIO_ECN_MARKED, "rdma_netdev_priority_ecn_marked_packets_total", false, true,
 	 NULL},
-	{ETH_FAM_PRIO_DISCARDS, "rdma_netdev_priority_discarded_packets_total", false, true,
+	{ETH_FAM_PRIO_DISCARDS, "rdma_netdev_priority_packets_discarded_total", false, true,
 	 "reason"},
 	{ETH_FAM_PAUSE_FRAMES, "rdma_netdev_pause_frames_total", true, false, NULL},
-	{ETH_FAM_DISCARDS, "rdma_netdev_discarded_packets_total", true, false, NULL},
+	{ETH_FAM_DISCARDS, "rdma_netdev_packets_discarded_total", true, false, NULL},
 	{ETH_FAM_PAUSE_STORM, "rdma_netdev_pause_storm_events_total", false, false, "level"},
-	{ETH_FAM_OUT_OF_BUFFER, "rdma_netdev_out_of_buffer_dropped_packets_total", false, false,
+	{ETH_FAM_OUT_OF_BUFFER, "rdma_netdev_out_of_buffer_packets_dropped_total", false, false,
 	 NULL},
 	{ETH_FAM_CRC_ERRORS, "rdma_netdev_crc_errors_total", false, false, NULL},
 	{ETH_FAM_SYMBOL_ERRORS, "rdma_netdev_symbol_errors_total", false, false, NULL},
@@ -633,6 +634,10 @@ static void test_family_names_unique(void **state)
 {
 	(void)state;
 	for (int a = ETH_FAM_NONE + 1; a < ETH_FAM_COUNT; a++) {
+		const char *why = metric_name_problem(eth_family_name((enum eth_family)a));
+
+		if (why)
+			fail_msg("%s: %s", eth_family_name((enum eth_family)a), why);
 		for (int b = a + 1; b < ETH_FAM_COUNT; b++)
 			assert_string_not_equal(eth_family_name((enum eth_family)a),
 						eth_family_name((enum eth_family)b));

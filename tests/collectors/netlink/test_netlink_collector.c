@@ -1182,8 +1182,8 @@ static void test_two_devices_two_polls(void **state)
 		assert_int_equal(r.stats.read_errors, 0);
 		assert_busy_qps(r.text);
 		assert_qps(r.text, "rxe1", "1", "RC", rxe1);
-		assert_line(r.text, "rdma_port_statistic_total{device=\"rxe1\",port=\"1\","
-				    "source=\"netlink\",counter=\"sent_pkts\"} 1001");
+		assert_line(r.text,
+			    "rdma_port_packets_transmitted_total{device=\"rxe1\",port=\"1\"} 1001");
 	}
 	/* each device's limits once */
 	assert_int_equal(limits_calls_for(w, "rxe0"), 1);
@@ -1393,8 +1393,7 @@ static void test_counters_left_to_sysfs(void **state)
 	assert_null(strstr(r.text, "counter=\"sent_pkts\""));
 	for (size_t i = 1; i < N_RXE_COUNTERS; i++)
 		assert_counter(r.text, rxe_counters[i], busy_counter_values[i]);
-	assert_line(r.text, "rdma_port_statistic_total{device=\"rxe0\",port=\"1\","
-			    "source=\"netlink\",counter=\"rcvd_pkts\"} 132141");
+	assert_line(r.text, "rdma_port_packets_received_total{device=\"rxe0\",port=\"1\"} 132141");
 	run_ok(&r);
 	assert_false(counter_exported(r.text, "sent_pkts"));
 	assert_counter(r.text, "rcvd_pkts", 132141);
@@ -1406,8 +1405,8 @@ static void test_counters_left_to_sysfs(void **state)
 	run_ok(&r);
 	for (size_t i = 0; i < N_RXE_COUNTERS; i++)
 		assert_counter(r.text, rxe_counters[i], busy_counter_values[i]);
-	assert_line(r.text, "rdma_port_statistic_total{device=\"rxe0\",port=\"1\","
-			    "source=\"netlink\",counter=\"sent_pkts\"} 132141");
+	assert_line(r.text,
+		    "rdma_port_packets_transmitted_total{device=\"rxe0\",port=\"1\"} 132141");
 	run_stop(&r);
 
 	close(fd);
@@ -1445,8 +1444,7 @@ static void test_device_filter(void **state)
 	assert_null(strstr(r.text, "rxe0"));
 	assert_qps(r.text, "mlx5_0", "1", "RC", mlx);
 	assert_line(r.text, "rdma_resources{device=\"mlx5_0\",resource=\"qp\"} 4");
-	assert_line(r.text, "rdma_port_statistic_total{device=\"mlx5_0\",port=\"1\","
-			    "source=\"netlink\",counter=\"rcvd_pkts\"} 2003");
+	assert_line(r.text, "rdma_port_packets_received_total{device=\"mlx5_0\",port=\"1\"} 2003");
 	assert_int_equal(req_for_dev(w, 0, 0), 0);
 	assert_int_equal(req_count(w, 0, RDMA_NLDEV_CMD_STAT_GET, 3), 1);
 	run_stop(&r);

@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "metrics.h"
+#include "metric_naming.h"
 #include "sysfs_names.h"
 
 #define ALL_SOURCES                                                                                \
@@ -152,20 +153,25 @@ static void test_required_names(void **state)
 		    "rdma_port_data_transmitted_bytes_total", 4);
 	assert_maps("rx_bytes", SYSFS_SRC_HW_COUNTERS, "rdma_port_data_received_bytes_total", 1);
 	assert_maps("tx_bytes", SYSFS_SRC_HW_COUNTERS, "rdma_port_data_transmitted_bytes_total", 1);
-	assert_maps("port_rcv_packets", SYSFS_SRC_COUNTERS, "rdma_port_received_packets_total", 1);
+	assert_maps("port_rcv_packets", SYSFS_SRC_COUNTERS, "rdma_port_packets_received_total", 1);
 	assert_maps("port_rcv_packets_64", SYSFS_SRC_COUNTERS_EXT,
-		    "rdma_port_received_packets_total", 1);
+		    "rdma_port_packets_received_total", 1);
 	assert_maps("unicast_rcv_packets", SYSFS_SRC_COUNTERS,
-		    "rdma_port_unicast_received_packets_total", 1);
+		    "rdma_port_unicast_packets_received_total", 1);
 	assert_maps("port_unicast_rcv_packets", SYSFS_SRC_COUNTERS_EXT,
-		    "rdma_port_unicast_received_packets_total", 1);
+		    "rdma_port_unicast_packets_received_total", 1);
 	assert_maps("link_downed", SYSFS_SRC_COUNTERS, "rdma_port_link_downed_total", 1);
 	assert_maps("link_downed", SYSFS_SRC_HW_COUNTERS, "rdma_port_link_downed_total", 1);
-	assert_maps("VL15_dropped", SYSFS_SRC_COUNTERS, "rdma_port_vl15_dropped_packets_total", 1);
+	assert_maps("VL15_dropped", SYSFS_SRC_COUNTERS, "rdma_port_vl15_packets_dropped_total", 1);
+	assert_maps("port_xmit_discards", SYSFS_SRC_COUNTERS,
+		    "rdma_port_discards_transmitted_total", 1);
+	assert_maps("port_rcv_discards", SYSFS_SRC_COUNTERS, "rdma_port_discards_received_total",
+		    1);
+	assert_maps("port_rcv_errors", SYSFS_SRC_COUNTERS, "rdma_port_errors_received_total", 1);
 	assert_maps("out_of_buffer", SYSFS_SRC_HW_COUNTERS,
-		    "rdma_port_out_of_buffer_dropped_packets_total", 1);
+		    "rdma_port_out_of_buffer_packets_dropped_total", 1);
 	assert_maps("np_ecn_marked_roce_packets", SYSFS_SRC_HW_COUNTERS,
-		    "rdma_port_ecn_marked_received_packets_total", 1);
+		    "rdma_port_ecn_marked_packets_received_total", 1);
 }
 
 /* Every counter file of a ConnectX port, as in tests/fixtures/sysfs/mlx5-roce. */
@@ -241,20 +247,19 @@ static void test_mlx5_names_all_mapped(void **state)
 static void test_efa_names(void **state)
 {
 	(void)state;
-	assert_maps("rx_pkts", SYSFS_SRC_HW_COUNTERS, "rdma_port_received_packets_total", 1);
-	assert_maps("tx_pkts", SYSFS_SRC_HW_COUNTERS, "rdma_port_transmitted_packets_total", 1);
-	assert_maps("rx_drops", SYSFS_SRC_HW_COUNTERS, "rdma_port_receive_dropped_packets_total",
-		    1);
+	assert_maps("rx_pkts", SYSFS_SRC_HW_COUNTERS, "rdma_port_packets_received_total", 1);
+	assert_maps("tx_pkts", SYSFS_SRC_HW_COUNTERS, "rdma_port_packets_transmitted_total", 1);
+	assert_maps("rx_drops", SYSFS_SRC_HW_COUNTERS, "rdma_port_discards_received_total", 1);
 }
 
 /*
- * rxe: only link_downed has a named family; the VM test expects every other
- * rxe hw_counter under the generic family, so none of them may be mapped.
+ * rxe: link_downed, rcvd_pkts and sent_pkts have named families; the VM test
+ * expects every other rxe hw_counter under the generic family, so none of
+ * them may be mapped.
  */
 static void test_rxe_only_link_downed(void **state)
 {
 	static const char *const rxe[] = {
-		"sent_pkts",	       "rcvd_pkts",
 		"duplicate_request",   "out_of_seq_request",
 		"rcvd_rnr_err",	       "send_rnr_err",
 		"rcvd_seq_err",	       "ack_deferred",
@@ -269,7 +274,29 @@ static void test_rxe_only_link_downed(void **state)
 			fail_msg("rxe counter %s must stay generic", rxe[i]);
 		assert_false(sysfs_counter_is_setting(rxe[i], SYSFS_SRC_HW_COUNTERS));
 	}
-	assert_non_null(sysfs_counter_lookup("link_downed", SYSFS_SRC_HW_COUNTERS));
+	assert_maps("link_downed", SYSFS_SRC_HW_COUNTERS, "rdma_port_link_downed_total", 1);
+	assert_maps("rcvd_pkts", SYSFS_SRC_HW_COUNTERS, "rdma_port_packets_received_total", 1);
+	assert_maps("sent_pkts", SYSFS_SRC_HW_COUNTERS, "rdma_port_packets_transmitted_total", 1);
+	/* rxe has no counters/ directory: these are hw_counters names only */
+	assert_null(sysfs_counter_lookup("rcvd_pkts", SYSFS_SRC_COUNTERS));
+}
+
+/* Every family the table feeds follows the README's naming rule. */
+static void test_naming_rule(void **state)
+{
+	(void)state;
+	for (unsigned i = 0; i < sysfs_counter_names_len; i++) {
+		const char *why = metric_name_problem(sysfs_counter_names[i].metric);
+
+		if (why)
+			fail_msg("%s: %s", sysfs_counter_names[i].metric, why);
+	}
+	/* the rule itself, on names it must refuse */
+	assert_non_null(metric_name_problem("rdma_port_received_packets_total"));
+	assert_non_null(metric_name_problem("rdma_port_receive_errors_total"));
+	assert_non_null(metric_name_problem("rdma_port_cnp_sent_packets_total"));
+	assert_null(metric_name_problem("rdma_port_data_received_bytes_total"));
+	assert_null(metric_name_problem("rdma_port_transmit_wait_ticks_total"));
 }
 
 static void test_unknown_names(void **state)
@@ -358,6 +385,7 @@ int main(void)
 		cmocka_unit_test(test_mlx5_names_all_mapped),
 		cmocka_unit_test(test_efa_names),
 		cmocka_unit_test(test_rxe_only_link_downed),
+		cmocka_unit_test(test_naming_rule),
 		cmocka_unit_test(test_unknown_names),
 		cmocka_unit_test(test_lifespan_is_setting),
 		cmocka_unit_test(test_priorities),
