@@ -25,6 +25,12 @@
 struct collector_ctx {
 	/* O_DIRECTORY fd of --path.sysfs; every sysfs access is relative to it. */
 	int sysfs_fd;
+	/* --path.sysfs made absolute, for log messages only; may be NULL. */
+	const char *sysfs_path;
+	/* Descriptors below RLIMIT_NOFILE that a collector must never keep
+	 * open (the daemon's budget: HTTP connections, sockets, per-read
+	 * opens); 0: the collector's own default. */
+	unsigned fd_reserve;
 	/* --collector.device-include / -exclude; never NULL. */
 	const struct device_filter *filter;
 	/* Seconds between full re-scans of device and counter lists. */

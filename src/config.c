@@ -116,7 +116,9 @@ static void set_defaults(struct exporter_config *cfg, const struct config_collec
 	cfg->rescan_interval_ms = 60000;
 	cfg->log_level = LOG_INFO;
 	cfg->max_connections = 64;
+	cfg->max_connections_per_client = 8;
 	cfg->connection_timeout_s = 10;
+	cfg->request_header_timeout_ms = 5000;
 	cfg->n_collectors = n;
 	for (unsigned i = 0; i < n; i++) {
 		cfg->collector_enabled[i] = collectors[i].default_enabled;
@@ -139,6 +141,8 @@ enum opt {
 	OPT_MAX_CONN,
 	OPT_CONN_TIMEOUT,
 	OPT_WEB_CONFIG,
+	OPT_MAX_CONN_PER_CLIENT,
+	OPT_HEADER_TIMEOUT,
 };
 
 static const struct {
@@ -156,6 +160,8 @@ static const struct {
 	{"web.max-connections", OPT_MAX_CONN},
 	{"web.connection-timeout", OPT_CONN_TIMEOUT},
 	{"web.config.file", OPT_WEB_CONFIG},
+	{"web.max-connections-per-client", OPT_MAX_CONN_PER_CLIENT},
+	{"web.request-header-timeout", OPT_HEADER_TIMEOUT},
 };
 
 static int parse_uint_flag(const char *flag, const char *v, uint64_t min, uint64_t max,
@@ -240,6 +246,18 @@ static int apply_value(struct exporter_config *cfg, enum opt opt, const char *fl
 			return fail(err, errlen, "--%s: \"%s\" must be a duration from 1s to 1h",
 				    flag, v);
 		cfg->connection_timeout_s = (unsigned)(n / 1000);
+		return 0;
+	case OPT_MAX_CONN_PER_CLIENT:
+		r = parse_uint_flag(flag, v, 1, 100000, &n, err, errlen);
+		if (r == 0)
+			cfg->max_connections_per_client = (unsigned)n;
+		return r;
+	case OPT_HEADER_TIMEOUT:
+		r = config_parse_duration_ms(v, &n);
+		if (r < 0 || n < 100 || n > 3600 * 1000)
+			return fail(err, errlen, "--%s: \"%s\" must be a duration from 100ms to 1h",
+				    flag, v);
+		cfg->request_header_timeout_ms = n;
 		return 0;
 	case OPT_WEB_CONFIG:
 		/* read (and re-read on SIGHUP) by the daemon, which reports its errors */
@@ -525,7 +543,13 @@ void config_usage(FILE *out, const char *argv0, const struct config_collector *c
 		"      --web.telemetry-path=PATH    Path under which metrics are served.\n"
 		"                                   Default \"/metrics\".\n"
 		"      --web.max-connections=N      Concurrent HTTP connections. Default 64.\n"
+		"      --web.max-connections-per-client=N\n"
+		"                                   Concurrent HTTP connections from one client\n"
+		"                                   address. Default 8.\n"
 		"      --web.connection-timeout=D   Idle HTTP connection timeout. Default 10s.\n"
+		"      --web.request-header-timeout=D\n"
+		"                                   Time a client has to send a whole request\n"
+		"                                   head (100ms..1h). Default 5s.\n"
 		"      --web.config.file=PATH       TLS, basic auth and headers (Prometheus\n"
 		"                                   exporter-toolkit format); re-read on SIGHUP.\n"
 		"      --path.sysfs=PATH            sysfs mount point. Default \"/sys\".\n"

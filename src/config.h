@@ -68,7 +68,9 @@ struct exporter_config {
 	const char *device_exclude; /* NULL = none */
 	int log_level;
 	unsigned max_connections;
+	unsigned max_connections_per_client;
 	unsigned connection_timeout_s;
+	uint64_t request_header_timeout_ms;
 	/* --web.config.file: TLS, basic auth and headers (webconfig.h); NULL = none */
 	const char *web_config_file;
 	unsigned n_collectors;

@@ -5,7 +5,9 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -34,7 +36,42 @@ static void raise_nofile_limit(void)
 		return;
 	rl.rlim_cur = rl.rlim_max;
 	if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
-		log_warn("cannot raise the open file limit: %s", strerror(errno));
+		log_warn("cannot raise the open file limit", "err=%s", strerror(errno));
+}
+
+/*
+ * The descriptor budget (http.h): HTTP connections get at most half of what
+ * RLIMIT_NOFILE leaves after HTTP_FD_RESERVE, and the collectors are told
+ * to leave the reserve and the connections' share free. Returns the
+ * connection limit to use; *fd_reserve is what collectors must leave free.
+ */
+static unsigned fd_budget(unsigned max_connections, unsigned *fd_reserve)
+{
+	struct rlimit rl;
+	uint64_t nofile = UINT64_MAX;
+	unsigned cap;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+		nofile = rl.rlim_cur;
+	cap = http_connection_cap(nofile);
+	if (max_connections > cap) {
+		log_warn("--web.max-connections is above the descriptor budget; using the budget",
+			 "requested=%u used=%u nofile=%llu", max_connections, cap,
+			 (unsigned long long)nofile);
+		max_connections = cap;
+	}
+	*fd_reserve = HTTP_FD_RESERVE + max_connections;
+	log_debug("descriptor budget", "nofile=%llu reserve=%u connections=%u",
+		  (unsigned long long)nofile, HTTP_FD_RESERVE, max_connections);
+	return max_connections;
+}
+
+static bool any_collector_enabled(const struct exporter_config *cfg)
+{
+	for (unsigned i = 0; i < collector_table_len; i++)
+		if (cfg->collector_enabled[i])
+			return true;
+	return false;
 }
 
 static bool sysfs_enabled(const struct exporter_config *cfg)
@@ -59,16 +96,16 @@ static void reload_web_config(struct http_server *http, const char *path)
 		return;
 	ws = web_settings_load(path, err, sizeof(err));
 	if (!ws) {
-		log_error("web config not reloaded, the previous one stays in force: %s", err);
+		log_error("web config not reloaded, the previous one stays in force",
+			  "file=%s err=%s", path, err);
 		return;
 	}
 	if (!http_server_set_web(http, ws))
-		log_warn("web config reloaded, but it turns TLS %s: restart rdma_exporter to "
-			 "apply that",
-			 ws->wc->tls ? "on" : "off");
+		log_warn("web config reloaded, but its TLS change needs a restart",
+			 "file=%s tls=%s", path, ws->wc->tls ? "on" : "off");
 	else
-		log_info("web config reloaded: %u users, %u headers, TLS %s", ws->wc->n_users,
-			 ws->wc->n_headers, ws->wc->tls ? "on (new connections)" : "off");
+		log_info("web config reloaded", "file=%s users=%u headers=%u tls=%s", path,
+			 ws->wc->n_users, ws->wc->n_headers, ws->wc->tls ? "on" : "off");
 	web_settings_unref(ws);
 }
 
@@ -85,8 +122,9 @@ int daemon_main(int argc, char *argv[])
 	struct http_config hc;
 	struct web_settings *web = NULL;
 	sigset_t sigs;
-	char err[512];
+	char err[512], *sysfs_abs = NULL;
 	int sysfs_fd = -1, listen_fd, sig, rc = 1;
+	unsigned max_connections, fd_reserve;
 	int64_t watchdog_usec;
 
 	for (unsigned i = 0; i < collector_table_len && i < CONFIG_MAX_COLLECTORS; i++) {
@@ -148,6 +186,9 @@ int daemon_main(int argc, char *argv[])
 		return EXIT_BAD_FLAGS;
 	}
 
+	/* Only for log lines: a relative --path.sysfs said in full. */
+	sysfs_abs = realpath(cfg.sysfs_path, NULL);
+
 	/* Signals are taken synchronously by this thread only (sigwait below);
 	 * every thread started from here inherits the blocked mask. */
 	sigemptyset(&sigs);
@@ -158,10 +199,13 @@ int daemon_main(int argc, char *argv[])
 	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	raise_nofile_limit();
+	max_connections = fd_budget(cfg.max_connections, &fd_reserve);
 
-	log_info("starting rdma_exporter version=%s revision=%s sysfs=%s poll_interval=%llums",
-		 RDMA_EXPORTER_VERSION, RDMA_EXPORTER_REVISION, cfg.sysfs_path,
-		 (unsigned long long)cfg.poll_interval_ms);
+	log_info("starting rdma_exporter", "version=%s revision=%s sysfs=%s poll_interval_ms=%llu",
+		 RDMA_EXPORTER_VERSION, RDMA_EXPORTER_REVISION,
+		 sysfs_abs ? sysfs_abs : cfg.sysfs_path, (unsigned long long)cfg.poll_interval_ms);
+	if (!any_collector_enabled(&cfg))
+		log_warn("every collector is disabled: only the exporter's own metrics are served");
 
 	snapshot_slot_init(&slot);
 	pc = (struct poller_config){
@@ -171,12 +215,14 @@ int daemon_main(int argc, char *argv[])
 		.ctx =
 			{
 				.sysfs_fd = sysfs_fd,
+				.sysfs_path = sysfs_abs ? sysfs_abs : cfg.sysfs_path,
 				.filter = filter,
 				.rescan_interval_s = (double)cfg.rescan_interval_ms / 1000.0,
 				.poll_interval_ms = cfg.poll_interval_ms,
 				.proc_root = "/proc",
 				.sysfs_collector_enabled = sysfs_enabled(&cfg),
 				.rdma_netdevs = &rdma_netdevs,
+				.fd_reserve = fd_reserve,
 			},
 		.flag_values = (const uint64_t(*)[CONFIG_MAX_COLLECTOR_FLAGS])cfg.collector_flags,
 		.flag_strs =
@@ -191,26 +237,28 @@ int daemon_main(int argc, char *argv[])
 	}
 	/* The first poll runs before the server starts: no scrape ever sees an empty page. */
 	if (poller_poll_once(poller) < 0) {
-		log_error("first poll failed: out of memory");
+		log_error("first poll failed", "err=%s", "out of memory");
 		goto out;
 	}
 
 	hc = (struct http_config){
 		.listen_address = cfg.listen_address,
 		.telemetry_path = cfg.telemetry_path,
-		.max_connections = cfg.max_connections,
+		.max_connections = max_connections,
+		.max_connections_per_client = cfg.max_connections_per_client,
 		.connection_timeout_s = cfg.connection_timeout_s,
+		.request_header_timeout_ms = cfg.request_header_timeout_ms,
 		.stale_after_ms = 3 * cfg.poll_interval_ms + 30000,
 		.listen_fd = listen_fd,
 		.web = web,
 	};
 	http = http_server_start(&hc, &slot, err, sizeof(err));
 	if (!http) {
-		log_error("%s", err);
+		log_error("cannot start the web server", "err=%s", err);
 		goto out;
 	}
-	log_info("listening on %s, metrics at %s%s", http_server_address(http), cfg.telemetry_path,
-		 web && web->wc->tls ? " (TLS)" : "");
+	log_info("listening", "address=%s path=%s tls=%s", http_server_address(http),
+		 cfg.telemetry_path, web && web->wc->tls ? "on" : "off");
 	if (poller_start(poller) < 0) {
 		log_error("cannot start the poller thread");
 		goto out;
@@ -221,26 +269,35 @@ int daemon_main(int argc, char *argv[])
 		if (sigwait(&sigs, &sig) != 0)
 			continue;
 		if (sig == SIGHUP) {
-			log_info("SIGHUP: re-scanning devices and reopening counter files");
+			log_info("re-scanning devices and reopening counter files",
+				 "signal=SIGHUP");
 			poller_request_reload(poller);
 			reload_web_config(http, cfg.web_config_file);
 			continue;
 		}
-		log_info("received %s, shutting down", sig == SIGTERM	? "SIGTERM"
-						       : sig == SIGQUIT ? "SIGQUIT"
-									: "SIGINT");
+		log_info("shutting down", "signal=%s",
+			 sig == SIGTERM	  ? "SIGTERM"
+			 : sig == SIGQUIT ? "SIGQUIT"
+					  : "SIGINT");
 		break;
 	}
 	notify_stopping();
 	rc = 0;
 out:
 	http_server_stop(http);
-	poller_free(poller);
+	if (poller_free(poller) < 0) {
+		/* A collector is stuck in a read: exit anyway, leaving what the
+		 * poll thread still uses (the process exit ends it). */
+		log_error("the poller did not stop in time; exiting without it", "timeout_ms=%d",
+			  POLLER_STOP_TIMEOUT_MS);
+		return 1;
+	}
 	netdev_set_free(&rdma_netdevs);
 	snapshot_slot_destroy(&slot);
 	device_filter_free(filter);
 	web_settings_unref(web);
 	if (sysfs_fd >= 0)
 		close(sysfs_fd);
+	free(sysfs_abs);
 	return rc;
 }

@@ -119,13 +119,18 @@ void device_filter_free(struct device_filter *f)
 	free(f);
 }
 
-bool device_filter_match(const struct device_filter *f, const char *name)
+enum device_filter_verdict device_filter_check(const struct device_filter *f, const char *name)
 {
 	if (!f)
-		return true;
+		return DEVICE_FILTER_KEEP;
 	if (f->has_include && regexec(&f->include, name, 0, NULL, 0) != 0)
-		return false;
+		return DEVICE_FILTER_NOT_INCLUDED;
 	if (f->has_exclude && regexec(&f->exclude, name, 0, NULL, 0) == 0)
-		return false;
-	return true;
+		return DEVICE_FILTER_EXCLUDED;
+	return DEVICE_FILTER_KEEP;
+}
+
+bool device_filter_match(const struct device_filter *f, const char *name)
+{
+	return device_filter_check(f, name) == DEVICE_FILTER_KEEP;
 }

@@ -21,6 +21,15 @@ void device_filter_free(struct device_filter *f);
 /* A NULL filter matches everything. */
 bool device_filter_match(const struct device_filter *f, const char *name);
 
+/* Why a name is dropped: the include pattern misses it, or the exclude one
+ * matches it (include is checked first). For logs that name the flag. */
+enum device_filter_verdict {
+	DEVICE_FILTER_KEEP,
+	DEVICE_FILTER_NOT_INCLUDED,
+	DEVICE_FILTER_EXCLUDED,
+};
+enum device_filter_verdict device_filter_check(const struct device_filter *f, const char *name);
+
 #define REGEX_MAX_LEN  1024
 #define REGEX_MAX_REPS 32
 /*

@@ -19,7 +19,17 @@ struct http_config {
 	const char *listen_address; /* HOST:PORT, :PORT, [V6]:PORT */
 	const char *telemetry_path;
 	unsigned max_connections;
+	/* connections from one client address at most (MHD refuses more) */
+	unsigned max_connections_per_client;
+	/* idle timeout (MHD restarts it on every byte) */
 	unsigned connection_timeout_s;
+	/*
+	 * A request (its head, and on TLS the handshake before it) must be
+	 * complete this long after the connection was accepted; on a kept-alive
+	 * connection, this long plus the idle timeout after the previous
+	 * response. Else the connection is shut down.
+	 */
+	uint64_t request_header_timeout_ms;
 	/* /healthz turns 503 when the newest snapshot is older than this */
 	uint64_t stale_after_ms;
 	/*
@@ -51,6 +61,18 @@ const char *http_server_address(const struct http_server *srv);
  * off (the server keeps its TLS, or its plain HTTP, until a restart).
  */
 bool http_server_set_web(struct http_server *srv, struct web_settings *ws);
+
+/*
+ * The descriptor budget (README, "Descriptor budget"). Of RLIMIT_NOFILE,
+ * HTTP_FD_RESERVE descriptors are for the process's own fixed and transient
+ * ones (stdio, listener, epoll, collector sockets, per-read opens, /proc);
+ * HTTP connections may take at most half of the rest; collectors keep files
+ * open only below RLIMIT_NOFILE - HTTP_FD_RESERVE - connections. So neither
+ * side can run the other out of descriptors.
+ */
+#define HTTP_FD_RESERVE 64
+/* The most connections a limit of nofile descriptors allows (at least 1). */
+unsigned http_connection_cap(uint64_t nofile);
 
 /* Pure request logic, exposed for tests. */
 enum http_route {

@@ -89,10 +89,10 @@ struct poller *poller_new(const struct poller_config *cfg, struct snapshot_slot 
 		r = in->ops->init(&in->ctx, &in->state);
 		in->init_ok = r == 0;
 		if (r < 0)
-			log_error("collector=%s init failed: %s; it will report success 0",
-				  in->ops->name, strerror(-r));
+			log_error("collector init failed; it reports success 0",
+				  "collector=%s err=%s", in->ops->name, strerror(-r));
 		else
-			log_info("collector=%s enabled", in->ops->name);
+			log_info("collector enabled", "collector=%s", in->ops->name);
 	}
 	return p;
 }
@@ -142,9 +142,10 @@ static void run_collector(struct poller *p, struct instance *in, struct metric_s
 		p->poll_devices = stats.devices;
 	if (ok != in->last_ok) {
 		if (ok)
-			log_info("collector=%s recovered", in->ops->name);
+			log_info("collector recovered", "collector=%s", in->ops->name);
 		else
-			log_warn("collector=%s failed: %s", in->ops->name, strerror(-r));
+			log_warn("collector failed", "collector=%s err=%s", in->ops->name,
+				 strerror(-r));
 		in->last_ok = ok;
 	}
 
@@ -218,6 +219,11 @@ int poller_poll_once(struct poller *p)
 	snap = snapshot_new(text, len);
 	if (!snap)
 		return -ENOMEM;
+	/* Compressed here, once per poll, never on the HTTP thread; without
+	 * memory for it gzip clients get the plain text of this poll. */
+	if (snapshot_compress(snap) < 0)
+		log_warn("cannot compress the snapshot; serving it uncompressed", "err=%s",
+			 "out of memory");
 	snapshot_slot_publish(p->slot, snap);
 	notify_poll_status(p, started);
 	return 0;
@@ -271,11 +277,12 @@ static void *poller_thread(void *arg)
 
 		if (do_reload) {
 			notify_reloading();
-			log_info("reloading collectors (SIGHUP)");
+			log_info("reloading collectors", "signal=SIGHUP");
 			reload_collectors(p);
 		}
 		if (poller_poll_once(p) < 0)
-			log_error("poll failed: out of memory; serving the previous snapshot");
+			log_error("poll failed; serving the previous snapshot", "err=%s",
+				  "out of memory");
 		if (do_reload)
 			notify_ready();
 		notify_watchdog();
@@ -307,23 +314,37 @@ void poller_request_reload(struct poller *p)
 	pthread_mutex_unlock(&p->lock);
 }
 
-void poller_stop(struct poller *p)
+int poller_stop(struct poller *p)
 {
+	uint64_t ms = p && p->cfg.stop_timeout_ms ? p->cfg.stop_timeout_ms : POLLER_STOP_TIMEOUT_MS;
+	struct timespec deadline;
+	int r;
+
 	if (!p || !p->running)
-		return;
+		return 0;
 	pthread_mutex_lock(&p->lock);
 	p->stop = true;
 	pthread_cond_signal(&p->cond);
 	pthread_mutex_unlock(&p->lock);
-	pthread_join(p->thread, NULL);
+	/* pthread_timedjoin_np takes a CLOCK_REALTIME deadline */
+	clock_gettime(CLOCK_REALTIME, &deadline);
+	add_ms(&deadline, ms);
+	r = pthread_timedjoin_np(p->thread, NULL, &deadline);
+	if (r != 0)
+		return -r;
 	p->running = false;
+	return 0;
 }
 
-void poller_free(struct poller *p)
+int poller_free(struct poller *p)
 {
+	int r;
+
 	if (!p)
-		return;
-	poller_stop(p);
+		return 0;
+	r = poller_stop(p);
+	if (r < 0)
+		return r;
 	for (unsigned i = 0; i < p->cfg.n_collectors; i++) {
 		struct instance *in = &p->inst[i];
 
@@ -334,4 +355,5 @@ void poller_free(struct poller *p)
 	pthread_cond_destroy(&p->cond);
 	pthread_mutex_destroy(&p->lock);
 	free(p);
+	return 0;
 }

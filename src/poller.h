@@ -26,7 +26,11 @@ struct poller_config {
 	struct collector_ctx ctx;
 	uint64_t interval_ms;
 	const char *proc_root; /* "/proc" */
+	/* How long poller_stop() waits for a poll in progress; 0: 5 s. */
+	uint64_t stop_timeout_ms;
 };
+
+#define POLLER_STOP_TIMEOUT_MS 5000
 
 /* Initializes every enabled collector (a failing init is logged and that
  * collector reports success 0). NULL on ENOMEM. */
@@ -37,8 +41,16 @@ int poller_poll_once(struct poller *p);
 int poller_start(struct poller *p);
 /* SIGHUP: collectors reload before the next poll, which runs at once. */
 void poller_request_reload(struct poller *p);
-/* Stops and joins the thread; collectors are freed in poller_free(). */
-void poller_stop(struct poller *p);
-void poller_free(struct poller *p);
+/*
+ * Stops and joins the thread, waiting at most stop_timeout_ms for a poll in
+ * progress (a collector stuck in a read must not make the daemon
+ * unkillable). 0, or -ETIMEDOUT: the thread still runs and uses the poller,
+ * its collectors and the snapshot slot, so none of them may be freed; it may
+ * be called again.
+ */
+int poller_stop(struct poller *p);
+/* Stops (as poller_stop) and frees the collectors and the poller; if the
+ * thread did not stop, frees nothing and returns -ETIMEDOUT. */
+int poller_free(struct poller *p);
 
 #endif

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "snapshot.h"
 
+#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <time.h>
@@ -10,8 +11,7 @@ struct snapshot {
 	unsigned refs; /* atomic */
 	char *text;
 	size_t len;
-	pthread_once_t gz_once;
-	char *gz;
+	char *gz; /* NULL: not compressed */
 	size_t gz_len;
 	uint64_t created_ms;
 };
@@ -40,7 +40,6 @@ struct snapshot *snapshot_new(char *text, size_t len)
 	s->refs = 1;
 	s->text = text;
 	s->len = len;
-	s->gz_once = (pthread_once_t)PTHREAD_ONCE_INIT;
 	s->created_ms = mono_ms();
 	return s;
 }
@@ -97,22 +96,16 @@ char *gzip_compress(const char *in, size_t len, size_t *out_len)
 	return out;
 }
 
-/* pthread_once takes no argument: hand the snapshot over in a thread-local. */
-static _Thread_local struct snapshot *gz_target;
-
-static void make_gzip(void)
+int snapshot_compress(struct snapshot *s)
 {
-	struct snapshot *s = gz_target;
-
+	free(s->gz);
 	s->gz = gzip_compress(s->text, s->len, &s->gz_len);
+	return s->gz ? 0 : -ENOMEM;
 }
 
-const char *snapshot_gzip(struct snapshot *s, size_t *len)
+const char *snapshot_gzip(const struct snapshot *s, size_t *len)
 {
-	gz_target = s;
-	pthread_once(&s->gz_once, make_gzip);
-	gz_target = NULL;
-	*len = s->gz_len;
+	*len = s->gz ? s->gz_len : 0;
 	return s->gz;
 }
 

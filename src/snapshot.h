@@ -3,8 +3,9 @@
  * An immutable, reference-counted rendering of one poll. The poller
  * publishes a new snapshot after every poll; HTTP requests take a reference
  * to the current one, so a scrape never waits on sysfs and never sees half
- * a poll. The gzip encoding is made lazily, once, by the first request that
- * asks for it.
+ * a poll. The poller also compresses it (snapshot_compress) before it
+ * publishes it, so the HTTP thread only ever hands out bytes: a 10 MB
+ * rendering takes over 100 ms to gzip, which would stall every other request.
  */
 #ifndef RDMA_EXPORTER_SNAPSHOT_H
 #define RDMA_EXPORTER_SNAPSHOT_H
@@ -24,8 +25,14 @@ void snapshot_unref(struct snapshot *s);
 const char *snapshot_text(const struct snapshot *s, size_t *len);
 /* Milliseconds since the snapshot was made (CLOCK_MONOTONIC). */
 uint64_t snapshot_age_ms(const struct snapshot *s);
-/* The gzip encoding (made on first use). NULL if compression failed. */
-const char *snapshot_gzip(struct snapshot *s, size_t *len);
+/*
+ * Adds the gzip encoding of the text. Only before the snapshot is shared
+ * (published or referenced elsewhere): it is immutable from then on.
+ * 0 or -ENOMEM (the snapshot stays valid, without gzip).
+ */
+int snapshot_compress(struct snapshot *s);
+/* The gzip encoding, or NULL when snapshot_compress() was not run or failed. */
+const char *snapshot_gzip(const struct snapshot *s, size_t *len);
 
 /* Compresses in (gzip format). Pure; returns a malloc'ed buffer or NULL. */
 char *gzip_compress(const char *in, size_t len, size_t *out_len);

@@ -320,7 +320,7 @@ static int sync_netdevs(struct ethtool_state *st, const struct netdev_set *rdma,
 	if (st->include && full) {
 		r = st->seams.list_netdevs(st->seams.io, &all, &n_all);
 		if (r < 0) {
-			log_warn("ethtool: cannot list netdevs: %s", strerror(-r));
+			log_warn("cannot list netdevs", "collector=ethtool err=%s", strerror(-r));
 			all = NULL;
 			n_all = 0;
 		}
@@ -348,7 +348,8 @@ static int sync_netdevs(struct ethtool_state *st, const struct netdev_set *rdma,
 	}
 	for (size_t i = 0; i < st->n_devs; i++)
 		if (st->devs[i]) {
-			log_info("ethtool: netdev=%s is no longer watched", st->devs[i]->name);
+			log_info("netdev no longer watched", "collector=ethtool netdev=%s",
+				 st->devs[i]->name);
 			netdev_free(st->devs[i]);
 		}
 	free(st->devs);
@@ -418,8 +419,9 @@ static void warn_once(struct eth_netdev *d, const char *what, int r)
 {
 	char eb[128];
 
-	log_msg(d->warned ? LOG_DEBUG : LOG_WARNING, "ethtool: netdev=%s: %s: %s (errno %d)",
-		d->name, what, log_strerror(r, eb, sizeof(eb)), -r);
+	log_msg(d->warned ? LOG_DEBUG : LOG_WARNING, "ethtool request failed",
+		"collector=ethtool netdev=%s op=%s err=%s errno=%d", d->name, what,
+		log_strerror(r, eb, sizeof(eb)), -r);
 	d->warned = true;
 }
 
@@ -596,9 +598,9 @@ static int poll_netdev(struct ethtool_state *st, struct metric_sink *sink, struc
 			if (r < 0 && r != -EOVERFLOW)
 				warn_once(d, "ETHTOOL_GSTATS", r);
 			else
-				log_info("ethtool: netdev=%s: driver statistics changed (%u names, "
-					 "%u values); reading the names again",
-					 d->name, d->n_names, n);
+				log_info("driver statistics changed; reading the names again",
+					 "collector=ethtool netdev=%s names=%u values=%u", d->name,
+					 d->n_names, n);
 		}
 	}
 	if (!d->no_pause) {
@@ -608,9 +610,11 @@ static int poll_netdev(struct ethtool_state *st, struct metric_sink *sink, struc
 		} else if (unsupported(r)) {
 			d->no_pause = true;
 			log_msg(st->logged_no_pause ? LOG_DEBUG : LOG_INFO,
-				"ethtool: netdev=%s has no standard pause statistics (%s)%s",
-				d->name, strerror(-r),
-				st->logged_no_pause ? "" : "; others like it are logged at debug");
+				st->logged_no_pause
+					? "netdev has no standard pause statistics"
+					: "netdev has no standard pause statistics; others like it "
+					  "are logged at debug",
+				"collector=ethtool netdev=%s err=%s", d->name, strerror(-r));
 			st->logged_no_pause = true;
 		} else if (r != -ENODEV) {
 			stats->read_errors++;
@@ -624,8 +628,10 @@ static int poll_netdev(struct ethtool_state *st, struct metric_sink *sink, struc
 		} else if (unsupported(r)) {
 			d->no_pfc = true;
 			log_msg(st->logged_no_dcb ? LOG_DEBUG : LOG_INFO,
-				"ethtool: netdev=%s has no DCB PFC (%s)%s", d->name, strerror(-r),
-				st->logged_no_dcb ? "" : "; others like it are logged at debug");
+				st->logged_no_dcb ? "netdev has no DCB PFC"
+						  : "netdev has no DCB PFC; others like it are "
+						    "logged at debug",
+				"collector=ethtool netdev=%s err=%s", d->name, strerror(-r));
 			st->logged_no_dcb = true;
 		} else if (r != -ENODEV) {
 			stats->read_errors++;
@@ -690,10 +696,9 @@ static int ethtool_collect(void *state, struct metric_sink *sink, struct collect
 			d->absent = true;
 			if (!d->absent_logged) {
 				stats->read_errors++;
-				log_info("ethtool: netdev=%s is not in this network namespace "
-					 "(gone, "
-					 "renamed or elsewhere); looking again at the next scan",
-					 d->name);
+				log_info("netdev not in this network namespace (gone, renamed or "
+					 "elsewhere); looking again at the next scan",
+					 "collector=ethtool netdev=%s", d->name);
 			}
 			d->absent_logged = true;
 			/* An included netdev may have been renamed: list again now. RDMA
@@ -706,8 +711,9 @@ static int ethtool_collect(void *state, struct metric_sink *sink, struct collect
 		stats->devices++;
 	}
 	if (!st->n_devs && !st->logged_no_netdevs)
-		log_info("ethtool: no netdevs to watch (none bound to an RDMA port, none matching "
-			 "--collector.ethtool.netdev-include)");
+		log_info("no netdevs to watch (none bound to an RDMA port, none matching "
+			 "--collector.ethtool.netdev-include)",
+			 "collector=ethtool");
 	st->logged_no_netdevs = st->n_devs == 0;
 	return 0;
 }

@@ -180,9 +180,10 @@ static void query_limits(struct netlink_state *st, struct nl_device *d)
 	d->limits_queried = true;
 	r = st->seams.query_limits(d->name, &d->limits, st->seams.limits_data);
 	if (r < 0)
-		log_info("netlink: device=%s: no device limits from libibverbs: %s (errno %d); "
-			 "rdma_resource_limit is not exported for it",
-			 d->name, log_strerror(r, eb, sizeof(eb)), -r);
+		log_info("no device limits from libibverbs; rdma_resource_limit is not exported "
+			 "for it",
+			 "collector=netlink device=%s err=%s errno=%d", d->name,
+			 log_strerror(r, eb, sizeof(eb)), -r);
 }
 
 static int cmp_dev(const void *a, const void *b)
@@ -214,7 +215,8 @@ static int sync_devices(struct netlink_state *st, const struct nl_dev_list *l, b
 			continue;
 		d = find_device(st, info->name);
 		if (d && (d->index != info->index || d->n_ports != info->ports)) {
-			log_info("netlink: device=%s was re-created (index %u -> %u)", d->name,
+			log_info("device was re-created",
+				 "collector=netlink device=%s old_index=%u index=%u", d->name,
 				 d->index, info->index);
 			d = NULL; /* the old one is freed below */
 		}
@@ -236,8 +238,8 @@ static int sync_devices(struct netlink_state *st, const struct nl_dev_list *l, b
 				drop_devices(st);
 				return -ENOMEM;
 			}
-			log_info("netlink: device=%s index=%u ports=%u", d->name, d->index,
-				 d->n_ports);
+			log_info("found device", "collector=netlink device=%s index=%u ports=%u",
+				 d->name, d->index, d->n_ports);
 		}
 		if (!d->limits_queried)
 			query_limits(st, d);
@@ -245,7 +247,8 @@ static int sync_devices(struct netlink_state *st, const struct nl_dev_list *l, b
 	}
 	for (size_t j = 0; j < st->n_devs; j++)
 		if (st->devs[j]) {
-			log_info("netlink: device=%s is gone", st->devs[j]->name);
+			log_info("device is gone", "collector=netlink device=%s",
+				 st->devs[j]->name);
 			device_free(st->devs[j]);
 		}
 	free(st->devs);
@@ -360,10 +363,9 @@ static void log_dump_failure(struct netlink_state *st, struct nl_device *d, enum
 	int level = (d->warned & (1u << k)) ? LOG_DEBUG : LOG_WARNING;
 
 	d->warned |= 1u << k;
-	log_msg(level,
-		"netlink: device=%s dump=%s failed: %s (errno %d); serving its previous "
-		"numbers",
-		d->name, dumps[k].name, log_strerror(r, eb, sizeof(eb)), -r);
+	log_msg(level, "dump failed; serving its previous numbers",
+		"collector=netlink device=%s dump=%s err=%s errno=%d", d->name, dumps[k].name,
+		log_strerror(r, eb, sizeof(eb)), -r);
 }
 
 /* -ENODEV / -EINVAL for a device the device dump just listed: it is gone. */
@@ -399,9 +401,8 @@ static int poll_resources(struct netlink_state *st, struct nl_device *d, uint64_
 			return r;
 		/* SRQ dumps came in Linux 5.15 (op unknown: EINVAL / EOPNOTSUPP). */
 		if (k == DUMP_SRQ && (r == -EINVAL || r == -EOPNOTSUPP)) {
-			log_info("netlink: device=%s: the kernel has no SRQ dump; rdma_srqs is "
-				 "not exported",
-				 d->name);
+			log_info("the kernel has no SRQ dump; rdma_srqs is not exported",
+				 "collector=netlink device=%s", d->name);
 			d->no_srq = true;
 			continue;
 		}
@@ -453,7 +454,8 @@ static int poll_stats(struct netlink_state *st, struct nl_device *d, uint64_t de
 		 * without STAT_GET. Not an error. */
 		if (r == -EOPNOTSUPP || r == -EINVAL) {
 			d->no_stat = true;
-			log_debug("netlink: device=%s has no hw counters over netlink", d->name);
+			log_debug("no hw counters over netlink", "collector=netlink device=%s",
+				  d->name);
 			return 0;
 		}
 		if (device_vanished(r))
@@ -791,7 +793,7 @@ static int ensure_socket(struct netlink_state *st)
 	r = nl_conn_open(st->conn);
 	if (r == 0) {
 		if (st->unavailable_err)
-			log_info("netlink: RDMA netlink socket open");
+			log_info("RDMA netlink socket open", "collector=netlink");
 		st->unavailable_err = 0;
 		return 0;
 	}
@@ -801,13 +803,15 @@ static int ensure_socket(struct netlink_state *st)
 	st->unavailable_since = clock_mono_s();
 	if (r != st->unavailable_err) {
 		if (r == -EPROTONOSUPPORT || r == -EAFNOSUPPORT)
-			log_info("netlink: this kernel has no RDMA netlink (NETLINK_RDMA: %s); no "
-				 "RDMA resources to report, trying again at re-scans and SIGHUP",
-				 log_strerror(r, eb, sizeof(eb)));
-		else
-			log_warn("netlink: cannot open the RDMA netlink socket: %s (errno %d); "
+			log_info("this kernel has no RDMA netlink: no RDMA resources to report, "
 				 "trying again at re-scans and SIGHUP",
-				 log_strerror(r, eb, sizeof(eb)), -r);
+				 "collector=netlink err=%s", log_strerror(r, eb, sizeof(eb)));
+		else
+			log_warn(
+				"cannot open the RDMA netlink socket; trying again at re-scans and "
+				"SIGHUP",
+				"collector=netlink err=%s errno=%d",
+				log_strerror(r, eb, sizeof(eb)), -r);
 	}
 	st->unavailable_err = r;
 	return 1;
@@ -827,8 +831,8 @@ static int poll_devices(struct netlink_state *st, uint64_t deadline, bool full,
 		if (r != -ENOMEM) {
 			count_error(st, r, stats);
 			log_msg(st->warned_devlist ? LOG_DEBUG : LOG_WARNING,
-				"netlink: device dump failed: %s (errno %d); serving previous "
-				"numbers",
+				"device dump failed; serving previous numbers",
+				"collector=netlink err=%s errno=%d",
 				log_strerror(r, eb, sizeof(eb)), -r);
 			st->warned_devlist = true;
 		}
@@ -867,7 +871,7 @@ static int poll_devices(struct netlink_state *st, uint64_t deadline, bool full,
 	} else if (r != -ENOMEM) {
 		count_error(st, r, stats);
 		log_msg(st->warned_summary ? LOG_DEBUG : LOG_WARNING,
-			"netlink: resource summary dump failed: %s (errno %d)",
+			"resource summary dump failed", "collector=netlink err=%s errno=%d",
 			log_strerror(r, eb, sizeof(eb)), -r);
 		st->warned_summary = true;
 	}
@@ -877,7 +881,8 @@ static int poll_devices(struct netlink_state *st, uint64_t deadline, bool full,
 
 static void remove_device(struct netlink_state *st, size_t i)
 {
-	log_info("netlink: device=%s vanished during the poll", st->devs[i]->name);
+	log_info("device vanished during the poll", "collector=netlink device=%s",
+		 st->devs[i]->name);
 	device_free(st->devs[i]);
 	memmove(&st->devs[i], &st->devs[i + 1], (st->n_devs - i - 1) * sizeof(*st->devs));
 	st->n_devs--;
@@ -935,7 +940,8 @@ static int netlink_collect(void *state, struct metric_sink *sink, struct collect
 			}
 			if (r == -ETIMEDOUT) {
 				spent = true;
-				log_debug("netlink: poll budget of %llums spent at device=%s",
+				log_debug("poll budget spent",
+					  "collector=netlink budget_ms=%llu device=%s",
 					  (unsigned long long)budget_ms(st), d->name);
 			}
 		} else {
@@ -953,8 +959,8 @@ static int netlink_collect(void *state, struct metric_sink *sink, struct collect
 		i++;
 	}
 	if (!st->n_devs && !st->logged_no_devices)
-		log_info("netlink: no RDMA devices (none present, or none match the device "
-			 "filter)");
+		log_info("no RDMA devices (none present, or none match the device filter)",
+			 "collector=netlink");
 	st->logged_no_devices = st->n_devs == 0;
 	r = emit_self(st, sink);
 	return r < 0 ? r : failed;

@@ -366,14 +366,14 @@ static void open_port(struct probe_state *st, struct ibv_device *dev, uint8_t po
 	}
 	pthread_mutex_unlock(&st->lock);
 	if (r < 0 && !s->logged_fail)
-		log_warn(
-			"probe: device=%s port=%u: cannot set up the probe QP (%s): %s; counted in "
-			"rdma_probe_errors_total{reason=\"qp\"}, retried every interval",
-			name, port, what, strerror(-r));
+		log_warn("cannot set up the probe QP; counted in rdma_probe_errors_total, retried "
+			 "every interval",
+			 "collector=probe device=%s port=%u step=%s err=%s", name, port, what,
+			 strerror(-r));
 	else if (r == 0)
-		log_msg(s->failures ? LOG_DEBUG : LOG_INFO,
-			"probe: device=%s port=%u: probe QP ready (UD QP %u, Q_Key 0x%08x)", name,
-			port, p.qp->qp_num, PROBE_QKEY);
+		log_msg(s->failures ? LOG_DEBUG : LOG_INFO, "probe QP ready",
+			"collector=probe device=%s port=%u qpn=%u qkey=0x%08x", name, port,
+			p.qp->qp_num, PROBE_QKEY);
 	s->logged_fail = r < 0;
 }
 
@@ -445,8 +445,8 @@ static void sync_ports(struct probe_state *st)
 			if (strcmp(ibv_get_device_name(list[j]), s->device) == 0)
 				present = true;
 		if (!present) {
-			log_info("probe: device=%s port=%u is gone; its probe QP is closed",
-				 s->device, s->port);
+			log_info("port is gone; its probe QP is closed",
+				 "collector=probe device=%s port=%u", s->device, s->port);
 			drop_slot(st, s);
 		}
 	}
@@ -657,10 +657,10 @@ static void check_targets_file(struct probe_state *st, bool force)
 		int e = errno;
 
 		if (st->file_err != e || force)
-			log_error("probe: --collector.probe.targets-file=%s: %s; keeping the "
-				  "previous %zu targets",
-				  st->targets_path, strerror(e),
-				  st->have_list ? st->list.n_targets : (size_t)0);
+			log_error(
+				"cannot read the probe targets-file; keeping the previous targets",
+				"collector=probe file=%s err=%s targets=%zu", st->targets_path,
+				strerror(e), st->have_list ? st->list.n_targets : (size_t)0);
 		st->file_err = e;
 		st->file_seen = false;
 		pthread_mutex_lock(&st->lock);
@@ -685,16 +685,17 @@ static void check_targets_file(struct probe_state *st, bool force)
 		r = probe_targets_parse(buf, len, &nl, err, sizeof(err));
 	free(buf);
 	if (r < 0) {
-		log_error("probe: --collector.probe.targets-file=%s: %s; keeping the previous %zu "
-			  "targets",
-			  st->targets_path, err, st->have_list ? st->list.n_targets : (size_t)0);
+		log_error("cannot load the probe targets-file; keeping the previous targets",
+			  "collector=probe file=%s err=%s targets=%zu", st->targets_path, err,
+			  st->have_list ? st->list.n_targets : (size_t)0);
 		pthread_mutex_lock(&st->lock);
 		st->reload_ok = false;
 		pthread_mutex_unlock(&st->lock);
 		return;
 	}
-	log_info("probe: --collector.probe.targets-file=%s: %zu targets in %zu groups (%zu "
-		 "duplicates dropped); probing at most %llu a round",
+	log_info("probe targets-file loaded",
+		 "collector=probe file=%s targets=%zu groups=%zu duplicates_dropped=%zu "
+		 "max_targets_per_round=%llu",
 		 st->targets_path, nl.n_targets, nl.n_groups, nl.duplicates,
 		 (unsigned long long)st->max_targets);
 	pthread_mutex_lock(&st->lock);
@@ -1352,8 +1353,10 @@ static void *engine(void *arg)
 			/* Said once at warn; a port that keeps failing is counted in
 			 * rdma_probe_errors_total, and logged at debug. */
 			log_msg(fs->failures++ ? LOG_DEBUG : LOG_WARNING,
-				"probe: device=%s port=%u: the probe QP failed; it is rebuilt%s",
-				fs->device, fs->port, fs->p.hw_ts ? " without NIC timestamps" : "");
+				fs->p.hw_ts
+					? "probe QP failed; it is rebuilt without NIC timestamps"
+					: "probe QP failed; it is rebuilt",
+				"collector=probe device=%s port=%u", fs->device, fs->port);
 			fs->no_hw_ts |= fs->p.hw_ts;
 			close_slot(st, &st->slots[failed]);
 			continue;
@@ -1629,11 +1632,12 @@ static int probe_init(const struct collector_ctx *ctx, void **state)
 	if (st->responder || path) {
 		st->udp_fd = open_sideband(st);
 		if (st->udp_fd < 0) {
-			log_warn(
-				"probe: cannot open the discovery socket on UDP port %u: %s; peers "
-				"cannot find this node's probe QP%s",
-				st->responder ? st->udp_port : 0, strerror(-st->udp_fd),
-				path ? " and the mesh is off" : "");
+			log_warn(path ? "cannot open the discovery socket: peers cannot find this "
+					"node's probe QP and the mesh is off"
+				      : "cannot open the discovery socket: peers cannot find this "
+					"node's probe QP",
+				 "collector=probe udp_port=%u err=%s",
+				 st->responder ? st->udp_port : 0, strerror(-st->udp_fd));
 			st->udp_fd = -1;
 		}
 	}

@@ -9,6 +9,7 @@
 #include "clock.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,11 +57,20 @@ static const char help_port_counter[] =
 static const char help_device_counter[] =
 	"Device-level hw_counters file without a well-known name, raw value as read.";
 
+/* Why there is no device to report; logged once per change. */
+enum no_devices {
+	NO_DEVICES_NONE,      /* there are devices, or nothing to say */
+	NO_DEVICES_NO_DIR,    /* class/infiniband missing: no RDMA driver loaded */
+	NO_DEVICES_FILTERED,  /* all dropped by the device filter */
+	NO_DEVICES_EMPTY_DIR, /* class/infiniband there, empty */
+};
+
 struct sysfs_state {
 	int root; /* borrowed */
 	const struct device_filter *filter;
 	double rescan_interval_s;
 	struct netdev_set *netdevs; /* published every poll; may be NULL */
+	unsigned fd_reserve;	    /* collector_ctx.fd_reserve */
 	uint64_t polls;
 
 	struct sysfs_device **devs; /* sorted with sysfs_name_cmp() */
@@ -69,7 +79,10 @@ struct sysfs_state {
 	double last_scan;
 	int reload_requested; /* set by reload(), any thread */
 
-	bool logged_no_devices;
+	/* <sysfs>/class/infiniband in full, for the no-device log */
+	char class_dir[PATH_MAX];
+	struct sysfs_listing listing; /* of the last refresh */
+	enum no_devices no_devices;   /* the case last logged */
 	bool warned_emfile;
 	/* Paths whose failure was already logged at warn; sorted. */
 	char **warned;
@@ -142,8 +155,9 @@ static void log_skip(struct sysfs_state *st, const char *device, const char *por
 	char eb[128];
 	int level = first_failure(st, path) ? LOG_WARNING : LOG_DEBUG;
 
-	log_msg(level, "sysfs: skipping value: device=%s port=%s file=%s: %s: %s (errno %d)",
-		device, port ? port : "-", path, what, log_strerror(-err, eb, sizeof(eb)), -err);
+	log_msg(level, "skipping value",
+		"collector=sysfs device=%s port=%s path=%s reason=%s err=%s errno=%d", device,
+		port ? port : "-", path, what, log_strerror(-err, eb, sizeof(eb)), -err);
 }
 
 /* Reads and parses one file; a failure is counted and logged here. */
@@ -163,14 +177,14 @@ static int read_value(struct sysfs_state *st, struct sysfs_device *dev, const ch
 			/* "N/A (no PMA)": normal for iWARP devices, for every counter
 			 * file: said once per device at info, not once per file. */
 			if (!dev->no_pma_logged)
-				log_info(
-					"sysfs: device=%s: counters read \"N/A (no PMA)\" (no "
-					"Performance Management Agent, normal for iWARP); they are "
-					"skipped and counted in read_errors_total",
-					dev->name);
+				log_info("counters read N/A (no PMA): skipped and counted in "
+					 "read_errors_total",
+					 "collector=sysfs device=%s reason=%s", dev->name,
+					 "no Performance Management Agent, normal for iWARP");
 			dev->no_pma_logged = true;
-			log_debug("sysfs: skipping value: device=%s port=%s file=%s: N/A",
-				  dev->name, port ? port : "-", f->path);
+			log_debug("skipping value",
+				  "collector=sysfs device=%s port=%s path=%s reason=%s", dev->name,
+				  port ? port : "-", f->path, "N/A");
 			return r;
 		}
 		log_skip(st, dev->name, port, f->path, "unparsable content", r);
@@ -183,13 +197,13 @@ static int read_value(struct sysfs_state *st, struct sysfs_device *dev, const ch
 	 * next poll, and say so once rather than once per file. */
 	if (n == -ENODEV || (n == -ENOENT && !f->absent)) {
 		if (!dev->recheck)
-			log_info("sysfs: device=%s: reads fail with errno %d (device removed or "
-				 "re-registered); re-scanning it at the next poll",
-				 dev->name, -n);
+			log_info("device reads fail (removed or re-registered); re-scanning it at "
+				 "the next poll",
+				 "collector=sysfs device=%s errno=%d", dev->name, -n);
 		dev->recheck = true;
-		log_debug("sysfs: skipping value: device=%s port=%s file=%s: read failed "
-			  "(errno %d)",
-			  dev->name, port ? port : "-", f->path, -n);
+		log_debug("skipping value",
+			  "collector=sysfs device=%s port=%s path=%s reason=%s errno=%d", dev->name,
+			  port ? port : "-", f->path, "read failed", -n);
 		return n;
 	}
 	log_skip(st, dev->name, port, f->path ? f->path : "-", "read failed", n);
@@ -364,7 +378,7 @@ static int scan_one(struct sysfs_state *st, const char *name, bool known, struct
 	int r;
 
 	*out = NULL;
-	r = sysfs_device_scan(st->root, name, &dev);
+	r = sysfs_device_scan(st->root, name, st->fd_reserve, &dev);
 	if (r == -ENOMEM)
 		return r;
 	if (r < 0) {
@@ -373,30 +387,30 @@ static int scan_one(struct sysfs_state *st, const char *name, bool known, struct
 			stats->read_errors++;
 			snprintf(path, sizeof(path), "%s/%s", SYSFS_IB_CLASS_DIR, name);
 			log_msg(first_failure(st, path) ? LOG_WARNING : LOG_DEBUG,
-				"sysfs: cannot scan device=%s: %s (errno %d)", name,
-				log_strerror(-r, eb, sizeof(eb)), -r);
+				"cannot scan device", "collector=sysfs device=%s err=%s errno=%d",
+				name, log_strerror(-r, eb, sizeof(eb)), -r);
 		}
 		return 0;
 	}
 	if (dev->scan_errors && dev->first_scan_error_path)
 		log_msg(first_failure(st, dev->first_scan_error_path) ? LOG_WARNING : LOG_DEBUG,
-			"sysfs: cannot list directory device=%s dir=%s: %s (errno %d); %u "
-			"directories skipped",
-			name, dev->first_scan_error_path,
+			"cannot list directory",
+			"collector=sysfs device=%s path=%s err=%s errno=%d dirs_skipped=%u", name,
+			dev->first_scan_error_path,
 			log_strerror(-dev->first_scan_error, eb, sizeof(eb)),
 			-dev->first_scan_error, dev->scan_errors);
 	if (dev->n_reopen_each && !st->warned_emfile) {
 		st->warned_emfile = true;
-		log_warn("sysfs: file descriptor limit reached on device=%s: %u files fall back "
-			 "to open+read+close per poll (slower); raise LimitNOFILE",
-			 name, dev->n_reopen_each);
+		log_warn("file descriptor limit reached: files fall back to open+read+close per "
+			 "poll (slower); raise LimitNOFILE",
+			 "collector=sysfs device=%s files=%u", name, dev->n_reopen_each);
 	}
 	n_counters = dev->n_counters;
 	for (size_t i = 0; i < dev->n_ports; i++)
 		n_counters += dev->ports[i].n_counters;
-	log_msg(known ? LOG_DEBUG : LOG_INFO,
-		"sysfs: scanned device=%s ports=%zu counter_files=%zu driver=%s", name,
-		dev->n_ports, n_counters, dev->driver[0] ? dev->driver : "-");
+	log_msg(known ? LOG_DEBUG : LOG_INFO, "scanned device",
+		"collector=sysfs device=%s ports=%zu counter_files=%zu driver=%s", name,
+		dev->n_ports, n_counters, dev->driver);
 	*out = dev;
 	return 0;
 }
@@ -430,11 +444,12 @@ static int refresh(struct sysfs_state *st, struct collector_stats *stats)
 		st->last_scan = now;
 	}
 
-	r = sysfs_list_devices(st->root, st->filter, &names, &n_names);
+	r = sysfs_list_devices(st->root, st->filter, &names, &n_names, &st->listing);
 	if (r < 0) {
 		if (r != -ENOMEM)
 			log_msg(first_failure(st, SYSFS_IB_CLASS_DIR) ? LOG_WARNING : LOG_DEBUG,
-				"sysfs: cannot list %s: %s (errno %d)", SYSFS_IB_CLASS_DIR,
+				"cannot list the RDMA devices",
+				"collector=sysfs path=%s err=%s errno=%d", st->class_dir,
 				log_strerror(-r, eb, sizeof(eb)), -r);
 		return r;
 	}
@@ -450,7 +465,7 @@ static int refresh(struct sysfs_state *st, struct collector_stats *stats)
 		bool known = false;
 
 		while (j < st->n_devs && sysfs_name_cmp(st->devs[j]->name, names[i]) < 0) {
-			log_info("sysfs: device=%s is gone", st->devs[j]->name);
+			log_info("device is gone", "collector=sysfs device=%s", st->devs[j]->name);
 			sysfs_device_free(st->devs[j]);
 			st->devs[j++] = NULL;
 		}
@@ -472,7 +487,7 @@ static int refresh(struct sysfs_state *st, struct collector_stats *stats)
 			next[n_next++] = dev;
 	}
 	for (; j < st->n_devs; j++) {
-		log_info("sysfs: device=%s is gone", st->devs[j]->name);
+		log_info("device is gone", "collector=sysfs device=%s", st->devs[j]->name);
 		sysfs_device_free(st->devs[j]);
 		st->devs[j] = NULL;
 	}
@@ -504,6 +519,57 @@ static int publish_netdevs(struct sysfs_state *st)
 	return 0;
 }
 
+/* Which flag dropped every device: the one that dropped them all, else both. */
+static const char *filter_flags(const struct sysfs_listing *l)
+{
+	if (l->n_not_included == l->n_present)
+		return "--collector.device-include";
+	if (l->n_excluded == l->n_present)
+		return "--collector.device-exclude";
+	return "--collector.device-include,--collector.device-exclude";
+}
+
+/*
+ * No device to report: says why, with the directory in full and what to do,
+ * once, and again only when the reason changes (never once per poll).
+ */
+static void log_no_devices(struct sysfs_state *st)
+{
+	const struct sysfs_listing *l = &st->listing;
+	enum no_devices why;
+
+	if (l->no_class_dir)
+		why = NO_DEVICES_NO_DIR;
+	else if (l->n_present == 0)
+		why = NO_DEVICES_EMPTY_DIR;
+	else if (l->n_not_included + l->n_excluded == l->n_present)
+		why = NO_DEVICES_FILTERED;
+	else
+		why = NO_DEVICES_NONE; /* listed but not scanned: logged where it failed */
+	if (why == st->no_devices)
+		return;
+	st->no_devices = why;
+	switch (why) {
+	case NO_DEVICES_NO_DIR:
+		log_info("no RDMA devices: the directory does not exist, no RDMA driver is loaded",
+			 "collector=sysfs path=%s hint=%s", st->class_dir,
+			 "load the driver modules (modprobe mlx5_ib, irdma, ...) or add a "
+			 "Soft-RoCE device (rdma link add rxe0 type rxe netdev eth0)");
+		break;
+	case NO_DEVICES_FILTERED:
+		log_warn("no RDMA devices: every device is filtered out",
+			 "collector=sysfs path=%s present=%zu flag=%s", st->class_dir, l->n_present,
+			 filter_flags(l));
+		break;
+	case NO_DEVICES_EMPTY_DIR:
+		log_info("no RDMA devices: the directory is empty", "collector=sysfs path=%s",
+			 st->class_dir);
+		break;
+	case NO_DEVICES_NONE:
+		break;
+	}
+}
+
 static int sysfs_collect(void *state, struct metric_sink *sink, struct collector_stats *stats)
 {
 	struct sysfs_state *st = state;
@@ -516,14 +582,10 @@ static int sysfs_collect(void *state, struct metric_sink *sink, struct collector
 	if (r < 0)
 		return r;
 	if (!st->n_devs) {
-		if (!st->logged_no_devices)
-			log_info("sysfs: no RDMA devices under %s (none present, or none match "
-				 "the device filter)",
-				 SYSFS_IB_CLASS_DIR);
-		st->logged_no_devices = true;
+		log_no_devices(st);
 		return 0;
 	}
-	st->logged_no_devices = false;
+	st->no_devices = NO_DEVICES_NONE;
 	for (size_t i = 0; i < st->n_devs; i++) {
 		r = emit_device(st, sink, st->devs[i], stats);
 		if (r < 0)
@@ -544,8 +606,18 @@ static int sysfs_init(const struct collector_ctx *ctx, void **state)
 		return -ENOMEM;
 	st->root = ctx->sysfs_fd;
 	st->filter = ctx->filter;
+	if (ctx->sysfs_path) {
+		const char *root = ctx->sysfs_path;
+		size_t n = strlen(root);
+
+		snprintf(st->class_dir, sizeof(st->class_dir), "%s%s%s", root,
+			 n && root[n - 1] == '/' ? "" : "/", SYSFS_IB_CLASS_DIR);
+	} else {
+		snprintf(st->class_dir, sizeof(st->class_dir), "%s", SYSFS_IB_CLASS_DIR);
+	}
 	st->rescan_interval_s = ctx->rescan_interval_s;
 	st->netdevs = ctx->rdma_netdevs;
+	st->fd_reserve = ctx->fd_reserve;
 	*state = st;
 	return 0;
 }

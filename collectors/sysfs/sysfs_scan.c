@@ -155,22 +155,36 @@ static int list_dir(int root, const char *path, enum entry_kind want, struct str
 	return r;
 }
 
-int sysfs_list_devices(int root, const struct device_filter *filter, char ***names, size_t *n)
+int sysfs_list_devices(int root, const struct device_filter *filter, char ***names, size_t *n,
+		       struct sysfs_listing *info)
 {
+	struct sysfs_listing scratch;
 	struct strvec all = {0}, kept = {0};
 	int r;
 
 	*names = NULL;
 	*n = 0;
+	if (!info)
+		info = &scratch;
+	*info = (struct sysfs_listing){0};
 	/* Entries are symlinks into /sys/devices (directories on old kernels):
 	 * accept anything but a plain file without a stat per device per poll. */
 	r = list_dir(root, SYSFS_IB_CLASS_DIR, ENTRY_ANY, &all);
-	if (r == -ENOENT || r == -ENOTDIR)
+	if (r == -ENOENT || r == -ENOTDIR) {
+		info->no_class_dir = true;
 		r = 0;
+	}
 	if (r < 0)
 		goto out;
+	info->n_present = all.n;
 	for (size_t i = 0; i < all.n; i++) {
-		if (!device_filter_match(filter, all.v[i]))
+		enum device_filter_verdict v = device_filter_check(filter, all.v[i]);
+
+		if (v == DEVICE_FILTER_NOT_INCLUDED)
+			info->n_not_included++;
+		if (v == DEVICE_FILTER_EXCLUDED)
+			info->n_excluded++;
+		if (v != DEVICE_FILTER_KEEP)
 			continue;
 		r = strvec_push(&kept, all.v[i], strlen(all.v[i]));
 		if (r < 0)
@@ -689,19 +703,21 @@ static int scan_attrs(int root, struct sysfs_device *dev)
 	return read_driver(root, dev->name, &dev->driver);
 }
 
-static int fd_limit(void)
+static int fd_limit(unsigned reserve)
 {
 	struct rlimit rl;
 
+	if (!reserve)
+		reserve = SYSFS_FD_HEADROOM;
 	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY ||
 	    rl.rlim_cur > INT_MAX)
 		return INT_MAX;
-	if (rl.rlim_cur <= SYSFS_FD_HEADROOM)
+	if (rl.rlim_cur <= reserve)
 		return 0;
-	return (int)(rl.rlim_cur - SYSFS_FD_HEADROOM);
+	return (int)(rl.rlim_cur - reserve);
 }
 
-int sysfs_device_scan(int root, const char *name, struct sysfs_device **out)
+int sysfs_device_scan(int root, const char *name, unsigned fd_reserve, struct sysfs_device **out)
 {
 	struct sysfs_device *dev;
 	char path[PATH_MAX];
@@ -719,7 +735,7 @@ int sysfs_device_scan(int root, const char *name, struct sysfs_device **out)
 	dev = calloc(1, sizeof(*dev));
 	if (!dev)
 		return -ENOMEM;
-	dev->fd_limit = fd_limit();
+	dev->fd_limit = fd_limit(fd_reserve);
 	dev->name = strdup(name);
 	if (!dev->name) {
 		r = -ENOMEM;

@@ -84,14 +84,23 @@ struct sysfs_device {
 	bool no_pma_logged; /* "N/A (no PMA)" counters said once */
 };
 
+/* What the listing saw besides the names it kept: which "no device" case it is. */
+struct sysfs_listing {
+	bool no_class_dir;     /* class/infiniband missing (no RDMA driver loaded) */
+	size_t n_present;      /* entries before the filter */
+	size_t n_not_included; /* dropped by --collector.device-include */
+	size_t n_excluded;     /* dropped by --collector.device-exclude */
+};
+
 /*
  * Lists the names under class/infiniband that match the filter (NULL
  * matches all), sorted with sysfs_name_cmp(). A missing directory is an
  * empty list. *names is a NULL-terminated array; free with
- * sysfs_names_free(). Returns 0, -ENOMEM, or the -errno of opening or
- * reading the directory.
+ * sysfs_names_free(). info may be NULL. Returns 0, -ENOMEM, or the -errno
+ * of opening or reading the directory.
  */
-int sysfs_list_devices(int root, const struct device_filter *filter, char ***names, size_t *n);
+int sysfs_list_devices(int root, const struct device_filter *filter, char ***names, size_t *n,
+		       struct sysfs_listing *info);
 void sysfs_names_free(char **names);
 
 /* Natural order: "mlx5_2" before "mlx5_10". */
@@ -103,7 +112,9 @@ int sysfs_name_cmp(const char *a, const char *b);
  * the device directory (-ENOENT when it vanished). Parts that are missing
  * are left empty; parts that cannot be listed are counted in scan_errors.
  */
-int sysfs_device_scan(int root, const char *name, struct sysfs_device **out);
+/* Counter files are kept open only below RLIMIT_NOFILE - fd_reserve
+ * (0: SYSFS_FD_HEADROOM); the others are opened per read. */
+int sysfs_device_scan(int root, const char *name, unsigned fd_reserve, struct sysfs_device **out);
 /* Closes every fd. NULL is a no-op. */
 void sysfs_device_free(struct sysfs_device *dev);
 

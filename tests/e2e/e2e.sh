@@ -89,8 +89,8 @@ if start_exporter --path.sysfs="$FIXTURES/sysfs/node-exporter-mixed" --poll.inte
 	sleep 0.5
 	stop_exporter
 	check "N/A (no PMA): logged once at info for i40iw0" \
-		bash -c "test \$(grep -c 'level=info.*device=i40iw0: counters read' '$TMP/log') -eq 1"
-	check "N/A (no PMA): no warning per file" bash -c "! grep -q 'level=warn.*i40iw0.*N/A' '$TMP/log'"
+		bash -c "test \$(grep -c 'level=info msg=\"counters read N/A (no PMA).*device=i40iw0 ' '$TMP/log') -eq 1"
+	check "N/A (no PMA): no warning per file" bash -c "! grep -q 'level=warn.*device=i40iw0 ' '$TMP/log'"
 fi
 
 # --- a machine with no RDMA at all: self metrics, zero devices, success 1
@@ -131,9 +131,83 @@ if start_exporter --path.sysfs="$TMP/empty-sys" --poll.interval=100ms; then
 	kill -HUP "$PID"
 	sleep 0.5
 	check "still serving after SIGHUP" test "$(code "$url/metrics")" = 200
-	check "SIGHUP is logged" grep -q 'SIGHUP' "$TMP/log"
+	check "SIGHUP is logged" grep -q 'signal=SIGHUP' "$TMP/log"
 	check "logs once that there is no RDMA device" bash -c "test \$(grep -c -i 'no rdma device\\|no RDMA devices\\|class/infiniband' '$TMP/log') -ge 1"
 	check "exits 0 on SIGTERM" stop_exporter
+fi
+
+# --- no device to report: the log says which case, with the directory in full, once
+# per case (several polls at 100ms), and again when the case changes
+SYSFS_ONLY=(--poll.interval=100ms --no-collector.netlink --no-collector.ethtool --no-collector.probe)
+log_count() { grep -c -- "$1" "$TMP/log"; }
+mkdir -p "$TMP/nodir-sys"
+nodir=$(realpath "$TMP/nodir-sys")
+if start_exporter --path.sysfs="$TMP/nodir-sys" "${SYSFS_ONLY[@]}"; then
+	sleep 0.5
+	want="level=info msg=\"no RDMA devices: the directory does not exist, no RDMA driver is loaded\" collector=sysfs path=$nodir/class/infiniband hint=\""
+	check "no class/infiniband: logged once, with the absolute path" test "$(log_count "$want")" = 1
+	check "no class/infiniband: the hint names modprobe and Soft-RoCE" \
+		bash -c "grep -F -- '$want' '$TMP/log' | grep 'modprobe mlx5_ib' | grep -q 'rdma link add rxe0 type rxe netdev eth0'"
+	mkdir -p "$TMP/nodir-sys/class/infiniband"
+	sleep 0.5
+	check "class/infiniband appears empty: the new case is logged once" \
+		test "$(log_count "level=info msg=\"no RDMA devices: the directory is empty\" collector=sysfs path=$nodir/class/infiniband$")" = 1
+	check "no class/infiniband: still said only once" test "$(log_count "$want")" = 1
+	stop_exporter
+fi
+mkdir -p "$TMP/emptyib-sys/class/infiniband"
+emptyib=$(realpath "$TMP/emptyib-sys")
+if start_exporter --path.sysfs="$TMP/emptyib-sys" "${SYSFS_ONLY[@]}"; then
+	sleep 0.5
+	check "empty class/infiniband: logged once, with the absolute path" \
+		test "$(log_count "level=info msg=\"no RDMA devices: the directory is empty\" collector=sysfs path=$emptyib/class/infiniband$")" = 1
+	stop_exporter
+fi
+rxe=$(realpath "$FIXTURES/sysfs/rxe")
+for flag in --collector.device-include --collector.device-exclude; do
+	if [ $flag = --collector.device-include ]; then pattern=nomatch; else pattern='rxe.*'; fi
+	if start_exporter --path.sysfs="$rxe" "$flag=$pattern" "${SYSFS_ONLY[@]}"; then
+		sleep 0.5
+		check "every device filtered out by $flag: logged once at warn, naming the flag" \
+			test "$(log_count "level=warn msg=\"no RDMA devices: every device is filtered out\" collector=sysfs path=$rxe/class/infiniband present=1 flag=$flag$")" = 1
+		stop_exporter
+	fi
+done
+
+# --- every collector disabled: one warning at start that only self metrics are served
+all_off="level=warn msg=\"every collector is disabled: only the exporter's own metrics are served\""
+if start_exporter --path.sysfs="$FIXTURES/sysfs/rxe" --no-collector.sysfs --no-collector.netlink \
+	--no-collector.ethtool --no-collector.probe --poll.interval=100ms; then
+	sleep 0.3
+	check "every collector disabled: one warning" test "$(log_count "$all_off")" = 1
+	curl -fsS "http://127.0.0.1:$PORT/metrics" >"$TMP/body"
+	check "every collector disabled: self metrics still served" grep -q '^rdma_exporter_build_info{' "$TMP/body"
+	stop_exporter
+fi
+if start_exporter --path.sysfs="$FIXTURES/sysfs/rxe" "${SYSFS_ONLY[@]}"; then
+	check "one collector enabled: no such warning" test "$(log_count "$all_off")" = 0
+	stop_exporter
+fi
+
+# --- every log line is one logfmt record: ts, level, msg first, then key=value fields
+# with values bare or quoted (a quote inside one escaped)
+logfmt_line='^ts=[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z level=(debug|info|warn|error) msg=([^ ="]+|"([^"\\]|\\.)*")( [a-z_]+=([^ ="]+|"([^"\\]|\\.)*"))*$'
+if start_exporter --path.sysfs="$FIXTURES/sysfs/broken" --poll.interval=100ms --log.level=debug; then
+	sleep 0.3
+	kill -HUP "$PID"
+	sleep 0.3
+	stop_exporter
+	all_logfmt() { ! grep -Ev "$logfmt_line" "$TMP/log" | grep -q .; }
+	check "debug log: every line is a logfmt record" all_logfmt
+	check "debug log: has lines" test "$(wc -l <"$TMP/log")" -gt 5
+fi
+
+# --- under systemd (JOURNAL_STREAM set): the syslog priority first, no ts=
+if JOURNAL_STREAM=8:12345 start_exporter --path.sysfs="$FIXTURES/sysfs/rxe" "${SYSFS_ONLY[@]}"; then
+	stop_exporter
+	check "journal: records start with <N>level=, without ts=" \
+		bash -c "grep -q '^<6>level=info msg=\"starting rdma_exporter\" version=' '$TMP/log' && ! grep -q '^ts=' '$TMP/log'"
+	check "journal: the shutdown record" grep -q '^<6>level=info msg="shutting down" signal=SIGTERM$' "$TMP/log"
 fi
 
 # --- a custom telemetry path
@@ -151,7 +225,7 @@ if start_exporter --path.sysfs="$FIXTURES/sysfs/efa"; then
 	kill -QUIT "$PID"
 	wait "$PID"
 	check "exits 0 on SIGQUIT" test $? = 0
-	check "SIGQUIT is logged" grep -q 'received SIGQUIT, shutting down' "$TMP/log"
+	check "SIGQUIT is logged" grep -q 'level=info msg="shutting down" signal=SIGQUIT$' "$TMP/log"
 	PID=
 fi
 

@@ -72,7 +72,7 @@ webconfig_launch() {
 		--web.config.file="$START_CONFIG") >"$TMP/log" 2>&1 &
 	PID=$!
 }
-listening() { grep -q "listening on" "$TMP/log"; }
+listening() { grep -q " msg=listening " "$TMP/log"; }
 start_exporter() {
 	START_CONFIG=$1
 	start_on_free_port webconfig_launch listening
@@ -132,7 +132,9 @@ if start_exporter "$CONF/web.yml"; then
 		"$(grep -c 'checked with bcrypt' "$TMP/log")"
 	check "a wrong password costs one bcrypt, then is cached too" bash -c "
 		for i in 1 2 3; do curl -s -o /dev/null --cacert '$CONF/ca.crt' -u alice:guess '$url/metrics'; done
-		test \$(grep -c 'checked with bcrypt ok=0' '$TMP/log') -eq \$(( $(grep -c 'checked with bcrypt ok=0' "$TMP/log") + 1 ))"
+		test \$(grep -c 'checked with bcrypt\" ok=0' '$TMP/log') -eq \$(( $(grep -c 'checked with bcrypt" ok=0' "$TMP/log") + 1 ))"
+	check "TLS: keep-alive, two requests in one curl take one connection and one handshake" bash -c \
+		"test \$(curl -s -o /dev/null -o /dev/null -w '%{num_connects}\\n' --cacert '$CONF/ca.crt' -u alice:secret '$url/metrics' '$url/healthz' | paste -sd+ | bc) -eq 1"
 	check "plain HTTP to the TLS port is refused" bash -c \
 		"! curl -s -o /dev/null --max-time 5 -u alice:secret 'http://127.0.0.1:$PORT/metrics'"
 	check "TLS 1.2 is refused (min_version TLS13)" bash -c \
@@ -163,7 +165,7 @@ if start_exporter "$CONF/web.yml"; then
 	mv "$CONF/web.yml.tls" "$CONF/web.yml"
 	hup
 	check "TLS change at reload: logged as applied to new connections" \
-		grep -q 'web config reloaded.*TLS on (new connections)' "$TMP/log"
+		grep -q 'msg="web config reloaded" .* tls=on$' "$TMP/log"
 	mtls=(--cert "$CONF/client.crt" --key "$CONF/client.key" -u bob:hunter2)
 	check "TLS change at reload: the new certificate is served" expect 200 \
 		"$(code --cacert "$CONF/other-ca.crt" "${mtls[@]}" "$url/metrics")"
@@ -176,7 +178,7 @@ if start_exporter "$CONF/web.yml"; then
 	printf 'basic_auth_users:\n  bob: %s\n' "$BOB" >"$CONF/web.yml"
 	hup
 	check "reload without TLS: a warning says that needs a restart" \
-		grep -q 'level=warn.*turns TLS off: restart' "$TMP/log"
+		grep -q 'level=warn msg="web config reloaded, but its TLS change needs a restart" .* tls=off$' "$TMP/log"
 	check "reload without TLS: the port still speaks TLS only" bash -c \
 		"! curl -s -o /dev/null --max-time 5 -u bob:hunter2 'http://127.0.0.1:$PORT/metrics'"
 	check "reload without TLS: served with the TLS of the start" expect 200 \

@@ -55,7 +55,7 @@ LIST
 # alert rules and dashboards, once the tree has them
 SRC=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$BUILD/CMakeCache.txt")
 for d in alerts dashboards; do
-	[ -d "$SRC/$d" ] && (cd "$SRC/$d" && find . -type f ! -name '.*' | sed "s#^\./#/usr/share/rdma_exporter/$d/#")
+	[ -d "$SRC/$d" ] && (cd "$SRC/$d" && find . -type f ! -name '.*' ! -name '*.py' | sed "s#^\./#/usr/share/rdma_exporter/$d/#")
 done >>"$TMP/expected"
 sort -o "$TMP/expected" "$TMP/expected"
 if diff -u "$TMP/expected" "$TMP/files" >"$TMP/files.diff"; then

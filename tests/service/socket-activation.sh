@@ -61,7 +61,7 @@ check "the scrape through the passed socket succeeds" \
 check "the scrape has the fixture's port counters" \
 	grep -q '^rdma_port_data_received_bytes_total{device="mlx5_0",port="1"}' "$TMP/metrics"
 check "the daemon logs the passed socket's address" \
-	grep -q "msg=\"listening on 127.0.0.1:$PORT, metrics at /metrics\"" "$TMP/log"
+	grep -q "msg=listening address=127.0.0.1:$PORT path=/metrics tls=off" "$TMP/log"
 check "a second scrape on the same socket" \
 	curl -fsS --max-time 5 -o /dev/null "http://127.0.0.1:$PORT/healthz"
 check "--web.listen-address is not bound when a socket is passed" \

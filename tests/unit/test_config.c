@@ -104,6 +104,10 @@ static void test_defaults(void **state)
 	assert_null(cfg.device_include);
 	assert_null(cfg.device_exclude);
 	assert_null(cfg.web_config_file);
+	assert_int_equal(cfg.max_connections, 64);
+	assert_int_equal(cfg.connection_timeout_s, 10);
+	assert_int_equal(cfg.max_connections_per_client, 8);
+	assert_int_equal(cfg.request_header_timeout_ms, 5000);
 	assert_int_equal(cfg.log_level, LOG_INFO);
 	assert_true(cfg.collector_enabled[0]);
 	assert_false(cfg.collector_enabled[1]);
@@ -119,7 +123,9 @@ static void test_values(void **state)
 			       "mlx5_1", "--log.level=debug", "--no-collector.sysfs",
 			       "--collector.probe", "--collector.sysfs.rescan-interval=2m",
 			       "--web.max-connections=8", "--web.connection-timeout=30s",
-			       "--web.config.file", "/etc/rdma_exporter/web.yml"),
+			       "--web.max-connections-per-client=3",
+			       "--web.request-header-timeout=250ms", "--web.config.file",
+			       "/etc/rdma_exporter/web.yml"),
 			 0);
 	assert_string_equal(cfg.listen_address, "127.0.0.1:9100");
 	assert_string_equal(cfg.telemetry_path, "/m");
@@ -133,6 +139,8 @@ static void test_values(void **state)
 	assert_true(cfg.collector_enabled[1]);
 	assert_int_equal(cfg.max_connections, 8);
 	assert_int_equal(cfg.connection_timeout_s, 30);
+	assert_int_equal(cfg.max_connections_per_client, 3);
+	assert_int_equal(cfg.request_header_timeout_ms, 250);
 	assert_string_equal(cfg.web_config_file, "/etc/rdma_exporter/web.yml");
 }
 
@@ -191,6 +199,11 @@ static void test_errors(void **state)
 	expect_error(PARSE(&cfg, "--no-poll.interval=1s"), "unknown flag");
 	expect_error(PARSE(&cfg, "--web.max-connections=0"), "whole number");
 	expect_error(PARSE(&cfg, "--web.connection-timeout=100ms"), "1s to 1h");
+	expect_error(PARSE(&cfg, "--web.max-connections-per-client=0"), "whole number");
+	expect_error(PARSE(&cfg, "--web.max-connections-per-client=100001"), "whole number");
+	expect_error(PARSE(&cfg, "--web.request-header-timeout=99ms"), "100ms to 1h");
+	expect_error(PARSE(&cfg, "--web.request-header-timeout=2h"), "100ms to 1h");
+	expect_error(PARSE(&cfg, "--web.request-header-timeout=soon"), "100ms to 1h");
 	expect_error(PARSE(&cfg, "--path.sysfs="), "empty path");
 	expect_error(PARSE(&cfg, "--web.config.file="), "--web.config.file: empty path");
 	expect_error(PARSE(&cfg, "--web.config.file"), "needs a value");

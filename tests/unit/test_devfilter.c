@@ -24,6 +24,20 @@ static void test_include_exclude(void **state)
 	device_filter_free(f);
 }
 
+/* The verdict names the flag that dropped a device (the no-device log). */
+static void test_verdict(void **state)
+{
+	char err[128];
+	struct device_filter *f = device_filter_new("mlx5_.*", "mlx5_1", err, sizeof(err));
+
+	assert_non_null(f);
+	assert_int_equal(device_filter_check(f, "mlx5_0"), DEVICE_FILTER_KEEP);
+	assert_int_equal(device_filter_check(f, "mlx5_1"), DEVICE_FILTER_EXCLUDED);
+	assert_int_equal(device_filter_check(f, "rxe0"), DEVICE_FILTER_NOT_INCLUDED);
+	assert_int_equal(device_filter_check(NULL, "rxe0"), DEVICE_FILTER_KEEP);
+	device_filter_free(f);
+}
+
 static void test_none(void **state)
 {
 	char err[128];
@@ -100,7 +114,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_include_exclude), cmocka_unit_test(test_none),
 		cmocka_unit_test(test_alternation),	cmocka_unit_test(test_bad_regex),
-		cmocka_unit_test(test_costly_regex),
+		cmocka_unit_test(test_costly_regex),	cmocka_unit_test(test_verdict),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,13 +1,26 @@
 // SPDX-License-Identifier: Apache-2.0
-/* Request routing and content negotiation, without sockets. */
+/*
+ * Request routing, content negotiation and the descriptor budget without
+ * sockets; then the server itself on a loopback socket: keep-alive, the
+ * request deadline, the per-client limit and the gzip body.
+ */
+#include <netinet/in.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
 #include "http.h"
+#include "snapshot.h"
 
 static void test_routes(void **state)
 {
@@ -48,11 +61,205 @@ static void test_gzip_negotiation(void **state)
 	assert_false(http_accepts_gzip("*, gzip;q=0"));
 }
 
+static void test_connection_cap(void **state)
+{
+	/* half of what the reserve of 64 leaves */
+	assert_int_equal(http_connection_cap(1024), 480);
+	assert_int_equal(http_connection_cap(256), 96);
+	assert_int_equal(http_connection_cap(65536), 32736);
+	/* never 0, never above the flag's range */
+	assert_int_equal(http_connection_cap(0), 1);
+	assert_int_equal(http_connection_cap(64), 1);
+	assert_int_equal(http_connection_cap(66), 1);
+	assert_int_equal(http_connection_cap(68), 2);
+	assert_int_equal(http_connection_cap(UINT64_MAX), 100000);
+}
+
+/* --- the server on 127.0.0.1 */
+
+struct fixture {
+	struct snapshot_slot slot;
+	struct http_server *srv;
+	uint16_t port;
+};
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static void start(struct fixture *f, unsigned per_client, uint64_t header_timeout_ms)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	socklen_t al = sizeof(a);
+	const char *text = "# TYPE a gauge\na 1\n";
+	struct http_config cfg = {
+		.telemetry_path = "/metrics",
+		.max_connections = 16,
+		.max_connections_per_client = per_client,
+		.connection_timeout_s = 10,
+		.request_header_timeout_ms = header_timeout_ms,
+		.stale_after_ms = 60000,
+	};
+	struct snapshot *s;
+	char err[256];
+	int fd;
+
+	snapshot_slot_init(&f->slot);
+	s = snapshot_new(strdup(text), strlen(text));
+	assert_int_equal(snapshot_compress(s), 0);
+	snapshot_slot_publish(&f->slot, s);
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	assert_true(fd >= 0);
+	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	assert_int_equal(listen(fd, 16), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &al), 0);
+	f->port = ntohs(a.sin_port);
+	cfg.listen_fd = fd;
+	f->srv = http_server_start(&cfg, &f->slot, err, sizeof(err));
+	assert_non_null(f->srv);
+}
+
+static void stop(struct fixture *f)
+{
+	http_server_stop(f->srv);
+	snapshot_slot_destroy(&f->slot);
+}
+
+static int client(const struct fixture *f)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET,
+				.sin_addr.s_addr = htonl(INADDR_LOOPBACK),
+				.sin_port = htons(f->port)};
+	struct timeval tv = {.tv_sec = 3};
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	assert_true(fd >= 0);
+	assert_int_equal(connect(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	return fd;
+}
+
+/* Sends req and reads one response (head and Content-Length body) into buf. */
+static size_t exchange(int fd, const char *req, char *buf, size_t size)
+{
+	size_t n = 0, want = 0;
+
+	assert_int_equal(send(fd, req, strlen(req), 0), (ssize_t)strlen(req));
+	for (;;) {
+		char *end;
+		ssize_t r = recv(fd, buf + n, size - 1 - n, 0);
+
+		assert_true(r > 0);
+		n += (size_t)r;
+		buf[n] = '\0';
+		end = strstr(buf, "\r\n\r\n");
+		if (end && !want) {
+			const char *cl = strcasestr(buf, "\r\nContent-Length: ");
+
+			assert_non_null(cl);
+			want = (size_t)(end + 4 - buf) + strtoul(cl + 18, NULL, 10);
+		}
+		if (want && n >= want)
+			return n;
+	}
+}
+
+static void test_keep_alive(void **state)
+{
+	struct fixture f;
+	char buf[4096];
+	int fd;
+
+	start(&f, 8, 5000);
+	fd = client(&f);
+	/* HTTP/1.1: three requests on one connection, none answered with close */
+	for (int i = 0; i < 3; i++) {
+		exchange(fd, "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n", buf, sizeof(buf));
+		assert_true(strncmp(buf, "HTTP/1.1 200", 12) == 0);
+		assert_null(strcasestr(buf, "Connection: close"));
+		assert_non_null(strstr(buf, "\r\n\r\n# TYPE a gauge\na 1\n"));
+	}
+	/* the gzip body is the snapshot's */
+	exchange(fd, "GET /metrics HTTP/1.1\r\nHost: x\r\nAccept-Encoding: gzip\r\n\r\n", buf,
+		 sizeof(buf));
+	assert_non_null(strcasestr(buf, "\r\nContent-Encoding: gzip\r\n"));
+	assert_non_null(strstr(buf, "\r\n\r\n\x1f\x8b"));
+	close(fd);
+	/* HTTP/1.0 only when it asks */
+	fd = client(&f);
+	exchange(fd, "GET /healthz HTTP/1.0\r\nConnection: keep-alive\r\n\r\n", buf, sizeof(buf));
+	exchange(fd, "GET /healthz HTTP/1.0\r\n\r\n", buf, sizeof(buf));
+	assert_true(strncmp(buf, "HTTP/1.1 200", 12) == 0);
+	assert_int_equal(recv(fd, buf, sizeof(buf), 0), 0);
+	close(fd);
+	stop(&f);
+}
+
+static void test_request_deadline(void **state)
+{
+	struct fixture f;
+	uint64_t t0;
+	char buf[4096];
+	int fd;
+
+	start(&f, 8, 300);
+	fd = client(&f);
+	t0 = now_ms();
+	/* a byte every 50 ms keeps the idle timeout happy, not the deadline */
+	for (int i = 0; i < 40; i++) {
+		char c = i == 0 ? 'G' : 'x';
+
+		if (send(fd, &c, 1, MSG_NOSIGNAL) != 1)
+			break;
+		if (recv(fd, buf, sizeof(buf), MSG_DONTWAIT) == 0)
+			break;
+		usleep(50000);
+	}
+	assert_int_equal(recv(fd, buf, sizeof(buf), 0), 0);
+	assert_true(now_ms() - t0 >= 250);
+	assert_true(now_ms() - t0 < 1500);
+	close(fd);
+	/* a complete request in time is served, and the kept-alive connection
+	 * outlives the header timeout while idle (idle timeout 10 s) */
+	fd = client(&f);
+	exchange(fd, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n", buf, sizeof(buf));
+	usleep(600000);
+	exchange(fd, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n", buf, sizeof(buf));
+	assert_true(strncmp(buf, "HTTP/1.1 200", 12) == 0);
+	close(fd);
+	stop(&f);
+}
+
+static void test_per_client_limit(void **state)
+{
+	struct fixture f;
+	char buf[4096];
+	int fds[3];
+
+	start(&f, 2, 5000);
+	for (int i = 0; i < 3; i++)
+		fds[i] = client(&f);
+	/* the third is closed without an answer; the two are served */
+	assert_int_equal(recv(fds[2], buf, sizeof(buf), 0), 0);
+	for (int i = 0; i < 2; i++) {
+		exchange(fds[i], "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n", buf, sizeof(buf));
+		assert_true(strncmp(buf, "HTTP/1.1 200", 12) == 0);
+	}
+	for (int i = 0; i < 3; i++)
+		close(fds[i]);
+	stop(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_routes),
-		cmocka_unit_test(test_gzip_negotiation),
+		cmocka_unit_test(test_routes),		 cmocka_unit_test(test_gzip_negotiation),
+		cmocka_unit_test(test_connection_cap),	 cmocka_unit_test(test_keep_alive),
+		cmocka_unit_test(test_request_deadline), cmocka_unit_test(test_per_client_limit),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -407,7 +407,7 @@ for _ in $(seq 1 20); do
     sleep 0.5
 done
 check "loopback probe resumes on the re-created device" test $probe_back = 1
-check "removal and return are logged" grep -q "netlink: device=$DEV is gone" "$OUT/exporter.log"
+check "removal and return are logged" grep -qE "msg=\"device is gone\" collector=netlink device=$DEV( |\$)" "$OUT/exporter.log"
 check "no error-level log line" test -z "$(grep 'level=error' "$OUT/exporter.log" "$OUT/exporter-nobody.log")"
 for p in $(pidof rdma_exporter); do [ "$p" != "$EXP" ] && kill -TERM "$p"; done
 wait $NB 2>/dev/null
