@@ -8,6 +8,9 @@
 #                                    openssl and htpasswd for the web config test,
 #                                    systemd-analyze, systemd-socket-activate, python3,
 #                                    dpkg-dev and lintian for the service and package tests)
+#   scripts/install-deps.sh --bench  also what tests/bench/ needs (Debian's node_exporter
+#                                    to compare against, strace and perf for poll-cost.sh,
+#                                    curl); combine with --test as you like
 set -euo pipefail
 
 BUILD_PKGS="build-essential cmake pkg-config libmicrohttpd-dev libmnl-dev libibverbs-dev
@@ -15,10 +18,20 @@ BUILD_PKGS="build-essential cmake pkg-config libmicrohttpd-dev libmnl-dev libibv
 TEST_PKGS="libcmocka-dev prometheus curl gzip clang-format
 	qemu-system-x86 busybox-static cpio kmod xz-utils rdma-core ibverbs-utils ibverbs-providers
 	perftest rdmacm-utils iproute2 ethtool openssl apache2-utils
-	systemd python3 dpkg-dev lintian"
+	systemd python3 python3-yaml dpkg-dev lintian"
+# Benchmarks only: never needed to build or test. prometheus-node-exporter is
+# installed without its recommends (the textfile collector scripts) and its
+# service is not needed: the benchmark runs the binary itself.
+BENCH_PKGS="prometheus-node-exporter strace linux-perf curl procps"
 
 pkgs=$BUILD_PKGS
-[ "${1:-}" = "--test" ] && pkgs="$pkgs $TEST_PKGS"
+for arg in "$@"; do
+	case $arg in
+	--test) pkgs="$pkgs $TEST_PKGS" ;;
+	--bench) pkgs="$pkgs $BENCH_PKGS" ;;
+	*) echo "usage: install-deps.sh [--test] [--bench]" >&2; exit 2 ;;
+	esac
+done
 
 missing=()
 for p in $pkgs; do

@@ -14,29 +14,20 @@ set -euo pipefail
 BIN=$(readlink -f "${1:?usage: sysfs-scale.sh BINARY [DEVICES] [PORTS]}")
 DEVICES=${2:-16}
 PORTS=${3:-2}
-HERE=$(cd "$(dirname "$0")" && pwd)
-SRC=$HERE/../fixtures/sysfs/mlx5-roce/class/infiniband/mlx5_0
+# shellcheck source=tests/bench/lib.sh
+. "$(dirname "$0")/lib.sh"
 TMP=$(mktemp -d)
 PID=
 trap '[ -n "$PID" ] && kill "$PID" 2>/dev/null; rm -rf "$TMP"' EXIT
 
 # --- the synthetic tree (regular files, so it measures the exporter, not sysfs)
-mkdir -p "$TMP/sys/class/infiniband"
-for d in $(seq 0 $((DEVICES - 1))); do
-	dev=$TMP/sys/class/infiniband/mlx5_$d
-	mkdir -p "$dev/ports"
-	for f in "$SRC"/*; do [ -f "$f" ] && cp "$f" "$dev/"; done
-	for p in $(seq 1 "$PORTS"); do cp -r "$SRC/ports/1" "$dev/ports/$p"; done
-done
-files=$(find "$TMP/sys" -path '*counters*' -type f | wc -l)
-
-metric() { # metric NAME FILE: the first sample value of NAME
-	awk -v m="$1" '$1 == m || index($1, m "{") == 1 { print $2; exit }' "$2"
-}
+bench_tree "$TMP" "$DEVICES" "$PORTS"
+files=$(bench_counter_files "$TMP")
+metric() { bench_metric "$@"; }
 
 run() { # run LABEL NOFILE|unlimited: polls 20 times at 100ms, prints per-poll figures
 	local label=$1 nofile=$2 port
-	port=$((20000 + RANDOM % 40000))
+	port=$(bench_free_port)
 	(if [ "$nofile" != unlimited ]; then ulimit -n "$nofile"; fi; exec "$BIN" --web.listen-address="127.0.0.1:$port" \
 		--path.sysfs="$TMP/sys" --poll.interval=100ms --log.level=error) &
 	PID=$!

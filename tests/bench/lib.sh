@@ -1,0 +1,113 @@
+# SPDX-License-Identifier: Apache-2.0
+# shellcheck shell=bash
+#
+# Shared bits of the benchmark scripts (sourced, never run): the synthetic
+# big-host sysfs tree, free loopback ports, and the /proc readings every
+# script prints. Functions are prefixed bench_; nothing here asserts.
+
+BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+BENCH_FIXTURE=$BENCH_DIR/../fixtures/sysfs/mlx5-roce/class/infiniband/mlx5_0
+BENCH_CLK_TCK=$(getconf CLK_TCK)
+
+# bench_tree ROOT DEVICES PORTS: ROOT/sys/class/infiniband/mlx5_0.. made of
+# regular files and directories (no symlinks), so a benchmark measures the
+# exporter, not sysfs: each device is the mlx5-roce fixture's mlx5_0 (its
+# attributes and device-level hw_counters/), each of its PORTS ports a copy
+# of that fixture's port 1 (counters/ and hw_counters/, ~55 files).
+bench_tree() {
+	local root=$1 devices=$2 ports=$3 d p dev f
+	mkdir -p "$root/sys/class/infiniband"
+	for d in $(seq 0 $((devices - 1))); do
+		dev=$root/sys/class/infiniband/mlx5_$d
+		mkdir -p "$dev/ports"
+		for f in "$BENCH_FIXTURE"/*; do [ -f "$f" ] && cp "$f" "$dev/"; done
+		[ -d "$BENCH_FIXTURE/hw_counters" ] && cp -r "$BENCH_FIXTURE/hw_counters" "$dev/"
+		for p in $(seq 1 "$ports"); do cp -r "$BENCH_FIXTURE/ports/1" "$dev/ports/$p"; done
+	done
+}
+
+# bench_counter_files ROOT: how many counter files the tree has.
+bench_counter_files() {
+	find "$1/sys" -path '*counters*' -type f | wc -l
+}
+
+# bench_free_port: a loopback TCP port nobody listens on (random, checked),
+# below the ephemeral range: the load tool's thousands of closed client
+# connections sit in TIME_WAIT on ephemeral ports, and a listener cannot
+# bind one of those.
+bench_free_port() {
+	local port low
+	read -r low _ </proc/sys/net/ipv4/ip_local_port_range
+	[ "$low" -gt 11000 ] || low=32768
+	for _ in $(seq 1 50); do
+		port=$((10000 + RANDOM % (low - 10000)))
+		if ! (: </dev/tcp/127.0.0.1/"$port") 2>/dev/null; then
+			echo "$port"
+			return 0
+		fi
+	done
+	return 1
+}
+
+# bench_wait_http URL [SECONDS]: waits until URL answers 200.
+bench_wait_http() {
+	local tries=$((${2:-10} * 20))
+	for _ in $(seq 1 "$tries"); do
+		curl -fsS -o /dev/null "$1" 2>/dev/null && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+# bench_cpu_ticks PID: utime + stime of the whole process, in clock ticks.
+bench_cpu_ticks() {
+	# comm may hold spaces: the fields start after the last ')'
+	sed 's/.*) //' "/proc/$1/stat" | awk '{ print $12 + $13 }'
+}
+
+# bench_ticks_to_s TICKS: seconds, as a decimal.
+bench_ticks_to_s() {
+	awk -v t="$1" -v hz="$BENCH_CLK_TCK" 'BEGIN { printf "%.3f", t / hz }'
+}
+
+# bench_mem PID: "RSS_KB PSS_KB" from smaps_rollup (status VmRSS when the
+# kernel has no smaps_rollup; PSS then reads -).
+bench_mem() {
+	if [ -r "/proc/$1/smaps_rollup" ]; then
+		awk '$1 == "Rss:" { r = $2 } $1 == "Pss:" { p = $2 } END { print r, p }' \
+			"/proc/$1/smaps_rollup"
+	else
+		awk '$1 == "VmRSS:" { print $2, "-" }' "/proc/$1/status"
+	fi
+}
+
+# bench_fds PID: open file descriptors.
+bench_fds() {
+	# || true: an fd closed while find lists the directory makes it fail
+	{ find "/proc/$1/fd" -mindepth 1 -maxdepth 1 2>/dev/null || true; } | wc -l
+}
+
+# bench_metric NAME FILE: the first sample value of NAME in an exposition.
+bench_metric() {
+	awk -v m="$1" '$1 == m || index($1, m "{") == 1 { print $2; exit }' "$2"
+}
+
+# bench_series FILE [PREFIX]: sample lines (not comments), optionally only
+# those whose name starts with PREFIX.
+bench_series() {
+	grep -v '^#' "$1" | grep -c "^${2:-}" || true
+}
+
+# bench_ratio A B: A/B with two decimals, "-" when B is 0 or either is empty.
+bench_ratio() {
+	awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || b + 0 == 0) print "-"; else printf "%.2f", a / b }'
+}
+
+# bench_machine_note: one line saying where the figures come from.
+bench_machine_note() {
+	local model
+	model=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)
+	echo "machine: shared $(nproc)-core build machine (${model:-unknown CPU}), kernel $(uname -r)," \
+		"load average $(cut -d' ' -f1-3 /proc/loadavg) at start; others build and test on it," \
+		"so figures are noisy: compare ratios within one run, not across runs"
+}
