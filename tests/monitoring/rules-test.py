@@ -1,0 +1,157 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+#
+# The alert and recording rules in alerts/: promtool check rules, the house rules
+# for every alert (severity, summary, description naming the instance, the
+# object and the value, runbook, runbook_url to an existing RUNBOOK.md section,
+# a row in RUNBOOK.md's threshold table that matches the expression), range
+# windows safe at a 15s scrape interval, and promtool test rules on
+# tests/monitoring/rules-test.yml, with a firing and a non-firing case for every
+# alert and a case for every recording rule.
+#
+#   rules-test.py [SOURCE_DIR]
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+import yaml
+
+ROOT = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else
+                       os.path.join(os.path.dirname(__file__), "..", ".."))
+ALERTS = os.path.join(ROOT, "alerts")
+TESTS = os.path.join(ROOT, "tests", "monitoring", "rules-test.yml")
+RULE_FILES = sorted(os.path.join(ALERTS, f) for f in os.listdir(ALERTS)
+                    if f.endswith(".rules.yml"))
+
+passed = failed = 0
+
+
+def check(ok, what, detail=""):
+    global passed, failed
+    if ok:
+        passed += 1
+        print(f"ok - {what}")
+    else:
+        failed += 1
+        print(f"not ok - {what}" + (f": {detail}" if detail else ""))
+    return ok
+
+
+def duration_seconds(s):
+    units = {"ms": 0.001, "s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800, "y": 31536000}
+    total = 0.0
+    for num, unit in re.findall(r"(\d+)(ms|s|m|h|d|w|y)", s):
+        total += int(num) * units[unit]
+    return total
+
+
+def anchor(heading):
+    """GitHub's anchor for a Markdown heading."""
+    a = heading.strip().lower()
+    a = re.sub(r"[^\w\- ]", "", a)
+    return a.replace(" ", "-")
+
+
+# ---- promtool check rules ------------------------------------------------------------
+r = subprocess.run(["promtool", "check", "rules"] + RULE_FILES, capture_output=True, text=True)
+check(r.returncode == 0, "promtool check rules " + " ".join(os.path.basename(f) for f in RULE_FILES),
+      r.stdout + r.stderr)
+
+rules = []
+per_instance = set()  # alerts about the exporter itself: the instance is the object
+for f in RULE_FILES:
+    with open(f) as fh:
+        for g in yaml.safe_load(fh)["groups"]:
+            rules.extend(g["rules"])
+            if g["name"].endswith(".exporter"):
+                per_instance |= {r["alert"] for r in g["rules"] if "alert" in r}
+alerts = {r["alert"]: r for r in rules if "alert" in r}
+records = sorted({r["record"] for r in rules if "record" in r})
+check(len(alerts) > 0 and len(records) > 0, f"{len(alerts)} alerts and {len(records)} recording rule names found")
+
+# ---- RUNBOOK.md: one section per alert, the threshold table ----------------------------
+with open(os.path.join(ALERTS, "RUNBOOK.md")) as fh:
+    runbook = fh.read()
+anchors = {anchor(h) for h in re.findall(r"^#+ (.*)$", runbook, re.M)}
+thresholds = {}
+for row in re.findall(r"^\|(.*)\|\s*$", runbook, re.M):
+    cells = [c.strip() for c in row.split("|")]
+    m = re.fullmatch(r"\[?`?(RDMA\w+)`?\]?(\(#\w+\))?", cells[0])
+    if m and len(cells) >= 2:
+        thresholds[m.group(1)] = cells[1].strip("` ")
+
+# ---- every alert ----------------------------------------------------------------------
+for name, a in sorted(alerts.items()):
+    labels = a.get("labels", {})
+    ann = a.get("annotations", {})
+    check(labels.get("severity") in ("critical", "warning", "info"), f"{name}: severity label")
+    for key in ("summary", "description", "runbook", "runbook_url"):
+        check(bool(ann.get(key, "").strip()), f"{name}: annotation {key}")
+    desc = ann.get("description", "")
+    check("$labels.instance" in desc, f"{name}: description names the instance")
+    check(name in per_instance or
+          re.search(r"\$labels\.(device|port|netdev|target|collector)\b", desc) is not None,
+          f"{name}: description names the device, port, netdev, target or collector")
+    check("$value" in desc, f"{name}: description gives the value")
+    url = ann.get("runbook_url", "")
+    check(url.startswith("alerts/RUNBOOK.md#") and url.split("#", 1)[1] in anchors,
+          f"{name}: runbook_url {url} is a section of alerts/RUNBOOK.md")
+    check(url.split("#", 1)[-1] == name.lower(), f"{name}: runbook anchor is #{name.lower()}")
+    t = thresholds.get(name)
+    if check(t is not None, f"{name}: row in RUNBOOK.md's threshold table"):
+        expr = re.sub(r"\s+", " ", a["expr"])
+        check(t in expr, f"{name}: threshold table's `{t}` is in the expression", expr)
+
+# ---- range windows: at least 4 scrape intervals of 15s ---------------------------------
+for r_ in rules:
+    expr = r_["expr"]
+    for rng in re.findall(r"\[([0-9smhdwy]+)(?::[0-9smhdwy]*)?\]", expr):
+        what = r_.get("alert") or r_.get("record")
+        if duration_seconds(rng) < 60:
+            check(False, f"{what}: range [{rng}] is at least 1m (4 scrapes at 15s)")
+check(True, "every range window is at least 1m")
+
+# ---- the unit tests: coverage ------------------------------------------------------------
+with open(TESTS) as fh:
+    tests = yaml.safe_load(fh)
+fires, quiet, tested_exprs = set(), set(), []
+for group in tests["tests"]:
+    for t in group.get("alert_rule_test", []):
+        (fires if t.get("exp_alerts") else quiet).add(t["alertname"])
+    for t in group.get("promql_expr_test", []):
+        tested_exprs.append(t["expr"])
+for name in sorted(alerts):
+    check(name in fires, f"{name}: a test case where it fires")
+    check(name in quiet, f"{name}: a test case where it does not fire")
+for rec in records:
+    check(any(re.search(re.escape(rec) + r"(?![\w:])", e) for e in tested_exprs),
+          f"recording rule {rec}: a promql_expr_test")
+unknown = (fires | quiet) - set(alerts)
+check(not unknown, "tests name only existing alerts", " ".join(sorted(unknown)))
+
+# ---- promtool test rules, with the static annotations filled in -----------------------
+static = ("runbook", "runbook_url")
+for group in tests["tests"]:
+    for t in group.get("alert_rule_test", []):
+        a = alerts.get(t["alertname"])
+        for exp in t.get("exp_alerts") or []:
+            ea = exp.setdefault("exp_annotations", {})
+            for key in static:
+                if a and key in a.get("annotations", {}):
+                    ea.setdefault(key, a["annotations"][key])
+tests["rule_files"] = [os.path.normpath(os.path.join(os.path.dirname(TESTS), f))
+                       for f in tests["rule_files"]]
+with tempfile.TemporaryDirectory() as tmp:
+    path = os.path.join(tmp, "rules-test.yml")
+    with open(path, "w") as fh:
+        yaml.safe_dump(tests, fh, sort_keys=False, width=1000)
+    r = subprocess.run(["promtool", "test", "rules", path], capture_output=True, text=True)
+n_cases = sum(len(g.get("alert_rule_test", [])) + len(g.get("promql_expr_test", []))
+              for g in tests["tests"])
+check(r.returncode == 0, f"promtool test rules: {n_cases} cases in {len(tests['tests'])} groups",
+      "\n" + r.stdout + r.stderr)
+
+print(f"{passed} passed, {failed} failed")
+sys.exit(1 if failed else 0)
