@@ -140,16 +140,27 @@ fi
 # per case (several polls at 100ms), and again when the case changes
 SYSFS_ONLY=(--poll.interval=100ms --no-collector.netlink --no-collector.ethtool --no-collector.probe)
 log_count() { grep -c -- "$1" "$TMP/log"; }
+# wait_log PATTERN: until the log has it (10 s at most; a loaded machine polls late)
+wait_log() {
+	local i
+	for i in $(seq 100); do
+		[ "$(log_count "$1")" -ge 1 ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
 mkdir -p "$TMP/nodir-sys"
 nodir=$(realpath "$TMP/nodir-sys")
 if start_exporter --path.sysfs="$TMP/nodir-sys" "${SYSFS_ONLY[@]}"; then
-	sleep 0.5
 	want="level=info msg=\"no RDMA devices: the directory does not exist, no RDMA driver is loaded\" collector=sysfs path=$nodir/class/infiniband hint=\""
+	wait_log "$want"
+	sleep 0.3 # a few more polls: still once
 	check "no class/infiniband: logged once, with the absolute path" test "$(log_count "$want")" = 1
 	check "no class/infiniband: the hint names modprobe and Soft-RoCE" \
 		bash -c "grep -F -- '$want' '$TMP/log' | grep 'modprobe mlx5_ib' | grep -q 'rdma link add rxe0 type rxe netdev eth0'"
 	mkdir -p "$TMP/nodir-sys/class/infiniband"
-	sleep 0.5
+	wait_log "level=info msg=\"no RDMA devices: the directory is empty\""
+	sleep 0.3
 	check "class/infiniband appears empty: the new case is logged once" \
 		test "$(log_count "level=info msg=\"no RDMA devices: the directory is empty\" collector=sysfs path=$nodir/class/infiniband$")" = 1
 	check "no class/infiniband: still said only once" test "$(log_count "$want")" = 1
@@ -158,7 +169,8 @@ fi
 mkdir -p "$TMP/emptyib-sys/class/infiniband"
 emptyib=$(realpath "$TMP/emptyib-sys")
 if start_exporter --path.sysfs="$TMP/emptyib-sys" "${SYSFS_ONLY[@]}"; then
-	sleep 0.5
+	wait_log "no RDMA devices: the directory is empty"
+	sleep 0.3
 	check "empty class/infiniband: logged once, with the absolute path" \
 		test "$(log_count "level=info msg=\"no RDMA devices: the directory is empty\" collector=sysfs path=$emptyib/class/infiniband$")" = 1
 	stop_exporter
@@ -167,7 +179,8 @@ rxe=$(realpath "$FIXTURES/sysfs/rxe")
 for flag in --collector.device-include --collector.device-exclude; do
 	if [ $flag = --collector.device-include ]; then pattern=nomatch; else pattern='rxe.*'; fi
 	if start_exporter --path.sysfs="$rxe" "$flag=$pattern" "${SYSFS_ONLY[@]}"; then
-		sleep 0.5
+		wait_log "no RDMA devices: every device is filtered out"
+		sleep 0.3
 		check "every device filtered out by $flag: logged once at warn, naming the flag" \
 			test "$(log_count "level=warn msg=\"no RDMA devices: every device is filtered out\" collector=sysfs path=$rxe/class/infiniband present=1 flag=$flag$")" = 1
 		stop_exporter
@@ -178,7 +191,7 @@ done
 all_off="level=warn msg=\"every collector is disabled: only the exporter's own metrics are served\""
 if start_exporter --path.sysfs="$FIXTURES/sysfs/rxe" --no-collector.sysfs --no-collector.netlink \
 	--no-collector.ethtool --no-collector.probe --poll.interval=100ms; then
-	sleep 0.3
+	wait_log "$all_off"
 	check "every collector disabled: one warning" test "$(log_count "$all_off")" = 1
 	curl -fsS "http://127.0.0.1:$PORT/metrics" >"$TMP/body"
 	check "every collector disabled: self metrics still served" grep -q '^rdma_exporter_build_info{' "$TMP/body"
