@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "collector.h"
@@ -64,6 +65,39 @@ static unsigned fd_budget(unsigned max_connections, unsigned *fd_reserve)
 	log_debug("descriptor budget", "nofile=%llu reserve=%u connections=%u",
 		  (unsigned long long)nofile, HTTP_FD_RESERVE, max_connections);
 	return max_connections;
+}
+
+/*
+ * Once a stop signal came, the process ends within SHUTDOWN_TIMEOUT_S
+ * whatever the orderly path does (the poller's own bound is shorter): a
+ * thread that logs and exits if stopping the web server, the poller or
+ * anything after them hangs. A daemon must never be unkillable but by
+ * SIGKILL.
+ */
+#define SHUTDOWN_TIMEOUT_S 10
+
+static void *shutdown_watchdog(void *arg)
+{
+	struct timespec left = {.tv_sec = SHUTDOWN_TIMEOUT_S};
+
+	(void)arg;
+	while (clock_nanosleep(CLOCK_MONOTONIC, 0, &left, &left) == EINTR)
+		;
+	log_error("shutdown did not finish in time; exiting", "timeout_s=%d", SHUTDOWN_TIMEOUT_S);
+	_exit(1);
+}
+
+static void start_shutdown_watchdog(void)
+{
+	pthread_attr_t attr;
+	pthread_t t;
+
+	if (pthread_attr_init(&attr) != 0)
+		return;
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	if (pthread_create(&t, &attr, shutdown_watchdog, NULL) != 0)
+		log_warn("cannot start the shutdown watchdog thread");
+	pthread_attr_destroy(&attr);
 }
 
 static bool any_collector_enabled(const struct exporter_config *cfg)
@@ -281,6 +315,7 @@ int daemon_main(int argc, char *argv[])
 					  : "SIGINT");
 		break;
 	}
+	start_shutdown_watchdog();
 	notify_stopping();
 	rc = 0;
 out:

@@ -46,9 +46,27 @@ start_on_free_port() {
 	return 1
 }
 
+# stop_exporter: SIGTERM, and its exit status. A daemon still there after 20 s (it
+# bounds its own shutdown at 10 s) is a failure: what its threads wait on is
+# printed, then it is killed.
 stop_exporter() {
-	local rc
+	local rc t
 	kill -TERM "$PID"
+	for t in $(seq 1 200); do
+		kill -0 "$PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "$PID" 2>/dev/null; then
+		echo "exporter $PID still running 20 s after SIGTERM; its threads:" >&2
+		for t in /proc/"$PID"/task/*; do
+			echo "  $(cat "$t/comm" 2>/dev/null) $(cat "$t/wchan" 2>/dev/null)" >&2
+		done
+		tail -5 "$TMP/log" >&2
+		kill -9 "$PID"
+		wait "$PID" 2>/dev/null
+		PID=
+		return 1
+	fi
 	wait "$PID"
 	rc=$?
 	PID=
