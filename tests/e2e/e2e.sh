@@ -11,7 +11,6 @@
 set -u
 BIN=${1:?usage: e2e.sh BINARY}
 HERE=$(cd "$(dirname "$0")" && pwd)
-FIXTURES=${FIXTURES:-$HERE/../fixtures}
 GOLDEN=${GOLDEN:-$HERE/golden}
 . "$HERE/lib.sh"
 

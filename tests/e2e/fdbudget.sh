@@ -12,14 +12,8 @@
 set -u
 BIN=${1:?usage: fdbudget.sh BINARY}
 HERE=$(cd "$(dirname "$0")" && pwd)
-FIXTURES=${FIXTURES:-$HERE/../fixtures}
-BIN=$(cd "$(dirname "$BIN")" && pwd)/$(basename "$BIN")
-FIXTURES=$(cd "$FIXTURES" && pwd)
 . "$HERE/lib.sh"
-
-for tool in python3 curl; do
-	command -v "$tool" >/dev/null || { echo "not ok - $tool is installed"; exit 1; }
-done
+require_tools python3 curl
 
 # 16 copies of the mlx5-roce fixture's mlx5_0 (regular files)
 SRC=$FIXTURES/sysfs/mlx5-roce/class/infiniband/mlx5_0

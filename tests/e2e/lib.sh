@@ -1,8 +1,22 @@
 # SPDX-License-Identifier: Apache-2.0
 #
-# Sourced by the e2e scripts that run the real binary (e2e.sh, webconfig.sh): a
-# scratch dir, TAP-like counting, and starting the exporter on a free loopback port.
-# The script sets BIN first.
+# Sourced by the e2e scripts that run the real binary (e2e.sh, webconfig.sh,
+# slowloris.sh, fdbudget.sh): a scratch dir, TAP-like counting, and starting the
+# exporter on a free loopback port. The script sets BIN (its argument) and HERE
+# (its directory) first; FIXTURES comes from the environment (ctest) or defaults to
+# the tree's. Both are made absolute: some tests run the exporter elsewhere.
+
+BIN=$(cd "$(dirname "$BIN")" && pwd)/$(basename "$BIN")
+FIXTURES=$(cd "${FIXTURES:-$HERE/../fixtures}" && pwd)
+
+# require_tools TOOL...: each must be installed, else one not-ok line and exit 1.
+require_tools() {
+	local tool
+	for tool in "$@"; do
+		command -v "$tool" >/dev/null ||
+			{ echo "not ok - $tool is installed (scripts/install-deps.sh --test)"; exit 1; }
+	done
+}
 
 TMP=$(mktemp -d)
 PID=

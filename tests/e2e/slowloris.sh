@@ -14,14 +14,8 @@
 set -u
 BIN=${1:?usage: slowloris.sh BINARY}
 HERE=$(cd "$(dirname "$0")" && pwd)
-FIXTURES=${FIXTURES:-$HERE/../fixtures}
-BIN=$(cd "$(dirname "$BIN")" && pwd)/$(basename "$BIN")
-FIXTURES=$(cd "$FIXTURES" && pwd)
 . "$HERE/lib.sh"
-
-for tool in python3 curl; do
-	command -v "$tool" >/dev/null || { echo "not ok - $tool is installed"; exit 1; }
-done
+require_tools python3 curl
 # the attacker's 2,064 sockets (the exporter raises its own limit at start)
 ulimit -n "$(ulimit -Hn)" 2>/dev/null
 if [ "$(ulimit -n)" != unlimited ] && [ "$(ulimit -n)" -lt 2200 ]; then

@@ -11,15 +11,8 @@
 set -u
 BIN=${1:?usage: webconfig.sh BINARY}
 HERE=$(cd "$(dirname "$0")" && pwd)
-FIXTURES=${FIXTURES:-$HERE/../fixtures}
-# absolute: the exporter runs from another directory
-BIN=$(cd "$(dirname "$BIN")" && pwd)/$(basename "$BIN")
-FIXTURES=$(cd "$FIXTURES" && pwd)
 . "$HERE/lib.sh"
-
-for tool in openssl curl; do
-	command -v "$tool" >/dev/null || { echo "not ok - $tool is installed (scripts/install-deps.sh --test)"; exit 1; }
-done
+require_tools openssl curl
 bcrypt() { # bcrypt PASSWORD: a cost-10 hash, as the toolkit's docs make them
 	if command -v htpasswd >/dev/null; then
 		htpasswd -nbBC 10 "" "$1" | tr -d ':\n'
