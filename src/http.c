@@ -818,15 +818,8 @@ struct http_server *http_server_start(const struct http_config *cfg, struct snap
 	}
 	return srv;
 fail:
-	stop_reaper(srv);
-	free(srv->landing);
-	webauth_free(srv->auth);
-	web_settings_unref(srv->web);
-	web_settings_unref(srv->tls_web);
-	pthread_cond_destroy(&srv->conn_cond);
-	pthread_mutex_destroy(&srv->conn_lock);
-	pthread_mutex_destroy(&srv->web_lock);
-	free(srv);
+	/* srv->mhd is NULL here: stop only frees what was set up */
+	http_server_stop(srv);
 	return NULL;
 }
 

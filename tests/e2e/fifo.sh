@@ -10,13 +10,7 @@
 set -uo pipefail
 BIN=$(readlink -f "$1")
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/fifo-e2e.XXXXXX")
-PID=""
-fails=0
-cleanup() { [ -n "$PID" ] && kill -9 "$PID" 2>/dev/null; rm -rf "$TMP"; }
-trap cleanup EXIT
-ok() { echo "ok - $*"; }
-notok() { echo "not ok - $*"; fails=$((fails + 1)); }
+. "$SRC/tests/include/tap.sh"
 
 cp -a "$SRC/tests/fixtures/sysfs/mlx5-roce" "$TMP/sys"
 # Every regular file under the devices' directories becomes a FIFO (nobody ever writes
@@ -25,7 +19,7 @@ n=0
 while IFS= read -r -d '' f; do
     rm -f "$f" && mkfifo "$f" && n=$((n + 1))
 done < <(find "$TMP/sys/devices" -type f -print0)
-[ "$n" -gt 50 ] && ok "$n attribute and counter files replaced by FIFOs" || notok "only $n FIFOs made"
+[ "$n" -gt 50 ] && ok "$n attribute and counter files replaced by FIFOs" || not_ok "only $n FIFOs made"
 mkfifo "$TMP/targets.json"
 
 for _ in 1 2 3 4 5; do
@@ -46,23 +40,23 @@ for _ in 1 2 3 4 5; do
     kill -9 "$PID" 2>/dev/null; wait "$PID" 2>/dev/null; PID=""
     grep -q "cannot listen" "$TMP/log" || break
 done
-[ "${up:-0}" = 1 ] && ok "starts and answers /healthz within 10 s" || { notok "did not start"; cat "$TMP/log"; exit 1; }
+[ "${up:-0}" = 1 ] && ok "starts and answers /healthz within 10 s" || { not_ok "did not start"; cat "$TMP/log"; exit 1; }
 
 sleep 1 # several polls over the FIFOs
 t0=$(date +%s%N)
 if curl -fsS -m 5 -o "$TMP/scrape.txt" "http://127.0.0.1:$PORT/metrics"; then
     ok "scrape answered in $(( ($(date +%s%N) - t0) / 1000000 )) ms"
 else
-    notok "scrape failed or timed out"
+    not_ok "scrape failed or timed out"
 fi
 polls=$(awk '/^rdma_exporter_polls_total / { print $2 }' "$TMP/scrape.txt")
 [ "${polls:-0}" -ge 2 ] && ok "the poller goes on: rdma_exporter_polls_total=$polls" ||
-    notok "the poller is stuck: rdma_exporter_polls_total='$polls'"
+    not_ok "the poller is stuck: rdma_exporter_polls_total='$polls'"
 errs=$(awk '/^rdma_exporter_collector_read_errors_total\{collector="sysfs"\}/ { print $2 }' "$TMP/scrape.txt")
 [ "${errs:-0}" -gt 0 ] && ok "unreadable files are counted: read_errors_total{collector=\"sysfs\"}=$errs" ||
-    notok "no read errors counted for FIFOs (got '$errs')"
+    not_ok "no read errors counted for FIFOs (got '$errs')"
 grep -q 'rdma_probe_targets_file_reload_success 0' "$TMP/scrape.txt" &&
-    ok "a FIFO as the targets file is refused, not waited on" || notok "targets file FIFO not refused"
+    ok "a FIFO as the targets file is refused, not waited on" || not_ok "targets file FIFO not refused"
 
 t0=$(date +%s%N)
 kill -TERM "$PID"
@@ -70,7 +64,7 @@ wait "$PID"
 rc=$?
 PID=""
 ms=$(( ($(date +%s%N) - t0) / 1000000 ))
-[ $rc = 0 ] && [ $ms -lt 5000 ] && ok "SIGTERM: exit 0 in $ms ms" || notok "SIGTERM: rc $rc after $ms ms"
+[ $rc = 0 ] && [ $ms -lt 5000 ] && ok "SIGTERM: exit 0 in $ms ms" || not_ok "SIGTERM: rc $rc after $ms ms"
 
-echo "fifo: $fails failed"
-[ $fails = 0 ]
+echo "fifo: $fail failed"
+[ $fail = 0 ]

@@ -18,25 +18,8 @@ require_tools() {
 	done
 }
 
-TMP=$(mktemp -d)
-PID=
+. "$HERE/../include/tap.sh"
 PORT=
-pass=0
-fail=0
-
-cleanup() {
-	[ -n "$PID" ] && kill -9 "$PID" 2>/dev/null
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
-
-ok() { pass=$((pass + 1)); echo "ok - $*"; }
-not_ok() { fail=$((fail + 1)); echo "not ok - $*"; }
-check() { # check DESCRIPTION COMMAND...
-	local d=$1
-	shift
-	if "$@"; then ok "$d"; else not_ok "$d"; fi
-}
 
 # start_on_free_port LAUNCH READY: LAUNCH starts the exporter in the background on
 # 127.0.0.1:$PORT with its output in $TMP/log and sets PID; READY succeeds once it

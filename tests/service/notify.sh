@@ -13,26 +13,7 @@ BIN=${1:?usage: notify.sh BINARY}
 HERE=$(cd "$(dirname "$0")" && pwd)
 FIXTURES=${FIXTURES:-$HERE/../fixtures}
 TREE=$FIXTURES/sysfs/mlx5-roce
-TMP=$(mktemp -d)
-PID=
-RPID=
-pass=0
-fail=0
-
-cleanup() {
-	[ -n "$PID" ] && kill -9 "$PID" 2>/dev/null
-	[ -n "$RPID" ] && kill "$RPID" 2>/dev/null
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
-
-ok() { pass=$((pass + 1)); echo "ok - $*"; }
-not_ok() { fail=$((fail + 1)); echo "not ok - $*"; }
-check() { # check DESCRIPTION COMMAND...
-	local d=$1
-	shift
-	if "$@"; then ok "$d"; else not_ok "$d"; fi
-}
+. "$HERE/../include/tap.sh"
 
 # WATCHDOG_PID must be the daemon's own pid: a shell exports its $$ and execs the binary.
 NOHOST=(--no-collector.netlink --no-collector.ethtool --no-collector.probe)
@@ -48,7 +29,7 @@ wait_for() { # wait_for REGEX FILE [TENTHS]
 
 # --- the daemon talks to its NOTIFY_SOCKET
 python3 "$HERE/notify-receiver.py" "$TMP/notify.sock" "$TMP/msgs" 30 &
-RPID=$!
+EXTRA_PIDS=$!
 wait_for '^LISTENING$' "$TMP/msgs" || not_ok "the notify receiver did not start"
 PORT=$((20000 + RANDOM % 40000))
 NOTIFY_SOCKET=$TMP/notify.sock WATCHDOG_USEC=2000000 \
@@ -80,8 +61,8 @@ rc=$?
 PID=
 check "SIGTERM exits 0" [ "$rc" -eq 0 ]
 check "STOPPING=1 is sent" wait_for '^STOPPING=1$' "$TMP/msgs" 30
-wait "$RPID" 2>/dev/null
-RPID=
+wait "$EXTRA_PIDS" 2>/dev/null
+EXTRA_PIDS=
 check "NOTIFY_SOCKET and WATCHDOG_* are not logged as errors" \
 	bash -c "! grep -q 'level=error' '$TMP/log'"
 

@@ -11,19 +11,8 @@
 set -u
 BUILD=${1:?usage: package.sh BUILD_DIR}
 BUILD=$(cd "$BUILD" && pwd)
-TMP=$(mktemp -d)
+. "$(dirname "$0")/../include/tap.sh"
 ROOT=$TMP/root
-pass=0
-fail=0
-trap 'rm -rf "$TMP"' EXIT
-
-ok() { pass=$((pass + 1)); echo "ok - $*"; }
-not_ok() { fail=$((fail + 1)); echo "not ok - $*"; }
-check() { # check DESCRIPTION COMMAND...
-	local d=$1
-	shift
-	if "$@"; then ok "$d"; else not_ok "$d"; fi
-}
 
 # -B: the package goes to the scratch dir, never next to the build's own files.
 if (cd "$BUILD" && cpack -G DEB -B "$TMP/out") >"$TMP/cpack.log" 2>&1; then

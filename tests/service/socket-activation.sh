@@ -12,24 +12,7 @@ BIN=${1:?usage: socket-activation.sh BINARY}
 HERE=$(cd "$(dirname "$0")" && pwd)
 FIXTURES=${FIXTURES:-$HERE/../fixtures}
 TREE=$FIXTURES/sysfs/mlx5-roce
-TMP=$(mktemp -d)
-PID=
-pass=0
-fail=0
-
-cleanup() {
-	[ -n "$PID" ] && kill -9 "$PID" 2>/dev/null
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
-
-ok() { pass=$((pass + 1)); echo "ok - $*"; }
-not_ok() { fail=$((fail + 1)); echo "not ok - $*"; }
-check() { # check DESCRIPTION COMMAND...
-	local d=$1
-	shift
-	if "$@"; then ok "$d"; else not_ok "$d"; fi
-}
+. "$HERE/../include/tap.sh"
 
 NOHOST=(--no-collector.netlink --no-collector.ethtool --no-collector.probe)
 

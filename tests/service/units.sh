@@ -10,13 +10,7 @@ set -u
 BIN=${1:?usage: units.sh BINARY UNIT_DIR}
 UNITS=${2:?usage: units.sh BINARY UNIT_DIR}
 MAX_EXPOSURE=2.5
-TMP=$(mktemp -d)
-pass=0
-fail=0
-trap 'rm -rf "$TMP"' EXIT
-
-ok() { pass=$((pass + 1)); echo "ok - $*"; }
-not_ok() { fail=$((fail + 1)); echo "not ok - $*"; }
+. "$(dirname "$0")/../include/tap.sh"
 
 BIN=$(cd "$(dirname "$BIN")" && pwd)/$(basename "$BIN")
 sed "s#^ExecStart=/usr/bin/rdma_exporter#ExecStart=$BIN#" "$UNITS/rdma_exporter.service" \

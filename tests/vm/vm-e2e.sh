@@ -16,7 +16,7 @@
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-SKIP=77
+. "$HERE/host-lib.sh"
 
 if [ $# -ne 1 ]; then
     echo "usage: $0 path/to/rdma_exporter" >&2
@@ -25,17 +25,7 @@ fi
 BIN=$(readlink -f "$1")
 [ -x "$BIN" ] || { echo "vm-e2e: $1 is not an executable" >&2; exit 2; }
 
-# --check says why on stderr; missing packages are fine when it can apt-get install them.
-if ! "$HERE/rxe-vm.sh" --check; then
-    if [ "${RDMA_EXPORTER_VM_REQUIRED:-0}" = 1 ]; then
-        echo "vm-e2e: FAIL: this host cannot run the rxe VM (needs qemu-system-x86_64 and a" \
-             "Debian 12 apt, see above) and RDMA_EXPORTER_VM_REQUIRED=1" >&2
-        exit 1
-    fi
-    echo "vm-e2e: SKIP: this host cannot run the rxe VM (needs qemu-system-x86_64 and a" \
-         "Debian 12 apt, see above and tests/vm/README.md); set RDMA_EXPORTER_VM_REQUIRED=1 to fail instead" >&2
-    exit $SKIP
-fi
+vm_host_check vm-e2e
 
 # rxe-vm.sh names baked-in binaries after their basename: stage BINARY under the right name.
 STAGE=$(mktemp -d "${TMPDIR:-/tmp}/vm-e2e.XXXXXX")

@@ -20,7 +20,7 @@
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-SKIP=77
+. "$HERE/host-lib.sh"
 
 if [ $# -lt 1 ] || [ $# -gt 2 ]; then
     echo "usage: $0 path/to/rdma_exporter [path/to/probe_inject]" >&2
@@ -34,17 +34,7 @@ if [ $# = 2 ]; then
     [ -x "$INJECT" ] || { echo "vm-mesh: $2 is not an executable" >&2; exit 2; }
 fi
 
-# --check says why on stderr; missing packages are fine when it can apt-get install them.
-if ! "$HERE/rxe-vm.sh" --check; then
-    if [ "${RDMA_EXPORTER_VM_REQUIRED:-0}" = 1 ]; then
-        echo "vm-mesh: FAIL: this host cannot run the rxe VM (needs qemu-system-x86_64 and a" \
-             "Debian 12 apt, see above) and RDMA_EXPORTER_VM_REQUIRED=1" >&2
-        exit 1
-    fi
-    echo "vm-mesh: SKIP: this host cannot run the rxe VM (needs qemu-system-x86_64 and a" \
-         "Debian 12 apt, see above and tests/vm/README.md); set RDMA_EXPORTER_VM_REQUIRED=1 to fail instead" >&2
-    exit $SKIP
-fi
+vm_host_check vm-mesh
 
 # rxe-vm.sh names baked-in binaries after their basename: stage them under the right
 # names. Each guest gets one script: the helpers, then its own part.
