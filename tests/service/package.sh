@@ -5,7 +5,8 @@
 # scratch root, and the test checks the file list, the control data (shlibs
 # dependencies, the conffile, no maintainer script that could enable anything), runs
 # rdma_exporter --version from the extracted path, verifies the extracted units and
-# runs lintian (errors fail; warnings are printed).
+# runs lintian (errors fail; warnings are printed; in an optimised build no
+# hardening-* tag of lintian -I) and checks the hardening with readelf.
 #
 #   package.sh BUILD_DIR
 set -u
@@ -112,6 +113,29 @@ lintian --tag-display-limit 0 "$DEB" >"$TMP/lintian.log" 2>&1
 grep -v '^running with root privileges' "$TMP/lintian.log" | sed 's/^/# lintian: /'
 check "lintian: no error" bash -c "! grep -q '^E: ' '$TMP/lintian.log'"
 check "lintian ran" bash -c "! grep -qi 'command not found\|^internal error' '$TMP/lintian.log'"
+
+# Hardening (RDMA_EXPORTER_HARDEN): lintian's informational hardening-* tags
+# and the dynamic section. A Debug build (the sanitizer run) is built without
+# _FORTIFY_SOURCE, which needs optimisation: there only RELRO, BIND_NOW and
+# PIE are checked.
+BTYPE=$(sed -n 's/^CMAKE_BUILD_TYPE:[A-Z]*=//p' "$BUILD/CMakeCache.txt")
+lintian -I --tag-display-limit 0 "$DEB" >"$TMP/lintian-info.log" 2>&1
+if [ "$BTYPE" = Debug ]; then
+	echo "# Debug build: hardening-no-fortify-functions is expected, not checked"
+	check "lintian -I: no hardening tag but fortify (Debug build)" \
+		bash -c "! grep 'hardening-' '$TMP/lintian-info.log' | grep -vq 'hardening-no-fortify-functions'"
+else
+	grep 'hardening-' "$TMP/lintian-info.log" | sed 's/^/# lintian -I: /'
+	check "lintian -I: no hardening-* tag" bash -c "! grep -q 'hardening-' '$TMP/lintian-info.log'"
+fi
+BIN=$ROOT/usr/bin/rdma_exporter
+check "readelf: full RELRO (GNU_RELRO and BIND_NOW)" bash -c \
+	"readelf -lW '$BIN' | grep -q GNU_RELRO && readelf -dW '$BIN' | grep -Eq 'BIND_NOW|FLAGS_1.*NOW'"
+check "readelf: a position-independent executable" bash -c "readelf -hW '$BIN' | grep -q 'DYN'"
+check "a stack protector is in the binary" bash -c "readelf -sW --dyn-syms '$BIN' | grep -q __stack_chk_fail"
+if [ "$BTYPE" != Debug ]; then
+	check "fortified libc calls are in the binary" bash -c "readelf -sW --dyn-syms '$BIN' | grep -q '__[a-z_]*_chk@'"
+fi
 
 echo "# $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
