@@ -76,6 +76,15 @@ static unsigned fd_budget(unsigned max_connections, unsigned *fd_reserve)
  */
 #define SHUTDOWN_TIMEOUT_S 10
 
+/* The HTTP server's counters: they outlive it, so the first poll (before it
+ * starts) and the last one (while it stops) read them safely. */
+static struct http_counters http_counters;
+
+static void add_http_metrics(void *arg, struct metric_sink *sink)
+{
+	http_counters_add_metrics(arg, sink);
+}
+
 static void *shutdown_watchdog(void *arg)
 {
 	struct timespec left = {.tv_sec = SHUTDOWN_TIMEOUT_S};
@@ -263,6 +272,8 @@ int daemon_main(int argc, char *argv[])
 			(const char *const(*)[CONFIG_MAX_COLLECTOR_FLAGS])cfg.collector_flag_strs,
 		.interval_ms = cfg.poll_interval_ms,
 		.proc_root = "/proc",
+		.self_metrics = add_http_metrics,
+		.self_metrics_arg = &http_counters,
 	};
 	poller = poller_new(&pc, &slot);
 	if (!poller) {
@@ -285,6 +296,7 @@ int daemon_main(int argc, char *argv[])
 		.stale_after_ms = 3 * cfg.poll_interval_ms + 30000,
 		.listen_fd = listen_fd,
 		.web = web,
+		.counters = &http_counters,
 	};
 	http = http_server_start(&hc, &slot, err, sizeof(err));
 	if (!http) {

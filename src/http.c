@@ -8,6 +8,7 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,7 @@
 #include "clock.h"
 #include "config.h"
 #include "log.h"
+#include "metrics.h"
 #include "webauth.h"
 
 #define CONTENT_TYPE_METRICS "text/plain; version=0.0.4; charset=utf-8"
@@ -40,6 +42,8 @@ struct http_conn {
 	uint64_t deadline_ms; /* CLOCK_MONOTONIC; meaningful while waiting */
 	/* TLS: the settings its handshake ran under (a reference); else NULL */
 	struct web_settings *ws;
+	/* the client's address, for the per-client limit */
+	struct sockaddr_storage client;
 };
 
 /* The access handler's per-request marker: the request head was seen. */
@@ -95,6 +99,85 @@ unsigned http_connection_cap(uint64_t nofile)
 		return 1;
 	cap = (nofile - HTTP_FD_RESERVE) / 2;
 	return cap > 100000 ? 100000 : (unsigned)cap;
+}
+
+static const char *const reject_reason[HTTP_REJECT_N] = {
+	[HTTP_REJECT_PER_CLIENT] = "per_client_limit",
+	[HTTP_REJECT_GLOBAL] = "global_limit",
+	[HTTP_REJECT_DEADLINE] = "header_deadline",
+};
+
+void http_counters_add_metrics(const struct http_counters *counters, struct metric_sink *sink)
+{
+	for (unsigned r = 0; r < HTTP_REJECT_N; r++)
+		metric_sink_add_u64(
+			sink, "rdma_exporter_http_connections_rejected_total",
+			"HTTP connections refused at accept (per_client_limit, "
+			"global_limit) or cut before their request was complete "
+			"(header_deadline).",
+			METRIC_COUNTER, METRIC_LABELS({"reason", reject_reason[r]}),
+			atomic_load_explicit(&counters->rejected[r], memory_order_relaxed));
+}
+
+enum http_reject http_admit(unsigned from_client, unsigned open, unsigned max_per_client,
+			    unsigned max_connections)
+{
+	if (from_client >= max_per_client)
+		return HTTP_REJECT_PER_CLIENT;
+	if (open >= max_connections)
+		return HTTP_REJECT_GLOBAL;
+	return HTTP_ACCEPT;
+}
+
+static void count_reject(struct http_server *srv, enum http_reject reason, unsigned n)
+{
+	if (srv->cfg.counters)
+		atomic_fetch_add_explicit(&srv->cfg.counters->rejected[reason], n,
+					  memory_order_relaxed);
+}
+
+/* Same client for the per-client limit: the same IP address (any port). */
+static bool same_client(const struct sockaddr *a, const struct sockaddr *b)
+{
+	if (a->sa_family != b->sa_family)
+		return false;
+	if (a->sa_family == AF_INET)
+		return ((const struct sockaddr_in *)a)->sin_addr.s_addr ==
+		       ((const struct sockaddr_in *)b)->sin_addr.s_addr;
+	if (a->sa_family == AF_INET6)
+		return memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr,
+			      &((const struct sockaddr_in6 *)b)->sin6_addr,
+			      sizeof(struct in6_addr)) == 0;
+	return false; /* not an IP client (a UNIX socket): no per-client limit */
+}
+
+/*
+ * MHD's accept policy: counts the open connections (all, and this
+ * client's) and refuses over a limit, counting why. MHD keeps its own
+ * limits one above ours, as a backstop only: it would refuse silently,
+ * and without telling the per-client limit from the global one.
+ */
+static enum MHD_Result accept_policy(void *cls, const struct sockaddr *addr, socklen_t addrlen)
+{
+	struct http_server *srv = cls;
+	unsigned open = 0, from_client = 0;
+	enum http_reject verdict;
+
+	pthread_mutex_lock(&srv->conn_lock);
+	for (struct http_conn *conn = srv->conns.next; conn != &srv->conns; conn = conn->next) {
+		open++;
+		if (addrlen > 0 && same_client((const struct sockaddr *)&conn->client, addr))
+			from_client++;
+	}
+	pthread_mutex_unlock(&srv->conn_lock);
+	verdict = http_admit(from_client, open, srv->cfg.max_connections_per_client,
+			     srv->cfg.max_connections);
+	if (verdict == HTTP_ACCEPT)
+		return MHD_YES;
+	count_reject(srv, verdict, 1);
+	log_debug("connection refused", "reason=%s open=%u from_client=%u", reject_reason[verdict],
+		  open, from_client);
+	return MHD_NO;
 }
 
 /* Is the token [p, p+n) (surrounding blanks trimmed) equal to word? */
@@ -640,6 +723,17 @@ static void notify_connection(void *cls, struct MHD_Connection *c, void **socket
 		return;
 	}
 	conn->fd = info->connect_fd;
+	info = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	if (info && info->client_addr) {
+		sa_family_t fam = info->client_addr->sa_family;
+
+		if (fam == AF_INET)
+			memcpy(&conn->client, info->client_addr, sizeof(struct sockaddr_in));
+		else if (fam == AF_INET6)
+			memcpy(&conn->client, info->client_addr, sizeof(struct sockaddr_in6));
+		else
+			conn->client.ss_family = fam;
+	}
 	if (srv->tls_web)
 		conn->ws = setup_tls_session(srv, c);
 	pthread_mutex_lock(&srv->conn_lock);
@@ -681,6 +775,7 @@ static void *reaper_thread(void *arg)
 		}
 		if (shut) {
 			srv->requests_timed_out += shut;
+			count_reject(srv, HTTP_REJECT_DEADLINE, shut);
 			log_debug("request not complete in time: connections shut down",
 				  "connections=%u total=%llu", shut,
 				  (unsigned long long)srv->requests_timed_out);
@@ -747,12 +842,12 @@ static struct MHD_Daemon *start_mhd(struct http_server *srv, int fd, char *err, 
 	 * (perf: 580 us per connection at 64 KiB). Bodies are sent from the
 	 * snapshot, never copied into the pool.
 	 */
-	d = MHD_start_daemon(flags, 0, NULL, NULL,
+	d = MHD_start_daemon(flags, 0, accept_policy, srv,
 			     /* the logger first, so that option errors are logged through it too */
 			     handle, srv, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
 			     MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_CONNECTION_LIMIT,
-			     cfg->max_connections, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
-			     cfg->max_connections_per_client, MHD_OPTION_CONNECTION_TIMEOUT,
+			     cfg->max_connections + 1, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+			     cfg->max_connections_per_client + 1, MHD_OPTION_CONNECTION_TIMEOUT,
 			     cfg->connection_timeout_s, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
 			     (size_t)(32 * 1024), MHD_OPTION_NOTIFY_CONNECTION, notify_connection,
 			     srv, MHD_OPTION_NOTIFY_COMPLETED, request_done, srv, MHD_OPTION_ARRAY,

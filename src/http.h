@@ -15,11 +15,41 @@
 #include "snapshot.h"
 #include "websettings.h"
 
+/* Why a connection was refused or cut (rdma_exporter_http_connections_rejected_total). */
+enum http_reject {
+	HTTP_REJECT_PER_CLIENT, /* --web.max-connections-per-client reached: refused */
+	HTTP_REJECT_GLOBAL,	/* --web.max-connections reached: refused */
+	HTTP_REJECT_DEADLINE,	/* --web.request-header-timeout passed: cut */
+	HTTP_REJECT_N,
+	HTTP_ACCEPT = HTTP_REJECT_N,
+};
+
+/*
+ * Counters the server updates from its threads and the poller reads for
+ * each poll. Owned by the caller so that they exist (at 0) before the
+ * server starts and the first poll can export them.
+ */
+struct http_counters {
+	_Atomic uint64_t rejected[HTTP_REJECT_N];
+};
+
+struct metric_sink;
+/* Adds rdma_exporter_http_connections_rejected_total, every reason. */
+void http_counters_add_metrics(const struct http_counters *counters, struct metric_sink *sink);
+
+/*
+ * The accept policy, pure: a new connection from a client that already has
+ * from_client connections open, with open connections in all. Per-client
+ * first: a client at its own limit is told so even when the server is full.
+ */
+enum http_reject http_admit(unsigned from_client, unsigned open, unsigned max_per_client,
+			    unsigned max_connections);
+
 struct http_config {
 	const char *listen_address; /* HOST:PORT, :PORT, [V6]:PORT */
 	const char *telemetry_path;
 	unsigned max_connections;
-	/* connections from one client address at most (MHD refuses more) */
+	/* connections from one client address at most (the accept policy refuses more) */
 	unsigned max_connections_per_client;
 	/* idle timeout (MHD restarts it on every byte) */
 	unsigned connection_timeout_s;
@@ -43,6 +73,8 @@ struct http_config {
 	 * auth. The server takes a reference of its own.
 	 */
 	struct web_settings *web;
+	/* where refusals are counted; may be NULL (not counted) */
+	struct http_counters *counters;
 };
 
 struct http_server;

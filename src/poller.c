@@ -113,6 +113,8 @@ static void add_self_metrics(struct poller *p, struct metric_sink *sink, double 
 	metric_sink_add_double(sink, "rdma_exporter_poll_interval_seconds",
 			       "Configured time between polls.", METRIC_GAUGE, METRIC_NO_LABELS,
 			       (double)p->cfg.interval_ms / 1000.0);
+	if (p->cfg.self_metrics)
+		p->cfg.self_metrics(p->cfg.self_metrics_arg, sink);
 	p->self_errors_total += selfstats_collect(p->cfg.proc_root, sink);
 	metric_sink_add_u64(sink, "rdma_exporter_self_read_errors_total",
 			    "process_* values the exporter could not read about itself.",

@@ -26,6 +26,13 @@ struct poller_config {
 	struct collector_ctx ctx;
 	uint64_t interval_ms;
 	const char *proc_root; /* "/proc" */
+	/*
+	 * Other parts' own metrics (the HTTP server's counters), added to every
+	 * poll with the exporter's self metrics; may be NULL. Called on the
+	 * polling thread: what it reads must be safe to read from there.
+	 */
+	void (*self_metrics)(void *arg, struct metric_sink *sink);
+	void *self_metrics_arg;
 	/* How long poller_stop() waits for a poll in progress; 0: 5 s. */
 	uint64_t stop_timeout_ms;
 };

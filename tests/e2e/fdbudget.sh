@@ -78,6 +78,8 @@ fds_before=$(ls /proc/"$PID"/fd | wc -l)
 python3 "$TMP/hold.py" "$PORT" 64 3 "$PID" >"$TMP/hold.out"
 echo "  open descriptors: $fds_before before, $(awk '/^fds:/ { print $2 }' "$TMP/hold.out") with the connections (limit 256)"
 check "64 connections held through 15 polls: still no read error" test "$(read_errors)" = 0
+check "64 connections at the limit of 64 (8 per address): none refused" bash -c \
+	"curl -s http://127.0.0.1:$PORT/metrics | grep -c '^rdma_exporter_http_connections_rejected_total{.*} 0\$' | grep -qx 3"
 check "the exporter serves after them" ready
 stop_exporter
 
@@ -91,6 +93,8 @@ sed 's/^/  /' "$TMP/hold.out"
 check "at most 96 connections taken (open descriptors below 256)" \
 	test "$(awk '/^fds:/ { print $2 }' "$TMP/hold.out")" -lt 256
 check "150 connections tried: still no read error" test "$(read_errors)" = 0
+check "the 54 connections over the limit of 96 were refused and counted as global_limit" \
+	wait_sample 'rdma_exporter_http_connections_rejected_total{reason="global_limit"}' 54
 stop_exporter
 check "exit status 0 after SIGTERM" test $? -eq 0
 echo "# $pass passed, $fail failed"

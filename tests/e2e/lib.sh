@@ -69,3 +69,24 @@ stop_exporter() {
 	PID=
 	return $rc
 }
+
+# sample SERIES: the value of one series (its name and labels as exposed, e.g.
+# 'rdma_exporter_polls_total' or 'x{reason="y"}') in a scrape, or "missing".
+sample() {
+	curl -s --max-time 5 "http://127.0.0.1:$PORT/metrics" |
+		awk -v s="$1" 'index($0, s " ") == 1 { v = $2 } END { print (v == "" ? "missing" : v) }'
+}
+
+# wait_sample SERIES VALUE [SECONDS]: succeeds once the series has VALUE (the
+# poller publishes counters once a poll), within SECONDS (default 5); else
+# prints the last value seen and fails.
+wait_sample() {
+	local v t
+	for t in $(seq 1 $((${3:-5} * 10))); do
+		v=$(sample "$1")
+		[ "$v" = "$2" ] && return 0
+		sleep 0.1
+	done
+	echo "# $1 is $v, not $2" >&2
+	return 1
+}

@@ -8,7 +8,8 @@
 # times. Then --web.max-connections-per-client (a 9th connection from one
 # address is closed at once while 8 are open, and the 8 are still served) and
 # --web.request-header-timeout (a connection that sends a header byte every
-# 0.5 s is cut after about 5 s, though the idle timeout never expires).
+# 0.5 s is cut after about 5 s, though the idle timeout never expires), each
+# counted in rdma_exporter_http_connections_rejected_total{reason}.
 #
 #   slowloris.sh BINARY     (FIXTURES dir from env)
 set -u
@@ -31,6 +32,11 @@ launch() {
 }
 ready() { curl -s -o /dev/null --max-time 1 "http://127.0.0.1:$PORT/healthz"; }
 start_on_free_port launch ready || { echo "not ok - the exporter starts"; exit 1; }
+
+REJ=rdma_exporter_http_connections_rejected_total
+rejected() { sample "$REJ{reason=\"$1\"}"; }
+check "rejected connections: every reason exported at 0 from the start" bash -c \
+	"curl -s http://127.0.0.1:$PORT/metrics | grep -c '^$REJ{reason=\"\\(per_client_limit\\|global_limit\\|header_deadline\\)\"} 0\$' | grep -qx 3"
 
 expect_200() { [ "$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 "http://127.0.0.1:$PORT/metrics")" = 200 ]; }
 
@@ -119,6 +125,14 @@ wait "$APID"
 sed 's/^/  /' "$TMP/attack.log"
 check "the attacker ran" grep -q "attacker: idle connections" "$TMP/attack.log"
 check "the exporter survived the flood" kill -0 "$PID"
+sleep 1.5 # a poll publishes the counters
+flood_pc=$(rejected per_client_limit)
+flood_hd=$(rejected header_deadline)
+echo "  rejected after the flood: per_client_limit $flood_pc, header_deadline $flood_hd, global_limit $(rejected global_limit)"
+check "the flood's connections over the per-client limit are counted (over 1,000)" \
+	test "$flood_pc" -gt 1000
+check "the flood's slowloris connections cut are counted as header_deadline" test "$flood_hd" -gt 0
+check "one client address never counts as the global limit" test "$(rejected global_limit)" = 0
 
 # --- one client address: 8 connections, not 9
 cat >"$TMP/perclient.py" <<'EOF'
@@ -150,6 +164,8 @@ sys.exit(0 if refused and ok == 8 else 1)
 EOF
 check "a 9th connection from one address is closed at once while 8 are open; the 8 are served" \
 	python3 "$TMP/perclient.py" "$PORT"
+check "the 9th connection counted: per_client_limit +1" \
+	wait_sample "$REJ{reason=\"per_client_limit\"}" $((flood_pc + 1))
 
 # --- a request head that never ends is cut at --web.request-header-timeout (5 s)
 cat >"$TMP/slowhead.py" <<'EOF'
@@ -174,6 +190,8 @@ sys.exit(0 if 4 <= dt <= 8 else 1)
 EOF
 check "a header sent one byte every 0.5 s is cut after 4 to 8 s (request-header-timeout 5s)" \
 	python3 "$TMP/slowhead.py" "$PORT"
+check "the cut counted: header_deadline +1" \
+	wait_sample "$REJ{reason=\"header_deadline\"}" $((flood_hd + 1))
 check "a kept-alive idle connection is not cut by the header timeout before the idle timeout" \
 	python3 - "$PORT" <<'EOF'
 import socket, sys, time
@@ -185,6 +203,8 @@ s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
 sys.exit(0 if s.recv(4096).startswith(b"HTTP/1.1 200") else 1)
 EOF
 
+check "the kept-alive connection was not counted: header_deadline still +1" \
+	test "$(rejected header_deadline)" = $((flood_hd + 1))
 check "the exporter still serves" expect_200
 stop_exporter
 check "exit status 0 after SIGTERM" test $? -eq 0

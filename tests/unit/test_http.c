@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdatomic.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/time.h>
@@ -78,6 +79,7 @@ static void test_connection_cap(void **state)
 /* --- the server on 127.0.0.1 */
 
 struct fixture {
+	struct http_counters counters;
 	struct snapshot_slot slot;
 	struct http_server *srv;
 	uint16_t port;
@@ -91,23 +93,26 @@ static uint64_t now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-static void start(struct fixture *f, unsigned per_client, uint64_t header_timeout_ms)
+static void start_limits(struct fixture *f, unsigned max, unsigned per_client,
+			 uint64_t header_timeout_ms)
 {
 	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
 	socklen_t al = sizeof(a);
 	const char *text = "# TYPE a gauge\na 1\n";
 	struct http_config cfg = {
 		.telemetry_path = "/metrics",
-		.max_connections = 16,
+		.max_connections = max,
 		.max_connections_per_client = per_client,
 		.connection_timeout_s = 10,
 		.request_header_timeout_ms = header_timeout_ms,
 		.stale_after_ms = 60000,
+		.counters = &f->counters,
 	};
 	struct snapshot *s;
 	char err[256];
 	int fd;
 
+	memset(&f->counters, 0, sizeof(f->counters));
 	snapshot_slot_init(&f->slot);
 	s = snapshot_new(strdup(text), strlen(text));
 	assert_int_equal(snapshot_compress(s), 0);
@@ -121,6 +126,16 @@ static void start(struct fixture *f, unsigned per_client, uint64_t header_timeou
 	cfg.listen_fd = fd;
 	f->srv = http_server_start(&cfg, &f->slot, err, sizeof(err));
 	assert_non_null(f->srv);
+}
+
+static void start(struct fixture *f, unsigned per_client, uint64_t header_timeout_ms)
+{
+	start_limits(f, 16, per_client, header_timeout_ms);
+}
+
+static uint64_t rejected(const struct fixture *f, enum http_reject reason)
+{
+	return atomic_load(&f->counters.rejected[reason]);
 }
 
 static void stop(struct fixture *f)
@@ -223,6 +238,7 @@ static void test_request_deadline(void **state)
 	assert_true(now_ms() - t0 >= 250);
 	assert_true(now_ms() - t0 < 1500);
 	close(fd);
+	assert_int_equal(rejected(&f, HTTP_REJECT_DEADLINE), 1);
 	/* a complete request in time is served, and the kept-alive connection
 	 * outlives the header timeout while idle (idle timeout 10 s) */
 	fd = client(&f);
@@ -231,6 +247,10 @@ static void test_request_deadline(void **state)
 	exchange(fd, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n", buf, sizeof(buf));
 	assert_true(strncmp(buf, "HTTP/1.1 200", 12) == 0);
 	close(fd);
+	/* the kept-alive connection was not cut, the other limits never hit */
+	assert_int_equal(rejected(&f, HTTP_REJECT_DEADLINE), 1);
+	assert_int_equal(rejected(&f, HTTP_REJECT_PER_CLIENT), 0);
+	assert_int_equal(rejected(&f, HTTP_REJECT_GLOBAL), 0);
 	stop(&f);
 }
 
@@ -251,7 +271,46 @@ static void test_per_client_limit(void **state)
 	}
 	for (int i = 0; i < 3; i++)
 		close(fds[i]);
+	assert_int_equal(rejected(&f, HTTP_REJECT_PER_CLIENT), 1);
+	assert_int_equal(rejected(&f, HTTP_REJECT_GLOBAL), 0);
 	stop(&f);
+}
+
+static void test_global_limit(void **state)
+{
+	struct fixture f;
+	char buf[4096];
+	int fds[3];
+
+	start_limits(&f, 2, 8, 5000);
+	for (int i = 0; i < 3; i++)
+		fds[i] = client(&f);
+	/* the third is closed without an answer; the two are served */
+	assert_int_equal(recv(fds[2], buf, sizeof(buf), 0), 0);
+	for (int i = 0; i < 2; i++) {
+		exchange(fds[i], "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n", buf, sizeof(buf));
+		assert_true(strncmp(buf, "HTTP/1.1 200", 12) == 0);
+	}
+	for (int i = 0; i < 3; i++)
+		close(fds[i]);
+	assert_int_equal(rejected(&f, HTTP_REJECT_GLOBAL), 1);
+	assert_int_equal(rejected(&f, HTTP_REJECT_PER_CLIENT), 0);
+	stop(&f);
+}
+
+static void test_admit(void **state)
+{
+	/* under both limits */
+	assert_int_equal(http_admit(0, 0, 8, 64), HTTP_ACCEPT);
+	assert_int_equal(http_admit(7, 63, 8, 64), HTTP_ACCEPT);
+	/* at a limit: refused, and why */
+	assert_int_equal(http_admit(8, 10, 8, 64), HTTP_REJECT_PER_CLIENT);
+	assert_int_equal(http_admit(1, 64, 8, 64), HTTP_REJECT_GLOBAL);
+	/* both: the client's own limit is named */
+	assert_int_equal(http_admit(8, 64, 8, 64), HTTP_REJECT_PER_CLIENT);
+	/* a limit of 1 */
+	assert_int_equal(http_admit(0, 0, 1, 1), HTTP_ACCEPT);
+	assert_int_equal(http_admit(0, 1, 1, 1), HTTP_REJECT_GLOBAL);
 }
 
 int main(void)
@@ -260,6 +319,7 @@ int main(void)
 		cmocka_unit_test(test_routes),		 cmocka_unit_test(test_gzip_negotiation),
 		cmocka_unit_test(test_connection_cap),	 cmocka_unit_test(test_keep_alive),
 		cmocka_unit_test(test_request_deadline), cmocka_unit_test(test_per_client_limit),
+		cmocka_unit_test(test_global_limit),	 cmocka_unit_test(test_admit),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
