@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The metric naming rule of the README ("Metric names"), as a check the name
+ * The metric naming rule of docs/metric-naming.md, as a check the name
  * tables' tests run on every family they define:
  *
  *   rdma_<object>_[<qualifier>_]<what>[_<direction>][_<unit>][_total]

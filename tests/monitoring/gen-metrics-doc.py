@@ -126,9 +126,12 @@ def render(rows, where):
         "  help are then taken from `tests/monitoring/fixtures/synthetic-roce-node.prom`, which",
         "  copies them from the sources; `sources` when only the name is known.",
         "",
-        "What each family means, and the label values, is explained in the README's",
-        "[Metrics](../README.md#metrics) section; the alert rules and dashboards that use them are",
-        "in `alerts/` and `dashboards/`.",
+        "What each family means, and the label values, is explained per collector in",
+        "[sysfs](collectors/sysfs.md), [netlink](collectors/netlink.md),",
+        "[ethtool](collectors/ethtool.md) and [probe](collectors/probe.md), and for the",
+        "exporter's own families in [configuration.md](configuration.md#the-exporters-own-metrics);",
+        "the alert rules and dashboards that use them are in `alerts/` and `dashboards/`",
+        "([alerts-and-dashboards.md](alerts-and-dashboards.md)).",
         "",
     ]
     counts = {}

@@ -281,7 +281,7 @@ static void test_rxe_only_link_downed(void **state)
 	assert_null(sysfs_counter_lookup("rcvd_pkts", SYSFS_SRC_COUNTERS));
 }
 
-/* Every family the table feeds follows the README's naming rule. */
+/* Every family the table feeds follows the naming rule of docs/metric-naming.md. */
 static void test_naming_rule(void **state)
 {
 	(void)state;
