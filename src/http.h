@@ -95,7 +95,7 @@ const char *http_server_address(const struct http_server *srv);
 bool http_server_set_web(struct http_server *srv, struct web_settings *ws);
 
 /*
- * The descriptor budget (README, "Descriptor budget"). Of RLIMIT_NOFILE,
+ * The descriptor budget (docs/configuration.md, "Connections and descriptors"). Of RLIMIT_NOFILE,
  * HTTP_FD_RESERVE descriptors are for the process's own fixed and transient
  * ones (stdio, listener, epoll, collector sockets, per-read opens, /proc);
  * HTTP connections may take at most half of the rest; collectors keep files
