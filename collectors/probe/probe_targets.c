@@ -26,12 +26,12 @@ struct jp {
 	size_t index_cap; /* a power of 2, at least twice the targets */
 	char what[32];
 	/* The longest string kept: keys, targets and label values all fit. */
-	char str[PROBE_TARGETS_MAX_LABEL_VALUE + 1];
+	char str[PROBE_TARGETS_MAX_KEY + 1];
 	char name[PROBE_TARGETS_MAX_LABEL_NAME + 1];
 };
 
-_Static_assert(PROBE_TARGETS_MAX_KEY <= PROBE_TARGETS_MAX_LABEL_VALUE, "scratch too small");
-_Static_assert(PROBE_TARGETS_MAX_TARGET <= PROBE_TARGETS_MAX_LABEL_VALUE, "scratch too small");
+_Static_assert(PROBE_TARGETS_MAX_LABEL_VALUE <= PROBE_TARGETS_MAX_KEY, "scratch too small");
+_Static_assert(PROBE_TARGETS_MAX_TARGET <= PROBE_TARGETS_MAX_KEY, "scratch too small");
 
 /* Line and column (from 1) of byte pos: computed only when there is an error. */
 static void line_of(const struct jp *p, size_t pos, size_t *line, size_t *col)
@@ -837,6 +837,7 @@ static int labels(struct jp *p, size_t g)
 {
 	struct probe_group *grp = &p->out->groups[g];
 	char path[PROBE_TARGETS_MAX_LABEL_NAME + 48], q[QUOTE_MAX * 4 + 8];
+	size_t bytes = 0; /* names and values so far */
 	int rc;
 
 	snprintf(path, sizeof(path), "[%zu].labels", g);
@@ -894,6 +895,12 @@ static int labels(struct jp *p, size_t g)
 				    PROBE_TARGETS_MAX_LABEL_VALUE);
 		if (rc)
 			return rc;
+		bytes += nlen + vlen;
+		if (bytes > PROBE_TARGETS_MAX_LABEL_BYTES)
+			return fail(p, -E2BIG, start, path,
+				    "labels longer than %d bytes in all, names and values (the "
+				    "limit on the label bytes a target carries)",
+				    PROBE_TARGETS_MAX_LABEL_BYTES);
 		rc = add_label(p, grp, nlen, vlen);
 		if (rc)
 			return rc;

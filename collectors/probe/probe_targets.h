@@ -55,10 +55,16 @@
 #define PROBE_TARGETS_MAX_HOST	      255	  /* bytes of host, brackets and port excluded */
 #define PROBE_TARGETS_MAX_TARGET      (PROBE_TARGETS_MAX_HOST + 8) /* "[" host "]:65535" */
 #define PROBE_TARGETS_MAX_LABEL_NAME  128			   /* bytes */
-#define PROBE_TARGETS_MAX_LABEL_VALUE 1024			   /* bytes, after unescaping */
+#define PROBE_TARGETS_MAX_LABEL_VALUE 256			   /* bytes, after unescaping */
 #define PROBE_TARGETS_MAX_LABELS      32			   /* labels of one group */
-#define PROBE_TARGETS_MAX_KEY	      1024			   /* bytes of any object key */
-#define PROBE_TARGETS_MAX_DEPTH	      16 /* nested arrays and objects, top level is 1 */
+/*
+ * Bytes of a group's label names and values together: what each of its
+ * targets adds to every one of its ~50 series (docs/pingmesh.md, "Costs",
+ * states the page size this bounds).
+ */
+#define PROBE_TARGETS_MAX_LABEL_BYTES 512
+#define PROBE_TARGETS_MAX_KEY	      1024 /* bytes of any object key */
+#define PROBE_TARGETS_MAX_DEPTH	      16   /* nested arrays and objects, top level is 1 */
 
 struct probe_label {
 	char *name;	   /* owns the allocation that value lies in */

@@ -538,18 +538,18 @@ static void test_limit_strings(void **state)
 	snprintf(buf, sizeof(buf), "[{\"targets\":[\"%s\"]}]", name);
 	expect_error(buf, -E2BIG, "[0].targets[0] (line 1): target longer than 263 bytes");
 
-	/* Label value: 1024 bytes fine, 1025 too long; escapes count decoded. */
+	/* Label value: 256 bytes fine, 257 too long; escapes count decoded. */
 	strcpy(buf, "[{\"targets\":[], \"labels\":{\"v\":\"");
-	for (size_t i = 0; i < 1024; i++)
+	for (size_t i = 0; i < 256; i++)
 		strcat(buf, i % 2 ? "x" : "\\n");
 	strcat(buf, "\"}}]");
 	assert_int_equal(parse(buf, &l), 0);
-	assert_int_equal(strlen(l.groups[0].labels[0].value), 1024);
+	assert_int_equal(strlen(l.groups[0].labels[0].value), 256);
 	probe_target_list_free(&l);
 	strcpy(buf, "[{\"targets\":[], \"labels\":{\"v\":\"");
-	memset(buf + strlen(buf), 'x', 1025);
-	strcpy(buf + strlen("[{\"targets\":[], \"labels\":{\"v\":\"") + 1025, "\"}}]");
-	expect_error(buf, -E2BIG, "[0].labels.v (line 1): label value longer than 1024 bytes");
+	memset(buf + strlen(buf), 'x', 257);
+	strcpy(buf + strlen("[{\"targets\":[], \"labels\":{\"v\":\"") + 257, "\"}}]");
+	expect_error(buf, -E2BIG, "[0].labels.v (line 1): label value longer than 256 bytes");
 
 	/* Label name of 129. */
 	memset(name, 'n', 129);
@@ -562,6 +562,38 @@ static void test_limit_strings(void **state)
 	memset(buf + strlen(buf), 'k', 1025);
 	strcat(buf, "\": 1}]");
 	expect_error(buf, -E2BIG, "[0] (line 1): key longer than 1024 bytes");
+}
+
+/* A group's label names and values: 512 bytes in all are fine, 513 are not. */
+static void test_limit_label_bytes(void **state)
+{
+	struct probe_target_list l;
+	char buf[2048], v[200];
+	size_t o;
+
+	for (int last = 127; last <= 128; last++) {
+		o = (size_t)snprintf(buf, sizeof(buf), "[{\"targets\":[\"a\"], \"labels\":{");
+		for (int i = 0; i < 4; i++) {
+			int n = i == 3 ? last : 127;
+
+			memset(v, 'x', (size_t)n);
+			v[n] = 0;
+			o += (size_t)snprintf(buf + o, sizeof(buf) - o, "%s\"%c\":\"%s\"",
+					      i ? "," : "", 'a' + i, v);
+		}
+		snprintf(buf + o, sizeof(buf) - o, "}}]");
+		if (last == 127) {
+			/* 4 names of 1 byte, values of 3 x 127 + 127: 512 */
+			assert_int_equal(parse(buf, &l), 0);
+			assert_int_equal(l.groups[0].n_labels, 4);
+			probe_target_list_free(&l);
+		} else {
+			expect_error(buf, -E2BIG,
+				     "[0].labels.d (line 1): labels longer than 512 bytes in all, "
+				     "names and values (the limit on the label bytes a target "
+				     "carries)");
+		}
+	}
 }
 
 static void test_limit_labels(void **state)
@@ -782,6 +814,7 @@ int main(void)
 		cmocka_unit_test(test_limit_file_size),
 		cmocka_unit_test(test_limit_strings),
 		cmocka_unit_test(test_limit_labels),
+		cmocka_unit_test(test_limit_label_bytes),
 		cmocka_unit_test(test_unicode),
 		cmocka_unit_test(test_deep_nesting),
 		cmocka_unit_test(test_many_targets),
