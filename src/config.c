@@ -351,14 +351,16 @@ static int check_regex(const char *s)
 	return r;
 }
 
-/* --collector.C.F=V: 1 when name is a flag of a collector (and applied), 0 when not. */
 /* Whether the first n bytes of name are exactly lit. */
 static bool name_is(const char *name, size_t n, const char *lit)
 {
 	return strlen(lit) == n && memcmp(name, lit, n) == 0;
 }
 
-/* *used is set when v (the next argument) was taken as the value. */
+/*
+ * --collector.C.F=V: 1 when name is a flag of a collector (and applied), 0
+ * when not. *used is set when v (the next argument) was taken as the value.
+ */
 static int apply_collector_flag(struct exporter_config *cfg,
 				const struct config_collector *collectors, unsigned n,
 				const char *name, size_t nlen, bool negated, bool has_eq,
