@@ -128,42 +128,6 @@ static void set_defaults(struct exporter_config *cfg, const struct config_collec
 	}
 }
 
-/* Flags that take a value. */
-enum opt {
-	OPT_LISTEN,
-	OPT_PATH,
-	OPT_SYSFS,
-	OPT_POLL,
-	OPT_RESCAN,
-	OPT_INCLUDE,
-	OPT_EXCLUDE,
-	OPT_LOG_LEVEL,
-	OPT_MAX_CONN,
-	OPT_CONN_TIMEOUT,
-	OPT_WEB_CONFIG,
-	OPT_MAX_CONN_PER_CLIENT,
-	OPT_HEADER_TIMEOUT,
-};
-
-static const struct {
-	const char *name;
-	enum opt opt;
-} value_flags[] = {
-	{"web.listen-address", OPT_LISTEN},
-	{"web.telemetry-path", OPT_PATH},
-	{"path.sysfs", OPT_SYSFS},
-	{"poll.interval", OPT_POLL},
-	{"collector.sysfs.rescan-interval", OPT_RESCAN},
-	{"collector.device-include", OPT_INCLUDE},
-	{"collector.device-exclude", OPT_EXCLUDE},
-	{"log.level", OPT_LOG_LEVEL},
-	{"web.max-connections", OPT_MAX_CONN},
-	{"web.connection-timeout", OPT_CONN_TIMEOUT},
-	{"web.config.file", OPT_WEB_CONFIG},
-	{"web.max-connections-per-client", OPT_MAX_CONN_PER_CLIENT},
-	{"web.request-header-timeout", OPT_HEADER_TIMEOUT},
-};
-
 static int parse_uint_flag(const char *flag, const char *v, uint64_t min, uint64_t max,
 			   uint64_t *out, char *err, size_t errlen)
 {
@@ -173,100 +137,187 @@ static int parse_uint_flag(const char *flag, const char *v, uint64_t min, uint64
 	return 0;
 }
 
-static int apply_value(struct exporter_config *cfg, enum opt opt, const char *flag, const char *v,
-		       char *err, size_t errlen)
+/* One handler per flag that takes a value: checks v and stores it in cfg. */
+typedef int value_handler(struct exporter_config *cfg, const char *flag, const char *v, char *err,
+			  size_t errlen);
+
+static int set_listen(struct exporter_config *cfg, const char *flag, const char *v, char *err,
+		      size_t errlen)
 {
 	char host[256];
 	uint16_t port;
-	uint64_t n;
-	int r;
 
-	switch (opt) {
-	case OPT_LISTEN:
-		if (config_split_listen_address(v, host, sizeof(host), &port) < 0)
-			return fail(err, errlen,
-				    "--%s: \"%s\" is not HOST:PORT, :PORT or [IPV6]:PORT", flag, v);
-		cfg->listen_address = v;
-		return 0;
-	case OPT_PATH:
-		if (v[0] != '/' || strchr(v, '?') || strchr(v, '#'))
-			return fail(err, errlen, "--%s: \"%s\" must be a path starting with /",
-				    flag, v);
-		if (strcmp(v, "/") == 0 || strcmp(v, "/healthz") == 0)
-			return fail(err, errlen,
-				    "--%s: \"%s\" is the exporter's %s page; pick another path",
-				    flag, v, v[1] ? "health" : "index");
-		cfg->telemetry_path = v;
-		return 0;
-	case OPT_SYSFS:
-		if (!*v)
-			return fail(err, errlen, "--%s: empty path", flag);
-		cfg->sysfs_path = v;
-		return 0;
-	case OPT_POLL:
-	case OPT_RESCAN:
-		r = config_parse_duration_ms(v, &n);
-		if (r < 0)
-			return fail(
-				err, errlen,
-				"--%s: \"%s\" is not a duration (examples: 500ms, 5s, 1m, 1m30s)",
-				flag, v);
-		if (n < CONFIG_MIN_POLL_INTERVAL_MS || n > CONFIG_MAX_POLL_INTERVAL_MS)
-			return fail(err, errlen, "--%s: %s is out of range (100ms to 24h)", flag,
-				    v);
-		if (opt == OPT_POLL)
-			cfg->poll_interval_ms = n;
-		else
-			cfg->rescan_interval_ms = n;
-		return 0;
-	case OPT_INCLUDE:
-		if (!*v)
-			return fail(
-				err, errlen,
-				"--%s: empty regex (leave the flag out to collect every device)",
-				flag);
-		cfg->device_include = v;
-		return 0;
-	case OPT_EXCLUDE:
-		cfg->device_exclude = v;
-		return 0;
-	case OPT_LOG_LEVEL:
-		if (log_level_parse(v, &cfg->log_level) < 0)
-			return fail(err, errlen,
-				    "--%s: \"%s\" is not one of debug, info, warn, error", flag, v);
-		return 0;
-	case OPT_MAX_CONN:
-		r = parse_uint_flag(flag, v, 1, 100000, &n, err, errlen);
-		if (r == 0)
-			cfg->max_connections = (unsigned)n;
-		return r;
-	case OPT_CONN_TIMEOUT:
-		r = config_parse_duration_ms(v, &n);
-		if (r < 0 || n < 1000 || n > 3600 * 1000)
-			return fail(err, errlen, "--%s: \"%s\" must be a duration from 1s to 1h",
-				    flag, v);
-		cfg->connection_timeout_s = (unsigned)(n / 1000);
-		return 0;
-	case OPT_MAX_CONN_PER_CLIENT:
-		r = parse_uint_flag(flag, v, 1, 100000, &n, err, errlen);
-		if (r == 0)
-			cfg->max_connections_per_client = (unsigned)n;
-		return r;
-	case OPT_HEADER_TIMEOUT:
-		r = config_parse_duration_ms(v, &n);
-		if (r < 0 || n < 100 || n > 3600 * 1000)
-			return fail(err, errlen, "--%s: \"%s\" must be a duration from 100ms to 1h",
-				    flag, v);
-		cfg->request_header_timeout_ms = n;
-		return 0;
-	case OPT_WEB_CONFIG:
-		/* read (and re-read on SIGHUP) by the daemon, which reports its errors */
-		if (!*v)
-			return fail(err, errlen, "--%s: empty path", flag);
-		cfg->web_config_file = v;
-		return 0;
-	}
-	return fail(err, errlen, "internal error: unhandled flag --%s", flag);
+	if (config_split_listen_address(v, host, sizeof(host), &port) < 0)
+		return fail(err, errlen, "--%s: \"%s\" is not HOST:PORT, :PORT or [IPV6]:PORT",
+			    flag, v);
+	cfg->listen_address = v;
+	return 0;
+}
+
+static int set_telemetry_path(struct exporter_config *cfg, const char *flag, const char *v,
+			      char *err, size_t errlen)
+{
+	if (v[0] != '/' || strchr(v, '?') || strchr(v, '#'))
+		return fail(err, errlen, "--%s: \"%s\" must be a path starting with /", flag, v);
+	if (strcmp(v, "/") == 0 || strcmp(v, "/healthz") == 0)
+		return fail(err, errlen,
+			    "--%s: \"%s\" is the exporter's %s page; pick another path", flag, v,
+			    v[1] ? "health" : "index");
+	cfg->telemetry_path = v;
+	return 0;
+}
+
+static int set_sysfs(struct exporter_config *cfg, const char *flag, const char *v, char *err,
+		     size_t errlen)
+{
+	if (!*v)
+		return fail(err, errlen, "--%s: empty path", flag);
+	cfg->sysfs_path = v;
+	return 0;
+}
+
+/* --poll.interval and --collector.sysfs.rescan-interval share their range. */
+static int parse_interval(const char *flag, const char *v, uint64_t *n, char *err, size_t errlen)
+{
+	if (config_parse_duration_ms(v, n) < 0)
+		return fail(err, errlen,
+			    "--%s: \"%s\" is not a duration (examples: 500ms, 5s, 1m, 1m30s)", flag,
+			    v);
+	if (*n < CONFIG_MIN_POLL_INTERVAL_MS || *n > CONFIG_MAX_POLL_INTERVAL_MS)
+		return fail(err, errlen, "--%s: %s is out of range (100ms to 24h)", flag, v);
+	return 0;
+}
+
+static int set_poll(struct exporter_config *cfg, const char *flag, const char *v, char *err,
+		    size_t errlen)
+{
+	uint64_t n;
+	int r = parse_interval(flag, v, &n, err, errlen);
+
+	if (r == 0)
+		cfg->poll_interval_ms = n;
+	return r;
+}
+
+static int set_rescan(struct exporter_config *cfg, const char *flag, const char *v, char *err,
+		      size_t errlen)
+{
+	uint64_t n;
+	int r = parse_interval(flag, v, &n, err, errlen);
+
+	if (r == 0)
+		cfg->rescan_interval_ms = n;
+	return r;
+}
+
+static int set_include(struct exporter_config *cfg, const char *flag, const char *v, char *err,
+		       size_t errlen)
+{
+	if (!*v)
+		return fail(err, errlen,
+			    "--%s: empty regex (leave the flag out to collect every device)", flag);
+	cfg->device_include = v;
+	return 0;
+}
+
+static int set_exclude(struct exporter_config *cfg, const char *flag, const char *v, char *err,
+		       size_t errlen)
+{
+	cfg->device_exclude = v;
+	return 0;
+}
+
+static int set_log_level(struct exporter_config *cfg, const char *flag, const char *v, char *err,
+			 size_t errlen)
+{
+	if (log_level_parse(v, &cfg->log_level) < 0)
+		return fail(err, errlen, "--%s: \"%s\" is not one of debug, info, warn, error",
+			    flag, v);
+	return 0;
+}
+
+static int set_max_conn(struct exporter_config *cfg, const char *flag, const char *v, char *err,
+			size_t errlen)
+{
+	uint64_t n;
+	int r = parse_uint_flag(flag, v, 1, 100000, &n, err, errlen);
+
+	if (r == 0)
+		cfg->max_connections = (unsigned)n;
+	return r;
+}
+
+static int set_conn_timeout(struct exporter_config *cfg, const char *flag, const char *v, char *err,
+			    size_t errlen)
+{
+	uint64_t n;
+
+	if (config_parse_duration_ms(v, &n) < 0 || n < 1000 || n > 3600 * 1000)
+		return fail(err, errlen, "--%s: \"%s\" must be a duration from 1s to 1h", flag, v);
+	cfg->connection_timeout_s = (unsigned)(n / 1000);
+	return 0;
+}
+
+static int set_max_conn_per_client(struct exporter_config *cfg, const char *flag, const char *v,
+				   char *err, size_t errlen)
+{
+	uint64_t n;
+	int r = parse_uint_flag(flag, v, 1, 100000, &n, err, errlen);
+
+	if (r == 0)
+		cfg->max_connections_per_client = (unsigned)n;
+	return r;
+}
+
+static int set_header_timeout(struct exporter_config *cfg, const char *flag, const char *v,
+			      char *err, size_t errlen)
+{
+	uint64_t n;
+
+	if (config_parse_duration_ms(v, &n) < 0 || n < 100 || n > 3600 * 1000)
+		return fail(err, errlen, "--%s: \"%s\" must be a duration from 100ms to 1h", flag,
+			    v);
+	cfg->request_header_timeout_ms = n;
+	return 0;
+}
+
+static int set_web_config(struct exporter_config *cfg, const char *flag, const char *v, char *err,
+			  size_t errlen)
+{
+	/* read (and re-read on SIGHUP) by the daemon, which reports its errors */
+	if (!*v)
+		return fail(err, errlen, "--%s: empty path", flag);
+	cfg->web_config_file = v;
+	return 0;
+}
+
+/* Flags that take a value. */
+static const struct value_flag {
+	const char *name;
+	value_handler *apply;
+} value_flags[] = {
+	{"web.listen-address", set_listen},
+	{"web.telemetry-path", set_telemetry_path},
+	{"path.sysfs", set_sysfs},
+	{"poll.interval", set_poll},
+	{"collector.sysfs.rescan-interval", set_rescan},
+	{"collector.device-include", set_include},
+	{"collector.device-exclude", set_exclude},
+	{"log.level", set_log_level},
+	{"web.max-connections", set_max_conn},
+	{"web.connection-timeout", set_conn_timeout},
+	{"web.config.file", set_web_config},
+	{"web.max-connections-per-client", set_max_conn_per_client},
+	{"web.request-header-timeout", set_header_timeout},
+};
+
+static const struct value_flag *find_value_flag(const char *name, size_t nlen)
+{
+	for (size_t k = 0; k < sizeof(value_flags) / sizeof(value_flags[0]); k++)
+		if (strlen(value_flags[k].name) == nlen &&
+		    strncmp(value_flags[k].name, name, nlen) == 0)
+			return &value_flags[k];
+	return NULL;
 }
 
 static int find_collector(const struct config_collector *collectors, unsigned n, const char *name,
@@ -300,14 +351,16 @@ static int check_regex(const char *s)
 	return r;
 }
 
-/* --collector.C.F=V: 1 when name is a flag of a collector (and applied), 0 when not. */
 /* Whether the first n bytes of name are exactly lit. */
 static bool name_is(const char *name, size_t n, const char *lit)
 {
 	return strlen(lit) == n && memcmp(name, lit, n) == 0;
 }
 
-/* *used is set when v (the next argument) was taken as the value. */
+/*
+ * --collector.C.F=V: 1 when name is a flag of a collector (and applied), 0
+ * when not. *used is set when v (the next argument) was taken as the value.
+ */
 static int apply_collector_flag(struct exporter_config *cfg,
 				const struct config_collector *collectors, unsigned n,
 				const char *name, size_t nlen, bool negated, bool has_eq,
@@ -387,120 +440,180 @@ static int apply_collector_flag(struct exporter_config *cfg,
 	return 0;
 }
 
+/* One command-line argument that starts with "--", split up. */
+struct flag_arg {
+	const char *name; /* after "--" and "no-" */
+	const char *eq;	  /* the '=' in name, or NULL */
+	size_t nlen;	  /* length of the name before '=' */
+	bool negated;	  /* written --no-NAME */
+};
+
+/* Argument parsing state: argv and the index of the argument being read. */
+struct arg_cursor {
+	int argc;
+	char *const *argv;
+	int i;
+};
+
+static int check_collector_table(const struct config_collector *collectors, unsigned n, char *err,
+				 size_t errlen)
+{
+	if (n > CONFIG_MAX_COLLECTORS)
+		return fail(err, errlen, "internal error: too many collectors");
+	for (unsigned j = 0; j < n; j++)
+		if (collectors[j].n_flags > CONFIG_MAX_COLLECTOR_FLAGS)
+			return fail(err, errlen, "internal error: too many flags for %s",
+				    collectors[j].name);
+	return 0;
+}
+
+static void split_flag(const char *arg, struct flag_arg *fa)
+{
+	fa->name = arg + 2;
+	fa->negated = false;
+	if (strncmp(fa->name, "no-", 3) == 0) {
+		fa->negated = true;
+		fa->name += 3;
+	}
+	fa->eq = strchr(fa->name, '=');
+	fa->nlen = fa->eq ? (size_t)(fa->eq - fa->name) : strlen(fa->name);
+}
+
+/* 1 when fa is a flag that takes a value (and applied), 0 when not. */
+static int try_value_flag(struct exporter_config *cfg, const struct flag_arg *fa,
+			  struct arg_cursor *cur, char *err, size_t errlen)
+{
+	const struct value_flag *vf = find_value_flag(fa->name, fa->nlen);
+	const char *value;
+	int r;
+
+	if (!vf)
+		return 0;
+	if (fa->negated)
+		return fail(err, errlen, "unknown flag --no-%.*s", (int)fa->nlen, fa->name);
+	if (fa->eq) {
+		value = fa->eq + 1;
+	} else {
+		if (cur->i + 1 >= cur->argc)
+			return fail(err, errlen, "--%s needs a value", vf->name);
+		value = cur->argv[++cur->i];
+	}
+	r = vf->apply(cfg, vf->name, value, err, errlen);
+	return r < 0 ? r : 1;
+}
+
+/* 1 when fa is --collector.C.F (and applied), 0 when not. */
+static int try_collector_flag(struct exporter_config *cfg, const struct flag_arg *fa,
+			      struct arg_cursor *cur, const struct config_collector *collectors,
+			      unsigned n_collectors, char *err, size_t errlen)
+{
+	const char *v;
+	bool used;
+	int r;
+
+	if (strncmp(fa->name, "collector.", 10) != 0)
+		return 0;
+	v = fa->eq ? fa->eq + 1 : (cur->i + 1 < cur->argc ? cur->argv[cur->i + 1] : NULL);
+	r = apply_collector_flag(cfg, collectors, n_collectors, fa->name, fa->nlen, fa->negated,
+				 fa->eq != NULL, v, &used, err, errlen);
+	if (r > 0 && used)
+		cur->i++;
+	return r;
+}
+
+/* A boolean flag written with "=VALUE": always an error, the most helpful one. */
+static int reject_bool_with_value(const struct flag_arg *fa,
+				  const struct config_collector *collectors, unsigned n_collectors,
+				  char *err, size_t errlen)
+{
+	const char *name = fa->name, *no = fa->negated ? "no-" : "";
+	int nlen = (int)fa->nlen;
+
+	if (strncmp(name, "collector.", 10) == 0 && memchr(name + 10, '.', fa->nlen - 10))
+		return fail(err, errlen, "unknown flag --%s%.*s (see --help)", no, nlen, name);
+	/* Name only flags that exist: --collector.NAME has a --no- form,
+	 * --collector.disable-defaults, --help and --version do not. */
+	if (!fa->negated && (name_is(name, fa->nlen, "collector.disable-defaults") ||
+			     name_is(name, fa->nlen, "help") || name_is(name, fa->nlen, "version")))
+		return fail(err, errlen, "--%.*s takes no value", nlen, name);
+	if (strncmp(name, "collector.", 10) == 0 &&
+	    find_collector(collectors, n_collectors, name + 10, fa->nlen - 10) >= 0)
+		return fail(err, errlen, "--%s%.*s takes no value (use --%.*s or --no-%.*s)", no,
+			    nlen, name, nlen, name, nlen, name);
+	return fail(err, errlen, "unknown flag --%s%.*s (see --help)", no, nlen, name);
+}
+
+/* Boolean flags: --collector.NAME, --no-collector.NAME, --collector.disable-defaults */
+static int apply_bool_flag(struct exporter_config *cfg, const struct flag_arg *fa,
+			   const struct config_collector *collectors, unsigned n_collectors,
+			   char *err, size_t errlen)
+{
+	const char *name = fa->name;
+	int c;
+
+	if (fa->eq)
+		return reject_bool_with_value(fa, collectors, n_collectors, err, errlen);
+	if (!fa->negated && strcmp(name, "collector.disable-defaults") == 0) {
+		for (unsigned j = 0; j < n_collectors; j++)
+			cfg->collector_enabled[j] = false;
+		return 0;
+	}
+	if (strncmp(name, "collector.", 10) == 0) {
+		c = find_collector(collectors, n_collectors, name + 10, fa->nlen - 10);
+		if (c >= 0) {
+			cfg->collector_enabled[c] = !fa->negated;
+			return 0;
+		}
+		return fail(err, errlen, "unknown collector in --%s%s (see --help)",
+			    fa->negated ? "no-" : "", name);
+	}
+	return fail(err, errlen, "unknown flag --%s%s (see --help)", fa->negated ? "no-" : "",
+		    name);
+}
+
+/* argv[cur->i] (and its value, if it takes the next one): 1 when parsing stops
+ * there (--help, --version), 0 to go on, or an error. */
+static int parse_one_arg(struct exporter_config *cfg, struct arg_cursor *cur,
+			 const struct config_collector *collectors, unsigned n_collectors,
+			 char *err, size_t errlen)
+{
+	const char *arg = cur->argv[cur->i];
+	struct flag_arg fa;
+	int r;
+
+	if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
+		cfg->action = CONFIG_HELP;
+		return 1;
+	}
+	if (strcmp(arg, "--version") == 0) {
+		cfg->action = CONFIG_VERSION;
+		return 1;
+	}
+	if (strncmp(arg, "--", 2) != 0 || arg[2] == '\0')
+		return fail(err, errlen, "unexpected argument \"%s\" (flags start with --)", arg);
+	split_flag(arg, &fa);
+	r = try_value_flag(cfg, &fa, cur, err, errlen);
+	if (r == 0)
+		r = try_collector_flag(cfg, &fa, cur, collectors, n_collectors, err, errlen);
+	if (r == 0)
+		r = apply_bool_flag(cfg, &fa, collectors, n_collectors, err, errlen);
+	return r < 0 ? r : 0;
+}
+
 int config_parse(struct exporter_config *cfg, int argc, char *const argv[],
 		 const struct config_collector *collectors, unsigned n_collectors, char *err,
 		 size_t errlen)
 {
-	if (n_collectors > CONFIG_MAX_COLLECTORS)
-		return fail(err, errlen, "internal error: too many collectors");
-	for (unsigned j = 0; j < n_collectors; j++)
-		if (collectors[j].n_flags > CONFIG_MAX_COLLECTOR_FLAGS)
-			return fail(err, errlen, "internal error: too many flags for %s",
-				    collectors[j].name);
+	struct arg_cursor cur = {.argc = argc, .argv = argv};
+	int r = check_collector_table(collectors, n_collectors, err, errlen);
+
+	if (r < 0)
+		return r;
 	set_defaults(cfg, collectors, n_collectors);
-
-	for (int i = 1; i < argc; i++) {
-		const char *arg = argv[i], *name, *eq, *value = NULL;
-		size_t nlen;
-		bool negated = false;
-		size_t k;
-		int c;
-
-		if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
-			cfg->action = CONFIG_HELP;
-			return 0;
-		}
-		if (strcmp(arg, "--version") == 0) {
-			cfg->action = CONFIG_VERSION;
-			return 0;
-		}
-		if (strncmp(arg, "--", 2) != 0 || arg[2] == '\0')
-			return fail(err, errlen, "unexpected argument \"%s\" (flags start with --)",
-				    arg);
-		name = arg + 2;
-		if (strncmp(name, "no-", 3) == 0) {
-			negated = true;
-			name += 3;
-		}
-		eq = strchr(name, '=');
-		nlen = eq ? (size_t)(eq - name) : strlen(name);
-
-		for (k = 0; k < sizeof(value_flags) / sizeof(value_flags[0]); k++)
-			if (strlen(value_flags[k].name) == nlen &&
-			    strncmp(value_flags[k].name, name, nlen) == 0)
-				break;
-		if (k < sizeof(value_flags) / sizeof(value_flags[0])) {
-			int r;
-
-			if (negated)
-				return fail(err, errlen, "unknown flag --no-%.*s", (int)nlen, name);
-			if (eq) {
-				value = eq + 1;
-			} else {
-				if (i + 1 >= argc)
-					return fail(err, errlen, "--%s needs a value",
-						    value_flags[k].name);
-				value = argv[++i];
-			}
-			r = apply_value(cfg, value_flags[k].opt, value_flags[k].name, value, err,
-					errlen);
-			if (r < 0)
-				return r;
-			continue;
-		}
-
-		if (strncmp(name, "collector.", 10) == 0) {
-			const char *v = eq ? eq + 1 : (i + 1 < argc ? argv[i + 1] : NULL);
-			bool used;
-			int r = apply_collector_flag(cfg, collectors, n_collectors, name, nlen,
-						     negated, eq != NULL, v, &used, err, errlen);
-
-			if (r < 0)
-				return r;
-			if (r > 0) {
-				if (used)
-					i++;
-				continue;
-			}
-		}
-
-		/* Boolean flags: --collector.NAME, --no-collector.NAME,
-		 * --collector.disable-defaults */
-		if (eq && strncmp(name, "collector.", 10) == 0 && memchr(name + 10, '.', nlen - 10))
-			return fail(err, errlen, "unknown flag --%s%.*s (see --help)",
-				    negated ? "no-" : "", (int)nlen, name);
-		if (eq) {
-			/* Name only flags that exist: --collector.NAME has a --no- form,
-			 * --collector.disable-defaults, --help and --version do not. */
-			if (!negated &&
-			    (name_is(name, nlen, "collector.disable-defaults") ||
-			     name_is(name, nlen, "help") || name_is(name, nlen, "version")))
-				return fail(err, errlen, "--%.*s takes no value", (int)nlen, name);
-			if (strncmp(name, "collector.", 10) == 0 &&
-			    find_collector(collectors, n_collectors, name + 10, nlen - 10) >= 0)
-				return fail(err, errlen,
-					    "--%s%.*s takes no value (use --%.*s or --no-%.*s)",
-					    negated ? "no-" : "", (int)nlen, name, (int)nlen, name,
-					    (int)nlen, name);
-			return fail(err, errlen, "unknown flag --%s%.*s (see --help)",
-				    negated ? "no-" : "", (int)nlen, name);
-		}
-		if (!negated && strcmp(name, "collector.disable-defaults") == 0) {
-			for (unsigned j = 0; j < n_collectors; j++)
-				cfg->collector_enabled[j] = false;
-			continue;
-		}
-		if (strncmp(name, "collector.", 10) == 0) {
-			c = find_collector(collectors, n_collectors, name + 10, nlen - 10);
-			if (c >= 0) {
-				cfg->collector_enabled[c] = !negated;
-				continue;
-			}
-			return fail(err, errlen, "unknown collector in --%s%s (see --help)",
-				    negated ? "no-" : "", name);
-		}
-		return fail(err, errlen, "unknown flag --%s%s (see --help)", negated ? "no-" : "",
-			    name);
+	for (cur.i = 1; cur.i < argc; cur.i++) {
+		r = parse_one_arg(cfg, &cur, collectors, n_collectors, err, errlen);
+		if (r != 0)
+			return r < 0 ? r : 0;
 	}
 	return 0;
 }

@@ -152,24 +152,48 @@ static void reload_web_config(struct http_server *http, const char *path)
 	web_settings_unref(ws);
 }
 
-int daemon_main(int argc, char *argv[])
+/*
+ * Test seam (daemon.h): resolved only where a test binary defines it, so in
+ * rdma_exporter the weak reference is NULL and each call site is one
+ * untaken branch during shutdown.
+ */
+#pragma weak daemon_test_hook
+
+static void test_hook(const char *stage)
 {
+	if (daemon_test_hook)
+		daemon_test_hook(stage);
+}
+
+/* Everything daemon_main acquires, so that each step can hand it on. */
+struct daemon {
 	struct config_collector cc[CONFIG_MAX_COLLECTORS];
 	struct exporter_config cfg;
-	struct device_filter *filter = NULL;
-	struct http_server *http = NULL;
-	struct poller *poller = NULL;
+	struct device_filter *filter;
+	struct http_server *http;
+	struct poller *poller;
 	struct snapshot_slot slot;
-	struct netdev_set rdma_netdevs = {0};
-	struct poller_config pc;
-	struct http_config hc;
-	struct web_settings *web = NULL;
+	struct netdev_set rdma_netdevs;
+	struct web_settings *web;
 	sigset_t sigs;
-	char err[512], *sysfs_abs = NULL;
-	int sysfs_fd = -1, listen_fd, sig, rc = 1;
-	unsigned max_connections, fd_reserve;
-	int64_t watchdog_usec;
+	char err[512];
+	char *sysfs_abs;
+	int sysfs_fd;
+	int listen_fd;
+	unsigned max_connections;
+	unsigned fd_reserve;
+};
 
+/* What a step tells daemon_main: go on, or return this exit status. */
+#define DAEMON_CONTINUE (-1)
+
+static const char *sysfs_display_path(const struct daemon *d)
+{
+	return d->sysfs_abs ? d->sysfs_abs : d->cfg.sysfs_path;
+}
+
+static void describe_collectors(struct config_collector *cc)
+{
 	for (unsigned i = 0; i < collector_table_len && i < CONFIG_MAX_COLLECTORS; i++) {
 		cc[i].name = collector_table[i]->name;
 		cc[i].help = collector_table[i]->help;
@@ -177,174 +201,271 @@ int daemon_main(int argc, char *argv[])
 		cc[i].flags = collector_table[i]->flags;
 		cc[i].n_flags = collector_table[i]->n_flags;
 	}
-	if (config_parse(&cfg, argc, argv, cc, collector_table_len, err, sizeof(err)) < 0) {
-		fprintf(stderr, "rdma_exporter: error: %s\n", err);
+}
+
+/* Flags, --help and --version. */
+static int parse_command_line(struct daemon *d, int argc, char *argv[])
+{
+	describe_collectors(d->cc);
+	if (config_parse(&d->cfg, argc, argv, d->cc, collector_table_len, d->err, sizeof(d->err)) <
+	    0) {
+		fprintf(stderr, "rdma_exporter: error: %s\n", d->err);
 		return EXIT_BAD_FLAGS;
 	}
-	if (cfg.action == CONFIG_HELP) {
-		config_usage(stdout, "rdma_exporter", cc, collector_table_len);
+	if (d->cfg.action == CONFIG_HELP) {
+		config_usage(stdout, "rdma_exporter", d->cc, collector_table_len);
 		return 0;
 	}
-	if (cfg.action == CONFIG_VERSION) {
+	if (d->cfg.action == CONFIG_VERSION) {
 		printf("rdma_exporter, version %s (revision: %s)\n", RDMA_EXPORTER_VERSION,
 		       RDMA_EXPORTER_REVISION);
 		return 0;
 	}
-	log_set_level(cfg.log_level);
+	log_set_level(d->cfg.log_level);
+	return DAEMON_CONTINUE;
+}
 
-	/* systemd: a watchdog that the poll interval cannot feed is a configuration
-	 * error, reported now rather than as a kill loop later. */
-	watchdog_usec = notify_watchdog_usec(err, sizeof(err));
+/*
+ * systemd: a watchdog that the poll interval cannot feed is a configuration
+ * error, reported now rather than as a kill loop later. Also takes a
+ * socket-activated listening socket.
+ */
+static int check_service_manager(struct daemon *d)
+{
+	int64_t watchdog_usec;
+
+	watchdog_usec = notify_watchdog_usec(d->err, sizeof(d->err));
 	if (watchdog_usec < 0 ||
-	    notify_watchdog_check((uint64_t)watchdog_usec, cfg.poll_interval_ms, err, sizeof(err)) <
-		    0) {
-		fprintf(stderr, "rdma_exporter: error: %s\n", err);
+	    notify_watchdog_check((uint64_t)watchdog_usec, d->cfg.poll_interval_ms, d->err,
+				  sizeof(d->err)) < 0) {
+		fprintf(stderr, "rdma_exporter: error: %s\n", d->err);
 		return EXIT_BAD_FLAGS;
 	}
-	listen_fd = notify_listen_fd(err, sizeof(err));
-	if (listen_fd < 0) {
-		fprintf(stderr, "rdma_exporter: error: %s\n", err);
+	d->listen_fd = notify_listen_fd(d->err, sizeof(d->err));
+	if (d->listen_fd < 0) {
+		fprintf(stderr, "rdma_exporter: error: %s\n", d->err);
 		return EXIT_BAD_FLAGS;
 	}
+	return DAEMON_CONTINUE;
+}
 
-	if (cfg.web_config_file) {
-		web = web_settings_load(cfg.web_config_file, err, sizeof(err));
-		if (!web) {
-			fprintf(stderr, "rdma_exporter: error: --web.config.file: %s\n", err);
+/* The web config, the device filter and the sysfs root; on failure nothing stays open. */
+static int open_resources(struct daemon *d)
+{
+	if (d->cfg.web_config_file) {
+		d->web = web_settings_load(d->cfg.web_config_file, d->err, sizeof(d->err));
+		if (!d->web) {
+			fprintf(stderr, "rdma_exporter: error: --web.config.file: %s\n", d->err);
 			return EXIT_BAD_FLAGS;
 		}
 	}
-	filter = device_filter_new(cfg.device_include, cfg.device_exclude, err, sizeof(err));
-	if (!filter) {
-		fprintf(stderr, "rdma_exporter: error: %s\n", err);
-		web_settings_unref(web);
-		return EXIT_BAD_FLAGS;
+	d->filter = device_filter_new(d->cfg.device_include, d->cfg.device_exclude, d->err,
+				      sizeof(d->err));
+	if (!d->filter) {
+		fprintf(stderr, "rdma_exporter: error: %s\n", d->err);
+		goto err_web;
 	}
-	sysfs_fd = open(cfg.sysfs_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (sysfs_fd < 0) {
+	d->sysfs_fd = open(d->cfg.sysfs_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (d->sysfs_fd < 0) {
 		fprintf(stderr, "rdma_exporter: error: --path.sysfs: cannot open \"%s\": %s\n",
-			cfg.sysfs_path, strerror(errno));
-		device_filter_free(filter);
-		web_settings_unref(web);
-		return EXIT_BAD_FLAGS;
+			d->cfg.sysfs_path, strerror(errno));
+		goto err_filter;
 	}
-
 	/* Only for log lines: a relative --path.sysfs said in full. */
-	sysfs_abs = realpath(cfg.sysfs_path, NULL);
+	d->sysfs_abs = realpath(d->cfg.sysfs_path, NULL);
+	return DAEMON_CONTINUE;
 
-	/* Signals are taken synchronously by this thread only (sigwait below);
-	 * every thread started from here inherits the blocked mask. */
-	sigemptyset(&sigs);
-	sigaddset(&sigs, SIGTERM);
-	sigaddset(&sigs, SIGINT);
-	sigaddset(&sigs, SIGQUIT); /* like SIGTERM: a clean exit, no core dump */
-	sigaddset(&sigs, SIGHUP);
-	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+err_filter:
+	device_filter_free(d->filter);
+	d->filter = NULL;
+err_web:
+	web_settings_unref(d->web);
+	d->web = NULL;
+	return EXIT_BAD_FLAGS;
+}
+
+/*
+ * Signals are taken synchronously by the main thread only (wait_for_stop);
+ * every thread started after this inherits the blocked mask.
+ */
+static void block_signals(struct daemon *d)
+{
+	sigemptyset(&d->sigs);
+	sigaddset(&d->sigs, SIGTERM);
+	sigaddset(&d->sigs, SIGINT);
+	sigaddset(&d->sigs, SIGQUIT); /* like SIGTERM: a clean exit, no core dump */
+	sigaddset(&d->sigs, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &d->sigs, NULL);
 	signal(SIGPIPE, SIG_IGN);
+}
+
+static void set_process_limits(struct daemon *d)
+{
 	raise_nofile_limit();
-	max_connections = fd_budget(cfg.max_connections, &fd_reserve);
+	d->max_connections = fd_budget(d->cfg.max_connections, &d->fd_reserve);
+}
 
+static void log_startup(const struct daemon *d)
+{
 	log_info("starting rdma_exporter", "version=%s revision=%s sysfs=%s poll_interval_ms=%llu",
-		 RDMA_EXPORTER_VERSION, RDMA_EXPORTER_REVISION,
-		 sysfs_abs ? sysfs_abs : cfg.sysfs_path, (unsigned long long)cfg.poll_interval_ms);
-	if (!any_collector_enabled(&cfg))
+		 RDMA_EXPORTER_VERSION, RDMA_EXPORTER_REVISION, sysfs_display_path(d),
+		 (unsigned long long)d->cfg.poll_interval_ms);
+	if (!any_collector_enabled(&d->cfg))
 		log_warn("every collector is disabled: only the exporter's own metrics are served");
+}
 
-	snapshot_slot_init(&slot);
-	pc = (struct poller_config){
+static int create_poller(struct daemon *d)
+{
+	const struct exporter_config *cfg = &d->cfg;
+	struct poller_config pc = {
 		.collectors = collector_table,
 		.n_collectors = collector_table_len,
-		.enabled = cfg.collector_enabled,
+		.enabled = cfg->collector_enabled,
 		.ctx =
 			{
-				.sysfs_fd = sysfs_fd,
-				.sysfs_path = sysfs_abs ? sysfs_abs : cfg.sysfs_path,
-				.filter = filter,
-				.rescan_interval_s = (double)cfg.rescan_interval_ms / 1000.0,
-				.poll_interval_ms = cfg.poll_interval_ms,
+				.sysfs_fd = d->sysfs_fd,
+				.sysfs_path = sysfs_display_path(d),
+				.filter = d->filter,
+				.rescan_interval_s = (double)cfg->rescan_interval_ms / 1000.0,
+				.poll_interval_ms = cfg->poll_interval_ms,
 				.proc_root = "/proc",
-				.sysfs_collector_enabled = sysfs_enabled(&cfg),
-				.rdma_netdevs = &rdma_netdevs,
-				.fd_reserve = fd_reserve,
+				.sysfs_collector_enabled = sysfs_enabled(cfg),
+				.rdma_netdevs = &d->rdma_netdevs,
+				.fd_reserve = d->fd_reserve,
 			},
-		.flag_values = (const uint64_t(*)[CONFIG_MAX_COLLECTOR_FLAGS])cfg.collector_flags,
+		.flag_values = (const uint64_t(*)[CONFIG_MAX_COLLECTOR_FLAGS])cfg->collector_flags,
 		.flag_strs =
-			(const char *const(*)[CONFIG_MAX_COLLECTOR_FLAGS])cfg.collector_flag_strs,
-		.interval_ms = cfg.poll_interval_ms,
+			(const char *const(*)[CONFIG_MAX_COLLECTOR_FLAGS])cfg->collector_flag_strs,
+		.interval_ms = cfg->poll_interval_ms,
 		.proc_root = "/proc",
 		.self_metrics = add_http_metrics,
 		.self_metrics_arg = &http_counters,
 	};
-	poller = poller_new(&pc, &slot);
-	if (!poller) {
+
+	d->poller = poller_new(&pc, &d->slot);
+	if (!d->poller) {
 		log_error("out of memory");
-		goto out;
+		return -ENOMEM;
 	}
 	/* The first poll runs before the server starts: no scrape ever sees an empty page. */
-	if (poller_poll_once(poller) < 0) {
+	if (poller_poll_once(d->poller) < 0) {
 		log_error("first poll failed", "err=%s", "out of memory");
-		goto out;
+		return -ENOMEM;
 	}
+	return 0;
+}
 
-	hc = (struct http_config){
-		.listen_address = cfg.listen_address,
-		.telemetry_path = cfg.telemetry_path,
-		.max_connections = max_connections,
-		.max_connections_per_client = cfg.max_connections_per_client,
-		.connection_timeout_s = cfg.connection_timeout_s,
-		.request_header_timeout_ms = cfg.request_header_timeout_ms,
-		.stale_after_ms = 3 * cfg.poll_interval_ms + 30000,
-		.listen_fd = listen_fd,
-		.web = web,
+static int start_web_server(struct daemon *d)
+{
+	const struct exporter_config *cfg = &d->cfg;
+	struct http_config hc = {
+		.listen_address = cfg->listen_address,
+		.telemetry_path = cfg->telemetry_path,
+		.max_connections = d->max_connections,
+		.max_connections_per_client = cfg->max_connections_per_client,
+		.connection_timeout_s = cfg->connection_timeout_s,
+		.request_header_timeout_ms = cfg->request_header_timeout_ms,
+		.stale_after_ms = 3 * cfg->poll_interval_ms + 30000,
+		.listen_fd = d->listen_fd,
+		.web = d->web,
 		.counters = &http_counters,
 	};
-	http = http_server_start(&hc, &slot, err, sizeof(err));
-	if (!http) {
-		log_error("cannot start the web server", "err=%s", err);
-		goto out;
+
+	d->http = http_server_start(&hc, &d->slot, d->err, sizeof(d->err));
+	if (!d->http) {
+		log_error("cannot start the web server", "err=%s", d->err);
+		return -EIO;
 	}
-	log_info("listening", "address=%s path=%s tls=%s", http_server_address(http),
-		 cfg.telemetry_path, web && web->wc->tls ? "on" : "off");
-	if (poller_start(poller) < 0) {
+	log_info("listening", "address=%s path=%s tls=%s", http_server_address(d->http),
+		 cfg->telemetry_path, d->web && d->web->wc->tls ? "on" : "off");
+	return 0;
+}
+
+/* First poll, web server, poller thread, then READY=1. */
+static int start_serving(struct daemon *d)
+{
+	snapshot_slot_init(&d->slot);
+	if (create_poller(d) < 0 || start_web_server(d) < 0)
+		return -1;
+	if (poller_start(d->poller) < 0) {
 		log_error("cannot start the poller thread");
-		goto out;
+		return -1;
 	}
 	notify_ready();
+	return 0;
+}
+
+static const char *stop_signal_name(int sig)
+{
+	return sig == SIGTERM ? "SIGTERM" : sig == SIGQUIT ? "SIGQUIT" : "SIGINT";
+}
+
+/* Serves SIGHUP until a stop signal comes. */
+static void wait_for_stop(struct daemon *d)
+{
+	int sig;
 
 	for (;;) {
-		if (sigwait(&sigs, &sig) != 0)
+		if (sigwait(&d->sigs, &sig) != 0)
 			continue;
 		if (sig == SIGHUP) {
 			log_info("re-scanning devices and reopening counter files",
 				 "signal=SIGHUP");
-			poller_request_reload(poller);
-			reload_web_config(http, cfg.web_config_file);
+			poller_request_reload(d->poller);
+			reload_web_config(d->http, d->cfg.web_config_file);
 			continue;
 		}
-		log_info("shutting down", "signal=%s",
-			 sig == SIGTERM	  ? "SIGTERM"
-			 : sig == SIGQUIT ? "SIGQUIT"
-					  : "SIGINT");
-		break;
+		log_info("shutting down", "signal=%s", stop_signal_name(sig));
+		return;
 	}
-	start_shutdown_watchdog();
-	notify_stopping();
-	rc = 0;
-out:
-	http_server_stop(http);
-	if (poller_free(poller) < 0) {
+}
+
+/* Releases in reverse order what open_resources and start_serving took. */
+static int teardown(struct daemon *d, int rc)
+{
+	test_hook("http_stop");
+	http_server_stop(d->http);
+	test_hook("poller_stop");
+	if (poller_free(d->poller) < 0) {
 		/* A collector is stuck in a read: exit anyway, leaving what the
 		 * poll thread still uses (the process exit ends it). */
 		log_error("the poller did not stop in time; exiting without it", "timeout_ms=%d",
 			  POLLER_STOP_TIMEOUT_MS);
 		return 1;
 	}
-	netdev_set_free(&rdma_netdevs);
-	snapshot_slot_destroy(&slot);
-	device_filter_free(filter);
-	web_settings_unref(web);
-	if (sysfs_fd >= 0)
-		close(sysfs_fd);
-	free(sysfs_abs);
+	test_hook("release");
+	netdev_set_free(&d->rdma_netdevs);
+	snapshot_slot_destroy(&d->slot);
+	device_filter_free(d->filter);
+	web_settings_unref(d->web);
+	if (d->sysfs_fd >= 0)
+		close(d->sysfs_fd);
+	free(d->sysfs_abs);
 	return rc;
+}
+
+int daemon_main(int argc, char *argv[])
+{
+	static struct daemon d;
+	int rc;
+
+	d = (struct daemon){.sysfs_fd = -1};
+	rc = parse_command_line(&d, argc, argv);
+	if (rc == DAEMON_CONTINUE)
+		rc = check_service_manager(&d);
+	if (rc == DAEMON_CONTINUE)
+		rc = open_resources(&d);
+	if (rc != DAEMON_CONTINUE)
+		return rc;
+
+	block_signals(&d);
+	set_process_limits(&d);
+	log_startup(&d);
+	if (start_serving(&d) < 0)
+		return teardown(&d, 1);
+
+	wait_for_stop(&d);
+	start_shutdown_watchdog();
+	notify_stopping();
+	return teardown(&d, 0);
 }

@@ -167,87 +167,102 @@ static void drop_netdevs(struct ethtool_state *st)
 	st->n_devs = 0;
 }
 
+/* Opens the directory at dirfd/path; NULL (errno set) when it cannot. */
+static DIR *open_dir_at(int dirfd, const char *path)
+{
+	int fd = openat(dirfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d;
+
+	if (fd < 0)
+		return NULL;
+	d = fdopendir(fd);
+	if (!d) {
+		int e = errno;
+
+		close(fd);
+		errno = e;
+	}
+	return d;
+}
+
+/* One gid_attrs/ndevs/N file: the netdev name it holds, if any, joins out. */
+static int add_ndev_file(int nfd, const char *name, struct netdev_set *out)
+{
+	char buf[64];
+	ssize_t n;
+	int f;
+
+	f = open_regular_at(nfd, name);
+	if (f < 0)
+		return 0;
+	n = read(f, buf, sizeof(buf) - 1);
+	close(f);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	if (buf[0] && netdev_set_add(out, buf) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
+/* class/infiniband/DEV/ports/PORT/gid_attrs/ndevs/: 0 or -ENOMEM. */
+static int scan_port_ndevs(int sysfs_fd, const char *ports_path, const char *port,
+			   struct netdev_set *out)
+{
+	char npath[1400];
+	struct dirent *ne;
+	DIR *nd;
+	int r = 0;
+
+	snprintf(npath, sizeof(npath), "%s/%s/gid_attrs/ndevs", ports_path, port);
+	nd = open_dir_at(sysfs_fd, npath);
+	if (!nd)
+		return 0;
+	while (r == 0 && (ne = readdir(nd)))
+		if (ne->d_name[0] != '.')
+			r = add_ndev_file(dirfd(nd), ne->d_name, out);
+	closedir(nd);
+	return r;
+}
+
+/* Every port of class/infiniband/DEV: 0 or -ENOMEM. */
+static int scan_device_ports(int sysfs_fd, const char *dev, struct netdev_set *out)
+{
+	char path[512];
+	struct dirent *pe;
+	DIR *ports;
+	int r = 0;
+
+	snprintf(path, sizeof(path), "class/infiniband/%s/ports", dev);
+	ports = open_dir_at(sysfs_fd, path);
+	if (!ports)
+		return 0;
+	while (r == 0 && (pe = readdir(ports)))
+		if (pe->d_name[0] != '.')
+			r = scan_port_ndevs(sysfs_fd, path, pe->d_name, out);
+	closedir(ports);
+	return r;
+}
+
 /* Netdevs of RDMA ports from sysfs, when the sysfs collector does not run. */
 static int scan_rdma_netdevs(struct ethtool_state *st, struct netdev_set *out)
 {
-	DIR *devs;
 	struct dirent *de;
-	int fd;
+	DIR *devs;
+	int r = 0;
 
 	netdev_set_begin(out);
 	if (st->sysfs_fd < 0)
 		return 0;
-	fd = openat(st->sysfs_fd, "class/infiniband", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
+	devs = open_dir_at(st->sysfs_fd, "class/infiniband");
+	if (!devs)
 		return errno == ENOENT ? 0 : -errno;
-	devs = fdopendir(fd);
-	if (!devs) {
-		close(fd);
-		return -errno;
-	}
-	while ((de = readdir(devs))) {
-		char path[512];
-		DIR *ports;
-		struct dirent *pe;
-		int pfd;
-
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "class/infiniband/%s/ports", de->d_name);
-		pfd = openat(st->sysfs_fd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (pfd < 0)
-			continue;
-		ports = fdopendir(pfd);
-		if (!ports) {
-			close(pfd);
-			continue;
-		}
-		while ((pe = readdir(ports))) {
-			char npath[1400];
-			DIR *nd;
-			struct dirent *ne;
-			int nfd;
-
-			if (pe->d_name[0] == '.')
-				continue;
-			snprintf(npath, sizeof(npath), "%s/%s/gid_attrs/ndevs", path, pe->d_name);
-			nfd = openat(st->sysfs_fd, npath, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-			if (nfd < 0)
-				continue;
-			nd = fdopendir(nfd);
-			if (!nd) {
-				close(nfd);
-				continue;
-			}
-			while ((ne = readdir(nd))) {
-				char buf[64];
-				ssize_t n;
-				int f;
-
-				if (ne->d_name[0] == '.')
-					continue;
-				f = open_regular_at(nfd, ne->d_name);
-				if (f < 0)
-					continue;
-				n = read(f, buf, sizeof(buf) - 1);
-				close(f);
-				if (n <= 0)
-					continue;
-				buf[n] = '\0';
-				buf[strcspn(buf, "\n")] = '\0';
-				if (buf[0] && netdev_set_add(out, buf) < 0) {
-					closedir(nd);
-					closedir(ports);
-					closedir(devs);
-					return -ENOMEM;
-				}
-			}
-			closedir(nd);
-		}
-		closedir(ports);
-	}
+	while (r == 0 && (de = readdir(devs)))
+		if (de->d_name[0] != '.')
+			r = scan_device_ports(st->sysfs_fd, de->d_name, out);
 	closedir(devs);
-	return 0;
+	return r;
 }
 
 static bool same_set(const struct netdev_set *a, const struct netdev_set *b)
@@ -544,100 +559,154 @@ static int emit_netdev(struct ethtool_state *st, struct metric_sink *sink, struc
 	return r;
 }
 
+/* Driver identity, read once per netdev: 0 or -ENODEV (gone). */
+static int read_identity(struct ethtool_state *st, struct eth_netdev *d,
+			 struct collector_stats *stats)
+{
+	int r;
+
+	if (d->have_info)
+		return 0;
+	r = st->seams.drvinfo(st->seams.io, d->name, &d->info);
+	if (r == -ENODEV || r == -ENXIO)
+		return -ENODEV;
+	if (r < 0) {
+		/* No ethtool at all on this netdev: identity stays empty. */
+		memset(&d->info, 0, sizeof(d->info));
+		if (!unsupported(r)) {
+			stats->read_errors++;
+			warn_once(d, "ETHTOOL_GDRVINFO", r);
+		}
+	}
+	d->have_info = true;
+	d->strings_stale = true;
+	return 0;
+}
+
+/* Statistic names, when stale: 0, -ENODEV (gone) or -ENOMEM. */
+static int refresh_names(struct ethtool_state *st, struct eth_netdev *d,
+			 struct collector_stats *stats)
+{
+	int r;
+
+	if (!d->strings_stale || d->no_stats)
+		return 0;
+	r = read_strings(st, d);
+	if (r == -ENOMEM)
+		return r;
+	if (r == -ENODEV || r == -ENXIO)
+		return -ENODEV;
+	if (unsupported(r)) {
+		d->no_stats = true;
+	} else if (r < 0) {
+		stats->read_errors++;
+		warn_once(d, "reading statistic names", r);
+		d->strings_stale = true;
+	}
+	return 0;
+}
+
+/* Statistic values into d->vals: 0 or -ENODEV (gone); *ok when they match the names. */
+static int read_values(struct ethtool_state *st, struct eth_netdev *d,
+		       struct collector_stats *stats, bool *ok)
+{
+	uint32_t n = 0;
+	int r;
+
+	*ok = false;
+	if (!d->n_names || d->strings_stale)
+		return 0;
+	r = st->seams.stats(st->seams.io, d->name, d->vals, d->n_names, &n);
+	if (r == -ENODEV || r == -ENXIO)
+		return -ENODEV;
+	if (r == 0 && n == d->n_names) {
+		*ok = true;
+		return 0;
+	}
+	/* The driver's statistics changed under us (count or EOVERFLOW): names
+	 * are read again next poll, no value is matched to a name it may not
+	 * belong to. */
+	stats->read_errors++;
+	d->strings_stale = true;
+	if (r < 0 && r != -EOVERFLOW)
+		warn_once(d, "ETHTOOL_GSTATS", r);
+	else
+		log_info("driver statistics changed; reading the names again",
+			 "collector=ethtool netdev=%s names=%u values=%u", d->name, d->n_names, n);
+	return 0;
+}
+
+/* Standard pause statistics: true when *pause was filled. */
+static bool read_pause(struct ethtool_state *st, struct eth_netdev *d,
+		       struct collector_stats *stats, struct eth_pause_stats *pause)
+{
+	int r;
+
+	if (d->no_pause)
+		return false;
+	r = st->seams.pause(st->seams.io, d->name, pause);
+	if (r == 0)
+		return true;
+	if (unsupported(r)) {
+		d->no_pause = true;
+		log_msg(st->logged_no_pause ? LOG_DEBUG : LOG_INFO,
+			st->logged_no_pause
+				? "netdev has no standard pause statistics"
+				: "netdev has no standard pause statistics; others like "
+				  "it are logged at debug",
+			"collector=ethtool netdev=%s err=%s", d->name, strerror(-r));
+		st->logged_no_pause = true;
+	} else if (r != -ENODEV) {
+		stats->read_errors++;
+		warn_once(d, "pause statistics", r);
+	}
+	return false;
+}
+
+/* DCB PFC state and counters: true when *pfc was filled. */
+static bool read_pfc(struct ethtool_state *st, struct eth_netdev *d, struct collector_stats *stats,
+		     struct eth_pfc *pfc)
+{
+	int r;
+
+	if (d->no_pfc)
+		return false;
+	r = st->seams.pfc(st->seams.io, d->name, pfc);
+	if (r == 0)
+		return true;
+	if (unsupported(r)) {
+		d->no_pfc = true;
+		log_msg(st->logged_no_dcb ? LOG_DEBUG : LOG_INFO,
+			st->logged_no_dcb ? "netdev has no DCB PFC"
+					  : "netdev has no DCB PFC; others like it are "
+					    "logged at debug",
+			"collector=ethtool netdev=%s err=%s", d->name, strerror(-r));
+		st->logged_no_dcb = true;
+	} else if (r != -ENODEV) {
+		stats->read_errors++;
+		warn_once(d, "DCB PFC", r);
+	}
+	return false;
+}
+
 /* One netdev: 0 (emitted, maybe partly), -ENODEV (gone: skipped), -ENOMEM. */
 static int poll_netdev(struct ethtool_state *st, struct metric_sink *sink, struct eth_netdev *d,
 		       struct collector_stats *stats)
 {
 	struct eth_pause_stats pause = {0};
 	struct eth_pfc pfc = {0};
-	bool stats_ok = false, have_pause = false, have_pfc = false;
-	uint32_t n = 0;
+	bool stats_ok, have_pause, have_pfc;
 	int r;
 
-	if (!d->have_info) {
-		r = st->seams.drvinfo(st->seams.io, d->name, &d->info);
-		if (r == -ENODEV || r == -ENXIO)
-			return -ENODEV;
-		if (r < 0) {
-			/* No ethtool at all on this netdev: identity stays empty. */
-			memset(&d->info, 0, sizeof(d->info));
-			if (!unsupported(r)) {
-				stats->read_errors++;
-				warn_once(d, "ETHTOOL_GDRVINFO", r);
-			}
-		}
-		d->have_info = true;
-		d->strings_stale = true;
-	}
-	if (d->strings_stale && !d->no_stats) {
-		r = read_strings(st, d);
-		if (r == -ENOMEM)
-			return r;
-		if (r == -ENODEV || r == -ENXIO)
-			return -ENODEV;
-		if (unsupported(r)) {
-			d->no_stats = true;
-		} else if (r < 0) {
-			stats->read_errors++;
-			warn_once(d, "reading statistic names", r);
-			d->strings_stale = true;
-		}
-	}
-	if (d->n_names && !d->strings_stale) {
-		r = st->seams.stats(st->seams.io, d->name, d->vals, d->n_names, &n);
-		if (r == -ENODEV || r == -ENXIO)
-			return -ENODEV;
-		if (r == 0 && n == d->n_names) {
-			stats_ok = true;
-		} else {
-			/* The driver's statistics changed under us (count or
-			 * EOVERFLOW): names are read again next poll, no value
-			 * is matched to a name it may not belong to. */
-			stats->read_errors++;
-			d->strings_stale = true;
-			if (r < 0 && r != -EOVERFLOW)
-				warn_once(d, "ETHTOOL_GSTATS", r);
-			else
-				log_info("driver statistics changed; reading the names again",
-					 "collector=ethtool netdev=%s names=%u values=%u", d->name,
-					 d->n_names, n);
-		}
-	}
-	if (!d->no_pause) {
-		r = st->seams.pause(st->seams.io, d->name, &pause);
-		if (r == 0) {
-			have_pause = true;
-		} else if (unsupported(r)) {
-			d->no_pause = true;
-			log_msg(st->logged_no_pause ? LOG_DEBUG : LOG_INFO,
-				st->logged_no_pause
-					? "netdev has no standard pause statistics"
-					: "netdev has no standard pause statistics; others like it "
-					  "are logged at debug",
-				"collector=ethtool netdev=%s err=%s", d->name, strerror(-r));
-			st->logged_no_pause = true;
-		} else if (r != -ENODEV) {
-			stats->read_errors++;
-			warn_once(d, "pause statistics", r);
-		}
-	}
-	if (!d->no_pfc) {
-		r = st->seams.pfc(st->seams.io, d->name, &pfc);
-		if (r == 0) {
-			have_pfc = true;
-		} else if (unsupported(r)) {
-			d->no_pfc = true;
-			log_msg(st->logged_no_dcb ? LOG_DEBUG : LOG_INFO,
-				st->logged_no_dcb ? "netdev has no DCB PFC"
-						  : "netdev has no DCB PFC; others like it are "
-						    "logged at debug",
-				"collector=ethtool netdev=%s err=%s", d->name, strerror(-r));
-			st->logged_no_dcb = true;
-		} else if (r != -ENODEV) {
-			stats->read_errors++;
-			warn_once(d, "DCB PFC", r);
-		}
-	}
+	r = read_identity(st, d, stats);
+	if (r == 0)
+		r = refresh_names(st, d, stats);
+	if (r == 0)
+		r = read_values(st, d, stats, &stats_ok);
+	if (r < 0)
+		return r;
+	have_pause = read_pause(st, d, stats, &pause);
+	have_pfc = read_pfc(st, d, stats, &pfc);
 	return emit_netdev(st, sink, d, have_pause ? &pause : NULL, have_pfc ? &pfc : NULL,
 			   stats_ok);
 }

@@ -415,6 +415,81 @@ static int scan_one(struct sysfs_state *st, const char *name, bool known, struct
 	return 0;
 }
 
+/* SIGHUP: close every fd now, forget which files were logged. */
+static void apply_reload_request(struct sysfs_state *st)
+{
+	if (!__atomic_exchange_n(&st->reload_requested, 0, __ATOMIC_ACQ_REL))
+		return;
+	free_devices(st->devs, st->n_devs);
+	st->n_devs = 0;
+	warned_clear(st);
+	st->warned_emfile = false;
+	st->scanned = false;
+}
+
+/* Whether this poll re-scans every device (first poll, or the rescan interval passed). */
+static bool full_rescan_due(struct sysfs_state *st)
+{
+	double now = clock_mono_s();
+
+	if (st->scanned && now - st->last_scan < st->rescan_interval_s)
+		return false;
+	st->scanned = true;
+	st->last_scan = now;
+	return true;
+}
+
+static int list_devices(struct sysfs_state *st, char ***names, size_t *n_names)
+{
+	char eb[128];
+	int r;
+
+	r = sysfs_list_devices(st->root, st->filter, names, n_names, &st->listing);
+	if (r < 0 && r != -ENOMEM)
+		log_msg(first_failure(st, SYSFS_IB_CLASS_DIR) ? LOG_WARNING : LOG_DEBUG,
+			"cannot list the RDMA devices", "collector=sysfs path=%s err=%s errno=%d",
+			st->class_dir, log_strerror(-r, eb, sizeof(eb)), -r);
+	return r;
+}
+
+/* Frees the cached device at st->devs[*j], which the listing no longer has. */
+static void drop_gone_device(struct sysfs_state *st, size_t *j)
+{
+	log_info("device is gone", "collector=sysfs device=%s", st->devs[*j]->name);
+	sysfs_device_free(st->devs[*j]);
+	st->devs[(*j)++] = NULL;
+}
+
+/*
+ * The merge step for one listed name: drops cached devices sorted before it,
+ * then keeps its cached device or scans it. *out is NULL when it was not
+ * scanned (gone, unreadable). 0 or -ENOMEM.
+ */
+static int merge_one(struct sysfs_state *st, const char *name, bool full, size_t *j,
+		     struct sysfs_device **out, struct collector_stats *stats)
+{
+	struct sysfs_device *dev = NULL;
+	bool known = false;
+
+	*out = NULL;
+	while (*j < st->n_devs && sysfs_name_cmp(st->devs[*j]->name, name) < 0)
+		drop_gone_device(st, j);
+	if (*j < st->n_devs && sysfs_name_cmp(st->devs[*j]->name, name) == 0) {
+		dev = st->devs[*j];
+		st->devs[(*j)++] = NULL;
+		known = true;
+		if (full || dev->recheck) {
+			sysfs_device_free(dev);
+			dev = NULL;
+		}
+	}
+	if (dev) {
+		*out = dev;
+		return 0;
+	}
+	return scan_one(st, name, known, out, stats);
+}
+
 /*
  * Brings the cached devices in line with class/infiniband: new names are
  * scanned, vanished ones freed, flagged ones re-scanned. Both lists are
@@ -425,34 +500,14 @@ static int refresh(struct sysfs_state *st, struct collector_stats *stats)
 	struct sysfs_device **next = NULL;
 	size_t n_names = 0, n_next = 0, j = 0;
 	char **names = NULL;
-	char eb[128];
-	double now = clock_mono_s();
 	bool full;
 	int r;
 
-	if (__atomic_exchange_n(&st->reload_requested, 0, __ATOMIC_ACQ_REL)) {
-		/* SIGHUP: close every fd now, forget which files were logged. */
-		free_devices(st->devs, st->n_devs);
-		st->n_devs = 0;
-		warned_clear(st);
-		st->warned_emfile = false;
-		st->scanned = false;
-	}
-	full = !st->scanned || now - st->last_scan >= st->rescan_interval_s;
-	if (full) {
-		st->scanned = true;
-		st->last_scan = now;
-	}
-
-	r = sysfs_list_devices(st->root, st->filter, &names, &n_names, &st->listing);
-	if (r < 0) {
-		if (r != -ENOMEM)
-			log_msg(first_failure(st, SYSFS_IB_CLASS_DIR) ? LOG_WARNING : LOG_DEBUG,
-				"cannot list the RDMA devices",
-				"collector=sysfs path=%s err=%s errno=%d", st->class_dir,
-				log_strerror(-r, eb, sizeof(eb)), -r);
+	apply_reload_request(st);
+	full = full_rescan_due(st);
+	r = list_devices(st, &names, &n_names);
+	if (r < 0)
 		return r;
-	}
 	if (n_names) {
 		next = calloc(n_names, sizeof(*next));
 		if (!next) {
@@ -461,36 +516,14 @@ static int refresh(struct sysfs_state *st, struct collector_stats *stats)
 		}
 	}
 	for (size_t i = 0; i < n_names; i++) {
-		struct sysfs_device *dev = NULL;
-		bool known = false;
-
-		while (j < st->n_devs && sysfs_name_cmp(st->devs[j]->name, names[i]) < 0) {
-			log_info("device is gone", "collector=sysfs device=%s", st->devs[j]->name);
-			sysfs_device_free(st->devs[j]);
-			st->devs[j++] = NULL;
-		}
-		if (j < st->n_devs && sysfs_name_cmp(st->devs[j]->name, names[i]) == 0) {
-			dev = st->devs[j];
-			st->devs[j++] = NULL;
-			known = true;
-			if (full || dev->recheck) {
-				sysfs_device_free(dev);
-				dev = NULL;
-			}
-		}
-		if (!dev) {
-			r = scan_one(st, names[i], known, &dev, stats);
-			if (r < 0)
-				goto out;
-		}
-		if (dev)
-			next[n_next++] = dev;
+		r = merge_one(st, names[i], full, &j, &next[n_next], stats);
+		if (r < 0)
+			goto out;
+		if (next[n_next])
+			n_next++;
 	}
-	for (; j < st->n_devs; j++) {
-		log_info("device is gone", "collector=sysfs device=%s", st->devs[j]->name);
-		sysfs_device_free(st->devs[j]);
-		st->devs[j] = NULL;
-	}
+	while (j < st->n_devs)
+		drop_gone_device(st, &j);
 	r = 0;
 out:
 	/* On error, keep what was built; free the rest of the old list. */

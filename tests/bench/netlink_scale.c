@@ -36,6 +36,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -574,61 +575,94 @@ static void touch_input(const struct input *in)
 
 /* ---- checks ---------------------------------------------------------------------------- */
 
-static int check_device(const struct device *v, uint32_t procs)
+/* Prints why device v failed its check; returns -1. */
+static int check_fail(const struct device *v, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static int check_fail(const struct device *v, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "netlink-scale: %s: ", v->name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return -1;
+}
+
+/* QP buckets, CQ and MR totals against the generated ones. */
+static int check_totals(const struct device *v)
 {
 	const struct nl_dev_agg *a = &v->agg;
 	const struct expect *x = &v->exp;
 	uint64_t got[PORTS + 1][QPT_SLOTS][NL_QP_STATES] = {{{0}}};
-	uint64_t row_qps = 0, row_mrs = 0, row_bytes = 0;
-	bool names[COMM_MOD + N_KERN] = {false};
-	size_t owners = 0, used = 0, distinct = 0, n_rows = 0;
-	struct nl_proc_row *rows = NULL;
-
-#define FAIL(...)                                                                                  \
-	do {                                                                                       \
-		fprintf(stderr, "netlink-scale: %s: ", v->name);                                   \
-		fprintf(stderr, __VA_ARGS__);                                                      \
-		fputc('\n', stderr);                                                               \
-		free(rows);                                                                        \
-		return -1;                                                                         \
-	} while (0)
 
 	if (a->bad_objects)
-		FAIL("%" PRIu64 " objects did not parse", a->bad_objects);
+		return check_fail(v, "%" PRIu64 " objects did not parse", a->bad_objects);
 	for (size_t i = 0; i < a->n_qp; i++) {
 		if (a->qp[i].port > PORTS || a->qp[i].type >= QPT_SLOTS)
-			FAIL("QP bucket port %u type %u was never generated", a->qp[i].port,
-			     a->qp[i].type);
+			return check_fail(v, "QP bucket port %u type %u was never generated",
+					  a->qp[i].port, a->qp[i].type);
 		memcpy(got[a->qp[i].port][a->qp[i].type], a->qp[i].n, sizeof(a->qp[i].n));
 	}
 	if (memcmp(got, x->qp, sizeof(got)) != 0)
-		FAIL("QP counts by port, type and state differ from the generated ones");
+		return check_fail(
+			v, "QP counts by port, type and state differ from the generated ones");
 	if (a->cqs != x->cqs || a->cqes != x->cqes)
-		FAIL("%" PRIu64 " CQs (%" PRIu64 " CQEs), generated %" PRIu64 " (%" PRIu64 ")",
-		     a->cqs, a->cqes, x->cqs, x->cqes);
+		return check_fail(v,
+				  "%" PRIu64 " CQs (%" PRIu64 " CQEs), generated %" PRIu64
+				  " (%" PRIu64 ")",
+				  a->cqs, a->cqes, x->cqs, x->cqes);
 	if (a->mrs != x->mrs || a->mr_bytes != x->mr_bytes || a->mrs_with_len != x->mrs)
-		FAIL("%" PRIu64 " MRs of %" PRIu64 " bytes, generated %" PRIu64 " of %" PRIu64,
-		     a->mrs, a->mr_bytes, x->mrs, x->mr_bytes);
+		return check_fail(v,
+				  "%" PRIu64 " MRs of %" PRIu64 " bytes, generated %" PRIu64
+				  " of %" PRIu64,
+				  a->mrs, a->mr_bytes, x->mrs, x->mr_bytes);
+	return 0;
+}
+
+/* The generated owner an aggregated one stands for, or NULL. */
+static const struct expect_owner *expected_owner(const struct expect *x, const struct nl_owner *o,
+						 uint32_t procs)
+{
+	const struct expect_owner *e = NULL;
+
+	if (o->pid >= 1000 && o->pid - 1000 < procs && !o->kern[0])
+		e = &x->owner[o->pid - 1000];
+	for (uint32_t k = 0; k < N_KERN && !o->pid; k++)
+		if (strcmp(o->kern, kern_names[k]) == 0)
+			e = &x->owner[procs + k];
+	return e;
+}
+
+/* Every owner against the generated ones; *distinct: how many command names they have. */
+static int check_owners(const struct device *v, uint32_t procs, size_t *distinct)
+{
+	const struct nl_dev_agg *a = &v->agg;
+	const struct expect *x = &v->exp;
+	bool names[COMM_MOD + N_KERN] = {false};
+	size_t owners = 0, used = 0;
+
 	for (size_t i = 0; i < a->cap_owners; i++) {
 		const struct nl_owner *o = &a->owners[i];
-		const struct expect_owner *e = NULL;
+		const struct expect_owner *e;
 
 		if (!o->used)
 			continue;
 		owners++;
 		used++;
-		if (o->pid >= 1000 && o->pid - 1000 < procs && !o->kern[0])
-			e = &x->owner[o->pid - 1000];
-		for (uint32_t k = 0; k < N_KERN && !o->pid; k++)
-			if (strcmp(o->kern, kern_names[k]) == 0)
-				e = &x->owner[procs + k];
+		e = expected_owner(x, o, procs);
 		if (!e)
-			FAIL("owner pid %u kern \"%s\" was never generated", o->pid, o->kern);
+			return check_fail(v, "owner pid %u kern \"%s\" was never generated", o->pid,
+					  o->kern);
 		if (e->qps != o->qps || e->mrs != o->mrs || e->mr_bytes != o->mr_bytes)
-			FAIL("owner pid %u kern \"%s\": %" PRIu64 " QPs %" PRIu64
-			     " MRs, generated %" PRIu64 " %" PRIu64,
-			     o->pid, o->kern, o->qps, o->mrs, e->qps, e->mrs);
+			return check_fail(v,
+					  "owner pid %u kern \"%s\": %" PRIu64 " QPs %" PRIu64
+					  " MRs, generated %" PRIu64 " %" PRIu64,
+					  o->pid, o->kern, o->qps, o->mrs, e->qps, e->mrs);
 	}
+	*distinct = 0;
 	for (uint32_t k = 0; k < procs + N_KERN; k++) {
 		size_t name = k < procs ? (1000 + k) % COMM_MOD : COMM_MOD + (k - procs);
 
@@ -636,27 +670,48 @@ static int check_device(const struct device *v, uint32_t procs)
 			continue;
 		owners--;
 		if (!names[name])
-			distinct++;
+			(*distinct)++;
 		names[name] = true;
 	}
 	if (owners != 0 || a->n_owners != used)
-		FAIL("%zu owners, generated %zu", a->n_owners, used - owners);
-	if (nl_fold_processes(a, TOP, comm_of_pid, NULL, &rows, &n_rows) < 0)
-		FAIL("nl_fold_processes: out of memory");
+		return check_fail(v, "%zu owners, generated %zu", a->n_owners, used - owners);
+	return 0;
+}
+
+/* The folded top-N rows add up to the generated totals, one row per name up to TOP. */
+static int check_folded(const struct device *v, size_t distinct)
+{
+	const struct expect *x = &v->exp;
+	uint64_t row_qps = 0, row_mrs = 0, row_bytes = 0;
+	struct nl_proc_row *rows = NULL;
+	size_t n_rows = 0;
+	int r = 0;
+
+	if (nl_fold_processes(&v->agg, TOP, comm_of_pid, NULL, &rows, &n_rows) < 0)
+		return check_fail(v, "nl_fold_processes: out of memory");
 	for (size_t i = 0; i < n_rows; i++) {
 		row_qps += rows[i].qps;
 		row_mrs += rows[i].mrs;
 		row_bytes += rows[i].mr_bytes;
 	}
 	if (row_qps != x->qps || row_mrs != x->mrs || row_bytes != x->mr_bytes)
-		FAIL("folded rows add up to %" PRIu64 " QPs %" PRIu64 " MRs, generated %" PRIu64
-		     " %" PRIu64,
-		     row_qps, row_mrs, x->qps, x->mrs);
-	if (n_rows != (distinct > TOP ? TOP + 1 : distinct))
-		FAIL("%zu folded rows for %zu names", n_rows, distinct);
+		r = check_fail(v,
+			       "folded rows add up to %" PRIu64 " QPs %" PRIu64
+			       " MRs, generated %" PRIu64 " %" PRIu64,
+			       row_qps, row_mrs, x->qps, x->mrs);
+	else if (n_rows != (distinct > TOP ? TOP + 1 : distinct))
+		r = check_fail(v, "%zu folded rows for %zu names", n_rows, distinct);
 	free(rows);
-	return 0;
-#undef FAIL
+	return r;
+}
+
+static int check_device(const struct device *v, uint32_t procs)
+{
+	size_t distinct = 0;
+
+	if (check_totals(v) < 0 || check_owners(v, procs, &distinct) < 0)
+		return -1;
+	return check_folded(v, distinct);
 }
 
 /* ---- figures --------------------------------------------------------------------------- */
@@ -859,109 +914,133 @@ static int run_once(const struct input *in, struct device *devs, size_t n_dev, d
 	return 0;
 }
 
-int main(int argc, char **argv)
-{
-	struct opts o = {.qps = 100000,
-			 .procs = 1000,
-			 .devices = 8,
-			 .reps = 7,
-			 .mrs = UINT64_MAX,
-			 .cqs = UINT64_MAX};
-	uint64_t qps = 0, mrs = 0, cqs = 0, bytes = 0, dgrams = 0;
-	long rss_gen, rss_before, hwm_after, rss_after;
-	double *t[PH_N] = {NULL}, first_wall = 0, wall_med, cpu_med;
-	struct input in = {0};
+/* One run of the benchmark: what it generated, measured and found. */
+struct bench {
+	struct opts o;
 	struct device *devs;
-	struct agg_mem m;
+	struct input in;
+	double *t[PH_N];
+	uint64_t qps, mrs, cqs, bytes, dgrams;
+	long rss_gen, rss_before, hwm_after, rss_after;
+	double first_wall, wall_med, cpu_med;
 	size_t peak;
 	bool hwm_reset;
-	int ret = 1, err;
+};
 
-	if (parse_opts(argc, argv, &o) < 0) {
-		usage(stderr);
-		return 2;
-	}
-	devs = calloc(o.devices, sizeof(*devs));
+static int bench_alloc(struct bench *b)
+{
+	b->devs = calloc(b->o.devices, sizeof(*b->devs));
 	for (int p = 0; p < PH_N; p++)
-		t[p] = calloc(o.reps, sizeof(double));
+		b->t[p] = calloc(b->o.reps, sizeof(double));
 	for (int p = 0; p < PH_N; p++)
-		if (!t[p])
-			goto oom;
-	if (!devs)
-		goto oom;
-	err = generate(&o, devs, &in);
-	if (err < 0) {
-		fprintf(stderr, "netlink-scale: generating the replies: %s\n", strerror(-err));
-		goto out;
+		if (!b->t[p])
+			return -ENOMEM;
+	return b->devs ? 0 : -ENOMEM;
+}
+
+static void bench_free(struct bench *b)
+{
+	for (size_t d = 0; b->devs && d < b->o.devices; d++) {
+		nl_dev_agg_free(&b->devs[d].agg);
+		free(b->devs[d].exp.owner);
 	}
-	for (size_t d = 0; d < o.devices; d++) {
-		qps += devs[d].exp.qps;
-		mrs += devs[d].exp.mrs;
-		cqs += devs[d].exp.cqs;
-		bytes += devs[d].qp.bytes + devs[d].mr.bytes + devs[d].cq.bytes;
-		dgrams += devs[d].qp.n + devs[d].mr.n + devs[d].cq.n;
+	for (int p = 0; p < PH_N; p++)
+		free(b->t[p]);
+	free(b->devs);
+	free(b->in.buf);
+	free(b->in.dg);
+}
+
+/* Totals of the generated input, and the lines that say what it is. */
+static void describe_input(struct bench *b)
+{
+	for (size_t d = 0; d < b->o.devices; d++) {
+		const struct device *v = &b->devs[d];
+
+		b->qps += v->exp.qps;
+		b->mrs += v->exp.mrs;
+		b->cqs += v->exp.cqs;
+		b->bytes += v->qp.bytes + v->mr.bytes + v->cq.bytes;
+		b->dgrams += v->qp.n + v->mr.n + v->cq.n;
 	}
-	rss_gen = status_kib("VmRSS");
+	b->rss_gen = status_kib("VmRSS");
 	printf("netlink-scale: %" PRIu64 " QPs, %" PRIu64 " MRs, %" PRIu64 " CQs of %" PRIu64
 	       " processes on %" PRIu64 " devices, %" PRIu64 " repetitions\n",
-	       qps, mrs, cqs, o.procs, o.devices, o.reps);
+	       b->qps, b->mrs, b->cqs, b->o.procs, b->o.devices, b->o.reps);
 	printf("input: %" PRIu64 " datagrams of at most %d bytes, %" PRIu64
 	       " bytes (%.1f MiB) of reply per repetition\n\n",
-	       dgrams, DGRAM_MAX, bytes, (double)bytes / 1048576);
+	       b->dgrams, DGRAM_MAX, b->bytes, (double)b->bytes / 1048576);
+}
 
-	/* The timed part. */
-	touch_input(&in);
-	rss_before = status_kib("VmRSS");
-	hwm_reset = reset_hwm();
+/* The timed part. */
+static int run_timed(struct bench *b)
+{
+	touch_input(&b->in);
+	b->rss_before = status_kib("VmRSS");
+	b->hwm_reset = reset_hwm();
 	/* A first pass grows the tables, as the collector's first poll does;
 	 * the repetitions measure the steady state that every later poll sees. */
-	for (uint64_t r = 0; r <= o.reps; r++) {
+	for (uint64_t r = 0; r <= b->o.reps; r++) {
 		double one[PH_N];
 
-		if (run_once(&in, devs, o.devices, one) < 0)
-			goto out;
+		if (run_once(&b->in, b->devs, b->o.devices, one) < 0)
+			return -1;
 		for (int p = 0; r && p < PH_N; p++)
-			t[p][r - 1] = one[p];
+			b->t[p][r - 1] = one[p];
 		if (r == 0)
-			first_wall = one[PH_WALL];
+			b->first_wall = one[PH_WALL];
 	}
-	hwm_after = status_kib("VmHWM");
-	rss_after = status_kib("VmRSS");
+	b->hwm_after = status_kib("VmHWM");
+	b->rss_after = status_kib("VmRSS");
+	return 0;
+}
 
-	print_devices(devs, o.devices);
+static void print_times(struct bench *b)
+{
+	uint64_t reps = b->o.reps;
+	double **t = b->t;
+
+	print_devices(b->devs, b->o.devices);
 	printf("\ntime per repetition, all %" PRIu64
 	       " devices  min_ms  median_ms  (median) per object\n",
-	       o.devices);
-	print_phase("nl_dev_agg_reset", t[PH_RESET], o.reps, 0, "");
-	print_phase("QP dumps (nl_on_qp_msg)", t[PH_QP], o.reps, qps, "QP");
-	print_phase("MR dumps (nl_on_mr_msg)", t[PH_MR], o.reps, mrs, "MR");
-	print_phase("CQ dumps (nl_on_cq_msg)", t[PH_CQ], o.reps, cqs, "CQ");
-	print_phase("nl_fold_processes, top 10", t[PH_FOLD], o.reps, 0, "");
-	print_phase("total, wall clock", t[PH_WALL], o.reps, 0, "");
-	print_phase("total, CPU time", t[PH_CPU], o.reps, 0, "");
-	wall_med = median(t[PH_WALL], o.reps);
-	cpu_med = median(t[PH_CPU], o.reps);
+	       b->o.devices);
+	print_phase("nl_dev_agg_reset", t[PH_RESET], reps, 0, "");
+	print_phase("QP dumps (nl_on_qp_msg)", t[PH_QP], reps, b->qps, "QP");
+	print_phase("MR dumps (nl_on_mr_msg)", t[PH_MR], reps, b->mrs, "MR");
+	print_phase("CQ dumps (nl_on_cq_msg)", t[PH_CQ], reps, b->cqs, "CQ");
+	print_phase("nl_fold_processes, top 10", t[PH_FOLD], reps, 0, "");
+	print_phase("total, wall clock", t[PH_WALL], reps, 0, "");
+	print_phase("total, CPU time", t[PH_CPU], reps, 0, "");
+	b->wall_med = median(t[PH_WALL], reps);
+	b->cpu_med = median(t[PH_CPU], reps);
 	printf("  first pass, not counted (tables grow): %.3f ms; CPU/wall %.2f\n",
-	       first_wall / 1e6, wall_med > 0 ? cpu_med / wall_med : 0);
+	       b->first_wall / 1e6, b->wall_med > 0 ? b->cpu_med / b->wall_med : 0);
 	printf("  throughput (median): %.0f QPs/s, %.0f objects/s, %.1f MiB/s of reply parsed\n",
-	       (double)qps / wall_med * 1e9, (double)(qps + mrs + cqs) / wall_med * 1e9,
-	       (double)bytes / 1048576 / (wall_med / 1e9));
+	       (double)b->qps / b->wall_med * 1e9,
+	       (double)(b->qps + b->mrs + b->cqs) / b->wall_med * 1e9,
+	       (double)b->bytes / 1048576 / (b->wall_med / 1e9));
+}
 
-	agg_memory(devs, o.devices, &m);
-	peak = m.owners + m.buckets + m.structs + m.transient;
+static void print_memory(struct bench *b)
+{
+	const struct input *in = &b->in;
+	struct agg_mem m;
+
+	agg_memory(b->devs, b->o.devices, &m);
+	b->peak = m.owners + m.buckets + m.structs + m.transient;
 	printf("\nmemory, KiB\n");
 	printf("  synthetic input (not aggregation):\n");
-	printf("    %-46s %9.1f\n", "reply datagrams, bytes used", (double)in.len / 1024);
+	printf("    %-46s %9.1f\n", "reply datagrams, bytes used", (double)in->len / 1024);
 	printf("    %-46s %9.1f\n", "reply buffer + datagram index, allocated",
-	       (double)(in.cap + in.cap_dg * sizeof(struct dgram)) / 1024);
-	printf("    %-46s %9ld\n", "RSS once generated", rss_gen);
+	       (double)(in->cap + in->cap_dg * sizeof(struct dgram)) / 1024);
+	printf("    %-46s %9ld\n", "RSS once generated", b->rss_gen);
 	printf("  aggregation:\n");
-	printf("    %-46s %9ld\n", "RSS before the first repetition", rss_before);
-	printf("    %-46s %9ld%s\n", "peak RSS over the repetitions (VmHWM)", hwm_after,
-	       hwm_reset ? "" : "  (clear_refs refused: the peak includes generation)");
+	printf("    %-46s %9ld\n", "RSS before the first repetition", b->rss_before);
+	printf("    %-46s %9ld%s\n", "peak RSS over the repetitions (VmHWM)", b->hwm_after,
+	       b->hwm_reset ? "" : "  (clear_refs refused: the peak includes generation)");
 	printf("    %-46s %9ld\n", "RSS growth caused by aggregating (HWM - before)",
-	       hwm_after - rss_before);
-	printf("    %-46s %9ld\n", "RSS after the repetitions", rss_after);
+	       b->hwm_after - b->rss_before);
+	printf("    %-46s %9ld\n", "RSS after the repetitions", b->rss_after);
 	printf("  aggregates, computed from their capacities:\n");
 	printf("    %-46s %9.1f  (%zu B per struct nl_owner)\n", "owner hash tables",
 	       (double)m.owners / 1024, sizeof(struct nl_owner));
@@ -969,30 +1048,59 @@ int main(int argc, char **argv)
 	printf("    %-46s %9.1f\n", "struct nl_dev_agg", (double)m.structs / 1024);
 	printf("    %-46s %9.1f\n", "largest transient (table growth, fold rows)",
 	       (double)m.transient / 1024);
-	printf("    %-46s %9.1f\n", "peak", (double)peak / 1024);
+	printf("    %-46s %9.1f\n", "peak", (double)b->peak / 1024);
+}
 
-	for (size_t d = 0; d < o.devices; d++)
-		if (check_device(&devs[d], (uint32_t)o.procs) < 0)
-			goto out;
-	if (print_rows(&devs[0]) < 0)
-		goto oom;
+/* Checks every device; -1 (printed) on a mismatch, -ENOMEM when out of memory. */
+static int check_and_summarise(const struct bench *b)
+{
+	for (size_t d = 0; d < b->o.devices; d++)
+		if (check_device(&b->devs[d], (uint32_t)b->o.procs) < 0)
+			return -1;
+	if (print_rows(&b->devs[0]) < 0)
+		return -ENOMEM;
 	printf("aggregates match the generated counts on every device\n\n");
 	printf("parse+aggregate of %" PRIu64 " QPs: %.1f ms (median of %" PRIu64
 	       "), peak aggregate memory: %.0f KiB\n",
-	       qps, wall_med / 1e6, o.reps, (double)peak / 1024);
-	ret = 0;
-	goto out;
-oom:
-	fprintf(stderr, "netlink-scale: out of memory\n");
-out:
-	for (size_t d = 0; devs && d < o.devices; d++) {
-		nl_dev_agg_free(&devs[d].agg);
-		free(devs[d].exp.owner);
+	       b->qps, b->wall_med / 1e6, b->o.reps, (double)b->peak / 1024);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct bench b = {.o = {.qps = 100000,
+				.procs = 1000,
+				.devices = 8,
+				.reps = 7,
+				.mrs = UINT64_MAX,
+				.cqs = UINT64_MAX}};
+	int ret, err;
+
+	if (parse_opts(argc, argv, &b.o) < 0) {
+		usage(stderr);
+		return 2;
 	}
-	for (int p = 0; p < PH_N; p++)
-		free(t[p]);
-	free(devs);
-	free(in.buf);
-	free(in.dg);
+	err = bench_alloc(&b);
+	if (err == 0) {
+		err = generate(&b.o, b.devs, &b.in);
+		if (err < 0) {
+			fprintf(stderr, "netlink-scale: generating the replies: %s\n",
+				strerror(-err));
+			err = -1;
+		}
+	}
+	if (err == 0) {
+		describe_input(&b);
+		err = run_timed(&b);
+	}
+	if (err == 0) {
+		print_times(&b);
+		print_memory(&b);
+		err = check_and_summarise(&b);
+	}
+	if (err == -ENOMEM)
+		fprintf(stderr, "netlink-scale: out of memory\n");
+	ret = err == 0 ? 0 : 1;
+	bench_free(&b);
 	return ret;
 }

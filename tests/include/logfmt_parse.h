@@ -97,6 +97,120 @@ static inline int logfmt_hex(char c)
 	return -1;
 }
 
+/* The optional "<N>" journal prefix at s[0]; *i moves past it. 0 or -1. */
+static inline int logfmt_parse_priority(const char *s, size_t n, size_t *i, struct logfmt_record *r)
+{
+	if (s[0] != '<')
+		return 0;
+	r->priority = 0;
+	for (*i = 1; *i < n && s[*i] >= '0' && s[*i] <= '9'; (*i)++)
+		r->priority = r->priority * 10 + (s[*i] - '0');
+	if (*i == 1 || *i >= n || s[*i] != '>')
+		return -1;
+	(*i)++;
+	return 0;
+}
+
+/* "key=" at s[*i], into f->key; *i moves past the '='. 0 or -1. */
+static inline int logfmt_parse_key(const char *s, size_t n, size_t *i, struct logfmt_field *f)
+{
+	size_t k = 0;
+
+	while (*i < n && s[*i] != '=' && s[*i] != ' ' && s[*i] != '"' &&
+	       (unsigned char)s[*i] > ' ') {
+		if (k + 1 >= sizeof(f->key))
+			return -1;
+		f->key[k++] = s[(*i)++];
+	}
+	f->key[k] = '\0';
+	if (k == 0 || *i >= n || s[*i] != '=')
+		return -1;
+	(*i)++;
+	return 0;
+}
+
+/* The escape whose backslash is at s[*i]; *i ends on its last byte. 0 or -1. */
+static inline int logfmt_parse_escape(const char *s, size_t n, size_t *i, struct logfmt_field *f)
+{
+	uint32_t cp = 0;
+
+	if (++*i >= n)
+		return -1;
+	switch (s[*i]) {
+	case '\\':
+	case '"':
+		f->value[f->value_len++] = s[*i];
+		return 0;
+	case 'n':
+		f->value[f->value_len++] = '\n';
+		return 0;
+	case 'r':
+		f->value[f->value_len++] = '\r';
+		return 0;
+	case 't':
+		f->value[f->value_len++] = '\t';
+		return 0;
+	case 'u':
+		for (int d = 1; d <= 4; d++) {
+			int h = *i + d < n ? logfmt_hex(s[*i + d]) : -1;
+
+			if (h < 0)
+				return -1;
+			cp = cp * 16 + (uint32_t)h;
+		}
+		*i += 4;
+		f->value_len += logfmt_put_utf8(f->value + f->value_len, cp);
+		return 0;
+	default:
+		return -1;
+	}
+}
+
+/* A quoted value whose opening quote is at s[*i]; *i moves past the closing one. */
+static inline int logfmt_parse_quoted(const char *s, size_t n, size_t *i, struct logfmt_field *f)
+{
+	for ((*i)++;; (*i)++) {
+		char c;
+
+		if (*i >= n)
+			return -1; /* no closing quote */
+		c = s[*i];
+		if (c == '"')
+			break;
+		if ((unsigned char)c < ' ' || c == 0x7f)
+			return -1; /* raw control byte inside quotes */
+		if (f->value_len + 5 > sizeof(f->value))
+			return -1;
+		if (c != '\\')
+			f->value[f->value_len++] = c;
+		else if (logfmt_parse_escape(s, n, i, f) < 0)
+			return -1;
+	}
+	f->value[f->value_len] = '\0';
+	(*i)++; /* the closing quote */
+	if (*i < n && s[*i] != ' ')
+		return -1;
+	return 0;
+}
+
+/* A bare value at s[*i], up to the next space. 0 or -1. */
+static inline int logfmt_parse_bare(const char *s, size_t n, size_t *i, struct logfmt_field *f)
+{
+	while (*i < n && s[*i] != ' ') {
+		unsigned char c = (unsigned char)s[*i];
+
+		if (c <= ' ' || c == '=' || c == '"' || c == 0x7f)
+			return -1;
+		if (f->value_len + 2 > sizeof(f->value))
+			return -1;
+		f->value[f->value_len++] = s[(*i)++];
+	}
+	if (f->value_len == 0)
+		return -1; /* an empty value is written "" */
+	f->value[f->value_len] = '\0';
+	return 0;
+}
+
 /* Parses the record in s[0..n); 0, or -1 when it is not strict logfmt. */
 static inline int logfmt_parse(const char *s, size_t n, struct logfmt_record *r)
 {
@@ -107,17 +221,11 @@ static inline int logfmt_parse(const char *s, size_t n, struct logfmt_record *r)
 	if (n == 0 || s[n - 1] != '\n' || memchr(s, '\n', n - 1) || !logfmt_valid_utf8(s, n))
 		return -1;
 	n--; /* the newline */
-	if (s[0] == '<') {
-		r->priority = 0;
-		for (i = 1; i < n && s[i] >= '0' && s[i] <= '9'; i++)
-			r->priority = r->priority * 10 + (s[i] - '0');
-		if (i == 1 || i >= n || s[i] != '>')
-			return -1;
-		i++;
-	}
+	if (logfmt_parse_priority(s, n, &i, r) < 0)
+		return -1;
 	while (i < n) {
 		struct logfmt_field *f;
-		size_t k = 0;
+		int rc;
 
 		if (r->n == LOGFMT_MAX_FIELDS)
 			return -1;
@@ -127,87 +235,15 @@ static inline int logfmt_parse(const char *s, size_t n, struct logfmt_record *r)
 				return -1;
 			i++;
 		}
-		while (i < n && s[i] != '=' && s[i] != ' ' && s[i] != '"' &&
-		       (unsigned char)s[i] > ' ') {
-			if (k + 1 >= sizeof(f->key))
-				return -1;
-			f->key[k++] = s[i++];
-		}
-		f->key[k] = '\0';
-		if (k == 0 || i >= n || s[i] != '=')
+		if (logfmt_parse_key(s, n, &i, f) < 0)
 			return -1;
-		i++;
 		f->value_len = 0;
-		if (i < n && s[i] == '"') {
-			for (i++;; i++) {
-				char c;
-
-				if (i >= n)
-					return -1; /* no closing quote */
-				c = s[i];
-				if (c == '"')
-					break;
-				if ((unsigned char)c < ' ' || c == 0x7f)
-					return -1; /* raw control byte inside quotes */
-				if (f->value_len + 5 > sizeof(f->value))
-					return -1;
-				if (c != '\\') {
-					f->value[f->value_len++] = c;
-					continue;
-				}
-				if (++i >= n)
-					return -1;
-				switch (s[i]) {
-				case '\\':
-				case '"':
-					f->value[f->value_len++] = s[i];
-					break;
-				case 'n':
-					f->value[f->value_len++] = '\n';
-					break;
-				case 'r':
-					f->value[f->value_len++] = '\r';
-					break;
-				case 't':
-					f->value[f->value_len++] = '\t';
-					break;
-				case 'u': {
-					uint32_t cp = 0;
-
-					for (int d = 1; d <= 4; d++) {
-						int h = i + d < n ? logfmt_hex(s[i + d]) : -1;
-
-						if (h < 0)
-							return -1;
-						cp = cp * 16 + (uint32_t)h;
-					}
-					i += 4;
-					f->value_len +=
-						logfmt_put_utf8(f->value + f->value_len, cp);
-					break;
-				}
-				default:
-					return -1;
-				}
-			}
-			f->value[f->value_len] = '\0';
-			i++; /* the closing quote */
-			if (i < n && s[i] != ' ')
-				return -1;
-		} else {
-			while (i < n && s[i] != ' ') {
-				unsigned char c = (unsigned char)s[i];
-
-				if (c <= ' ' || c == '=' || c == '"' || c == 0x7f)
-					return -1;
-				if (f->value_len + 2 > sizeof(f->value))
-					return -1;
-				f->value[f->value_len++] = s[i++];
-			}
-			if (f->value_len == 0)
-				return -1; /* an empty value is written "" */
-			f->value[f->value_len] = '\0';
-		}
+		if (i < n && s[i] == '"')
+			rc = logfmt_parse_quoted(s, n, &i, f);
+		else
+			rc = logfmt_parse_bare(s, n, &i, f);
+		if (rc < 0)
+			return -1;
 	}
 	return 0;
 }

@@ -189,26 +189,12 @@ static void inject_close(struct inject *in)
 	memset(in, 0, sizeof(*in));
 }
 
-/* Opens DEVICE and sets up everything up to the address handle. Prints
- * the failing step and returns -1 (everything released) on error. */
-static int inject_open(struct inject *in, const char *device, uint8_t port, struct in_addr dest)
+/* Opens the verbs device named DEVICE into in->ctx; prints why and returns -1 if it cannot. */
+static int open_named_device(struct inject *in, const char *device)
 {
-	struct ibv_qp_init_attr qa = {
-		.qp_type = IBV_QPT_UD,
-		.cap = {.max_send_wr = SQ_DEPTH,
-			.max_recv_wr = RQ_DEPTH,
-			.max_send_sge = 1,
-			.max_recv_sge = 1},
-	};
-	struct ibv_ah_attr aa = {.port_num = port, .is_global = 1};
 	struct ibv_device **list;
-	struct ibv_port_attr pa;
-	size_t len = SQ_DEPTH * PROBE_PACKET_LEN + RQ_DEPTH * RECV_SLOT;
-	union ibv_gid sgid;
-	const char *what;
 	int n, err = 0;
 
-	in->port = port;
 	list = ibv_get_device_list(&n);
 	if (!list) {
 		fprintf(stderr, "probe_inject: ibv_get_device_list: %s\n", strerror(errno));
@@ -222,77 +208,128 @@ static int inject_open(struct inject *in, const char *device, uint8_t port, stru
 			err = errno;
 	}
 	ibv_free_device_list(list);
-	if (!in->ctx) {
-		if (err)
-			fprintf(stderr, "probe_inject: ibv_open_device %s: %s\n", device,
-				strerror(err));
-		else
-			fprintf(stderr, "probe_inject: no RDMA device %s\n", device);
-		return -1;
-	}
-	what = "ibv_query_port";
+	if (in->ctx)
+		return 0;
+	if (err)
+		fprintf(stderr, "probe_inject: ibv_open_device %s: %s\n", device, strerror(err));
+	else
+		fprintf(stderr, "probe_inject: no RDMA device %s\n", device);
+	return -1;
+}
+
+/*
+ * The port must be RoCE with an IPv4-mapped GID (in->gid_index). -1 with
+ * *what set when a verbs call failed (errno), -2 when the port does not
+ * fit (already printed).
+ */
+static int check_roce_port(struct inject *in, const char *device, uint8_t port, const char **what)
+{
+	struct ibv_port_attr pa;
+	union ibv_gid sgid;
+
+	*what = "ibv_query_port";
 	if (ibv_query_port(in->ctx, port, &pa))
-		goto fail;
+		return -1;
 	if (pa.link_layer != IBV_LINK_LAYER_ETHERNET) {
 		fprintf(stderr, "probe_inject: %s port %u is not RoCE (link layer %u)\n", device,
 			port, pa.link_layer);
-		goto out;
+		return -2;
 	}
 	in->gid_index = find_ipv4_gid(in, pa.gid_tbl_len, &sgid);
 	if (in->gid_index < 0) {
 		fprintf(stderr, "probe_inject: %s port %u has no IPv4-mapped RoCE v2 GID\n", device,
 			port);
-		goto out;
+		return -2;
 	}
-	what = "ibv_alloc_pd";
+	return 0;
+}
+
+/* PD, buffer, MR, CQs and a UD QP in RTS with its receives posted; -1 with *what set. */
+static int create_queues(struct inject *in, const char **what)
+{
+	struct ibv_qp_init_attr qa = {
+		.qp_type = IBV_QPT_UD,
+		.cap = {.max_send_wr = SQ_DEPTH,
+			.max_recv_wr = RQ_DEPTH,
+			.max_send_sge = 1,
+			.max_recv_sge = 1},
+	};
+	size_t len = SQ_DEPTH * PROBE_PACKET_LEN + RQ_DEPTH * RECV_SLOT;
+	int err;
+
+	*what = "ibv_alloc_pd";
 	in->pd = ibv_alloc_pd(in->ctx);
 	if (!in->pd)
-		goto fail;
-	what = "buffer";
+		return -1;
+	*what = "buffer";
 	in->buf = calloc(1, len);
 	if (!in->buf)
-		goto fail;
-	what = "ibv_reg_mr";
+		return -1;
+	*what = "ibv_reg_mr";
 	in->mr = ibv_reg_mr(in->pd, in->buf, len, IBV_ACCESS_LOCAL_WRITE);
 	if (!in->mr)
-		goto fail;
-	what = "ibv_create_cq";
+		return -1;
+	*what = "ibv_create_cq";
 	in->send_cq = ibv_create_cq(in->ctx, SQ_DEPTH, NULL, NULL, 0);
 	in->recv_cq = in->send_cq ? ibv_create_cq(in->ctx, RQ_DEPTH, NULL, NULL, 0) : NULL;
 	if (!in->recv_cq)
-		goto fail;
-	what = "ibv_create_qp";
+		return -1;
+	*what = "ibv_create_qp";
 	qa.send_cq = in->send_cq;
 	qa.recv_cq = in->recv_cq;
 	in->qp = ibv_create_qp(in->pd, &qa);
 	if (!in->qp)
-		goto fail;
-	what = "ibv_modify_qp (INIT/RTR/RTS)";
+		return -1;
+	*what = "ibv_modify_qp (INIT/RTR/RTS)";
 	if (to_rts(in) < 0)
-		goto fail;
-	what = "ibv_post_recv";
+		return -1;
+	*what = "ibv_post_recv";
 	for (unsigned i = 0; i < RQ_DEPTH; i++) {
 		err = post_recv(in, i);
 		if (err < 0) {
 			errno = -err;
-			goto fail;
+			return -1;
 		}
 	}
+	return 0;
+}
+
+/* The address handle towards DEST; -1 with *what set. */
+static int create_dest_ah(struct inject *in, struct in_addr dest, const char **what)
+{
+	struct ibv_ah_attr aa = {.port_num = in->port, .is_global = 1};
+
 	/* The destination's RoCE v2 GID is its IPv4 address, mapped. */
 	aa.grh.dgid.raw[10] = 0xff;
 	aa.grh.dgid.raw[11] = 0xff;
 	memcpy(&aa.grh.dgid.raw[12], &dest.s_addr, 4);
 	aa.grh.sgid_index = (uint8_t)in->gid_index;
 	aa.grh.hop_limit = 64;
-	what = "ibv_create_ah";
+	*what = "ibv_create_ah";
 	in->ah = ibv_create_ah(in->pd, &aa);
-	if (!in->ah)
-		goto fail;
-	return 0;
-fail:
-	fprintf(stderr, "probe_inject: %s on %s port %u: %s\n", what, device, port,
-		strerror(errno ? errno : EIO));
-out:
+	return in->ah ? 0 : -1;
+}
+
+/* Opens DEVICE and sets up everything up to the address handle. Prints
+ * the failing step and returns -1 (everything released) on error. */
+static int inject_open(struct inject *in, const char *device, uint8_t port, struct in_addr dest)
+{
+	const char *what = "";
+	int r;
+
+	in->port = port;
+	if (open_named_device(in, device) < 0)
+		return -1;
+	r = check_roce_port(in, device, port, &what);
+	if (r == 0)
+		r = create_queues(in, &what);
+	if (r == 0)
+		r = create_dest_ah(in, dest, &what);
+	if (r == 0)
+		return 0;
+	if (r == -1)
+		fprintf(stderr, "probe_inject: %s on %s port %u: %s\n", what, device, port,
+			strerror(errno ? errno : EIO));
 	inject_close(in);
 	return -1;
 }

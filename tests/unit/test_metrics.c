@@ -321,22 +321,22 @@ static void test_histogram_u64_exact(void **state)
 	metric_sink_free(s);
 }
 
-static void test_histogram_rejects(void **state)
+/* REJECT(want, call): call fails with want and counts one more error in s. */
+#define REJECT(want, call)                                                                         \
+	do {                                                                                       \
+		assert_int_equal((call), (want));                                                  \
+		assert_int_equal(metric_sink_errors(s), ++n_err);                                  \
+	} while (0)
+
+/* Histograms the sink refuses whatever else it holds; returns how many (each an error). */
+static uint64_t reject_invalid_histograms(struct metric_sink *s)
 {
 	static const double ok_b[] = {1, 2};
 	static const uint64_t ok_c[] = {1, 1};
 	static const double same[] = {1, 1}, down[] = {2, 1}, nan_b[] = {1, NAN},
 			    inf_b[] = {1, INFINITY}, ninf_b[] = {-INFINITY, 1};
 	static const uint64_t wrap[] = {UINT64_MAX, 1};
-	struct metric_sink *s = metric_sink_new();
 	uint64_t n_err = 0;
-	char *out;
-
-#define REJECT(want, call)                                                                         \
-	do {                                                                                       \
-		assert_int_equal((call), (want));                                                  \
-		assert_int_equal(metric_sink_errors(s), ++n_err);                                  \
-	} while (0)
 
 	/* le belongs to the writer */
 	REJECT(-EINVAL, metric_sink_add_histogram(s, "h", "h", METRIC_LABELS({"le", "1"}), ok_b, 2,
@@ -374,7 +374,18 @@ static void test_histogram_rejects(void **state)
 	       metric_sink_add_u64(s, "scalar", "h", METRIC_HISTOGRAM, METRIC_NO_LABELS, 1));
 	REJECT(-EINVAL,
 	       metric_sink_add_double(s, "scalar", "h", METRIC_HISTOGRAM, METRIC_NO_LABELS, 1));
+	return n_err;
+}
 
+static void test_histogram_rejects(void **state)
+{
+	static const double ok_b[] = {1, 2};
+	static const uint64_t ok_c[] = {1, 1};
+	struct metric_sink *s = metric_sink_new();
+	uint64_t n_err;
+	char *out;
+
+	n_err = reject_invalid_histograms(s);
 	/* a good one; the counts may add up to less than count (the rest is above 2) */
 	assert_int_equal(metric_sink_add_histogram(s, "h", "H", METRIC_LABELS({"a", "1"}), ok_b, 2,
 						   ok_c, 5, 1),
@@ -390,7 +401,6 @@ static void test_histogram_rejects(void **state)
 	assert_int_equal(metric_sink_add_u64(s, "g", "G", METRIC_GAUGE, METRIC_NO_LABELS, 4), 0);
 	REJECT(-EPROTO, metric_sink_add_histogram(s, "g", "G", METRIC_LABELS({"a", "2"}), ok_b, 2,
 						  ok_c, 2, 1));
-#undef REJECT
 
 	assert_int_equal(metric_sink_samples(s), 2);
 	assert_int_equal(metric_sink_errors(s), 19);
@@ -405,6 +415,7 @@ static void test_histogram_rejects(void **state)
 	free(out);
 	metric_sink_free(s);
 }
+#undef REJECT
 
 /* The next double above a positive finite v; nextafter() without libm. */
 static double next_up(double v)

@@ -736,77 +736,85 @@ static void assert_error_counts(const char *text, uint64_t timeout, uint64_t int
 
 /* ---- the recorded replies, end to end ----------------------------------------------------- */
 
-static void test_busy(void **state)
+/* rxe-busy: the resource summary and limits */
+static void assert_busy_resources(const char *text)
 {
-	struct world *w = world_new("rxe-busy");
-	uint32_t last_seq = 0;
-	struct run r;
-
-	run_start(&r, w, &defaults);
-	run_ok(&r);
-	assert_int_equal(r.stats.devices, 1);
-	assert_int_equal(r.stats.read_errors, 0);
-
 	/* the kernel's summary, and pd from it */
-	assert_line(r.text, "rdma_resources{device=\"rxe0\",resource=\"qp\"} 133");
-	assert_line(r.text, "rdma_resources{device=\"rxe0\",resource=\"cq\"} 9");
-	assert_line(r.text, "rdma_resources{device=\"rxe0\",resource=\"mr\"} 11");
-	assert_line(r.text, "rdma_resources{device=\"rxe0\",resource=\"pd\"} 9");
-	assert_line(r.text, "rdma_resources{device=\"rxe0\",resource=\"cm_id\"} 3");
-	assert_line(r.text, "rdma_resources{device=\"rxe0\",resource=\"ctx\"} 6");
-	assert_line(r.text, "rdma_resources{device=\"rxe0\",resource=\"srq\"} 0");
-	assert_int_equal(count_lines(r.text, "rdma_resources{", NULL), 7);
-	assert_line(r.text, "rdma_pds{device=\"rxe0\"} 9");
+	assert_line(text, "rdma_resources{device=\"rxe0\",resource=\"qp\"} 133");
+	assert_line(text, "rdma_resources{device=\"rxe0\",resource=\"cq\"} 9");
+	assert_line(text, "rdma_resources{device=\"rxe0\",resource=\"mr\"} 11");
+	assert_line(text, "rdma_resources{device=\"rxe0\",resource=\"pd\"} 9");
+	assert_line(text, "rdma_resources{device=\"rxe0\",resource=\"cm_id\"} 3");
+	assert_line(text, "rdma_resources{device=\"rxe0\",resource=\"ctx\"} 6");
+	assert_line(text, "rdma_resources{device=\"rxe0\",resource=\"srq\"} 0");
+	assert_int_equal(count_lines(text, "rdma_resources{", NULL), 7);
+	assert_line(text, "rdma_pds{device=\"rxe0\"} 9");
 	/* limits from the fake verbs query; a limit of 0 is not exported */
-	assert_line(r.text, "rdma_resource_limit{device=\"rxe0\",resource=\"qp\"} 65536");
-	assert_line(r.text, "rdma_resource_limit{device=\"rxe0\",resource=\"cq\"} 16384");
-	assert_line(r.text, "rdma_resource_limit{device=\"rxe0\",resource=\"mr\"} 262144");
-	assert_line(r.text, "rdma_resource_limit{device=\"rxe0\",resource=\"pd\"} 32764");
-	assert_int_equal(count_lines(r.text, "rdma_resource_limit{", NULL), 4);
+	assert_line(text, "rdma_resource_limit{device=\"rxe0\",resource=\"qp\"} 65536");
+	assert_line(text, "rdma_resource_limit{device=\"rxe0\",resource=\"cq\"} 16384");
+	assert_line(text, "rdma_resource_limit{device=\"rxe0\",resource=\"mr\"} 262144");
+	assert_line(text, "rdma_resource_limit{device=\"rxe0\",resource=\"pd\"} 32764");
+	assert_int_equal(count_lines(text, "rdma_resource_limit{", NULL), 4);
+}
 
+/* rxe-busy: QPs, CQs, MRs, CM IDs and SRQs */
+static void assert_busy_objects(const char *text)
+{
 	/* QPs: every state for each (port, type) seen */
-	assert_line(r.text, "rdma_qps{device=\"rxe0\",port=\"1\",type=\"RC\",state=\"RTR\"} 64");
-	assert_busy_qps(r.text);
-	assert_line(r.text, "rdma_cqs{device=\"rxe0\"} 9");
-	assert_line(r.text, "rdma_cq_entries{device=\"rxe0\"} 133239");
-	assert_line(r.text, "rdma_mrs{device=\"rxe0\"} 11");
-	assert_line(r.text, "rdma_mr_registered_bytes{device=\"rxe0\"} 16785664");
-	assert_line(r.text,
-		    "rdma_cm_ids{device=\"rxe0\",port=\"1\",ps=\"TCP\",state=\"LISTEN\"} 1");
-	assert_line(r.text,
-		    "rdma_cm_ids{device=\"rxe0\",port=\"1\",ps=\"TCP\",state=\"CONNECT\"} 2");
-	assert_int_equal(count_lines(r.text, "rdma_cm_ids{", NULL), 2);
-	assert_line(r.text, "rdma_srqs{device=\"rxe0\"} 0");
+	assert_line(text, "rdma_qps{device=\"rxe0\",port=\"1\",type=\"RC\",state=\"RTR\"} 64");
+	assert_busy_qps(text);
+	assert_line(text, "rdma_cqs{device=\"rxe0\"} 9");
+	assert_line(text, "rdma_cq_entries{device=\"rxe0\"} 133239");
+	assert_line(text, "rdma_mrs{device=\"rxe0\"} 11");
+	assert_line(text, "rdma_mr_registered_bytes{device=\"rxe0\"} 16785664");
+	assert_line(text, "rdma_cm_ids{device=\"rxe0\",port=\"1\",ps=\"TCP\",state=\"LISTEN\"} 1");
+	assert_line(text, "rdma_cm_ids{device=\"rxe0\",port=\"1\",ps=\"TCP\",state=\"CONNECT\"} 2");
+	assert_int_equal(count_lines(text, "rdma_cm_ids{", NULL), 2);
+	assert_line(text, "rdma_srqs{device=\"rxe0\"} 0");
+}
 
+/* rxe-busy: the per-process numbers */
+static void assert_busy_processes(const char *text)
+{
 	/* per process, all four names within the top 10 */
-	assert_line(r.text, "rdma_process_qps{device=\"rxe0\",comm=\"ib_send_bw\"} 128");
-	assert_line(r.text, "rdma_process_qps{device=\"rxe0\",comm=\"ibv_rc_pingpong\"} 2");
-	assert_line(r.text, "rdma_process_qps{device=\"rxe0\",comm=\"rping\"} 2");
-	assert_line(r.text, "rdma_process_qps{device=\"rxe0\",comm=\"ib_core\"} 1");
-	assert_int_equal(count_lines(r.text, "rdma_process_qps{", NULL), 4);
-	assert_line(r.text, "rdma_process_mrs{device=\"rxe0\",comm=\"ib_send_bw\"} 2");
-	assert_line(r.text, "rdma_process_mrs{device=\"rxe0\",comm=\"rping\"} 7");
-	assert_line(r.text, "rdma_process_mrs{device=\"rxe0\",comm=\"ib_core\"} 0");
+	assert_line(text, "rdma_process_qps{device=\"rxe0\",comm=\"ib_send_bw\"} 128");
+	assert_line(text, "rdma_process_qps{device=\"rxe0\",comm=\"ibv_rc_pingpong\"} 2");
+	assert_line(text, "rdma_process_qps{device=\"rxe0\",comm=\"rping\"} 2");
+	assert_line(text, "rdma_process_qps{device=\"rxe0\",comm=\"ib_core\"} 1");
+	assert_int_equal(count_lines(text, "rdma_process_qps{", NULL), 4);
+	assert_line(text, "rdma_process_mrs{device=\"rxe0\",comm=\"ib_send_bw\"} 2");
+	assert_line(text, "rdma_process_mrs{device=\"rxe0\",comm=\"rping\"} 7");
+	assert_line(text, "rdma_process_mrs{device=\"rxe0\",comm=\"ib_core\"} 0");
 	assert_line(
-		r.text,
+		text,
 		"rdma_process_mr_registered_bytes{device=\"rxe0\",comm=\"ib_send_bw\"} 16777216");
 	assert_line(
-		r.text,
+		text,
 		"rdma_process_mr_registered_bytes{device=\"rxe0\",comm=\"ibv_rc_pingpong\"} 8192");
-	assert_line(r.text, "rdma_process_mr_registered_bytes{device=\"rxe0\",comm=\"rping\"} 256");
-	assert_int_equal(count_lines(r.text, "rdma_process_", "comm=\"other\""), 0);
+	assert_line(text, "rdma_process_mr_registered_bytes{device=\"rxe0\",comm=\"rping\"} 256");
+	assert_int_equal(count_lines(text, "rdma_process_", "comm=\"other\""), 0);
+}
 
+/* rxe-busy: hw counters and the netlink self metrics */
+static void assert_busy_counters_and_self(const char *text)
+{
 	/* hw counters: the sysfs collector is off, so all of them from netlink */
 	for (size_t i = 0; i < N_RXE_COUNTERS; i++)
-		assert_counter(r.text, rxe_counters[i], busy_counter_values[i]);
+		assert_counter(text, rxe_counters[i], busy_counter_values[i]);
 
 	/* self metrics */
-	assert_error_counts(r.text, 0, 0, 0, 0);
-	assert_line(r.text, "rdma_exporter_netlink_requests_total 8");
-	assert_line(r.text, "rdma_exporter_netlink_dump_retries_total 0");
-	assert_line(r.text, "# TYPE rdma_qps gauge");
-	assert_line(r.text, "# TYPE rdma_port_statistic_total counter");
-	assert_line(r.text, "# TYPE rdma_exporter_netlink_errors_total counter");
+	assert_error_counts(text, 0, 0, 0, 0);
+	assert_line(text, "rdma_exporter_netlink_requests_total 8");
+	assert_line(text, "rdma_exporter_netlink_dump_retries_total 0");
+	assert_line(text, "# TYPE rdma_qps gauge");
+	assert_line(text, "# TYPE rdma_port_statistic_total counter");
+	assert_line(text, "# TYPE rdma_exporter_netlink_errors_total counter");
+}
+
+/* rxe-busy, first poll: which requests were sent, and how */
+static void assert_busy_requests(const struct world *w)
+{
+	uint32_t last_seq = 0;
 
 	/* what was asked: two whole-host dumps, five resource dumps of
 	 * device index 0, one STAT_GET of its port 1 */
@@ -833,6 +841,23 @@ static void test_busy(void **state)
 		assert_true(i == 0 || q->seq != last_seq);
 		last_seq = q->seq;
 	}
+}
+
+static void test_busy(void **state)
+{
+	struct world *w = world_new("rxe-busy");
+	struct run r;
+
+	run_start(&r, w, &defaults);
+	run_ok(&r);
+	assert_int_equal(r.stats.devices, 1);
+	assert_int_equal(r.stats.read_errors, 0);
+
+	assert_busy_resources(r.text);
+	assert_busy_objects(r.text);
+	assert_busy_processes(r.text);
+	assert_busy_counters_and_self(r.text);
+	assert_busy_requests(w);
 	assert_int_equal(w->opens, 1);
 	assert_int_equal(w->limits_calls, 1);
 	assert_string_equal(w->limits_dev[0], "rxe0");

@@ -1191,16 +1191,36 @@ static void test_stat_msg(void **state)
 	assert_true(l.v[3].value == UINT64_MAX);
 	nl_stat_list_free(&l);
 	assert_null(l.v);
+	dg_free(&d);
+}
 
-	/* no counters at all: the port, nothing else */
+/* no counters at all: the port, nothing else */
+static void test_stat_msg_empty(void **state)
+{
+	struct nl_stat_list l = {0};
+	struct nlmsghdr *nlh;
+	struct dg d;
+
+	dg_init(&d);
 	nlh = dg_dev_msg(&d, RDMA_NLDEV_CMD_STAT_GET, 0, 0, "rxe0");
 	mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_PORT_INDEX, 1);
 	assert_int_equal(nl_on_stat_msg(nlh, &l), 0);
 	assert_int_equal(l.port, 1);
 	assert_int_equal(l.n, 0);
 	assert_int_equal(l.bad_objects, 0);
+	nl_stat_list_free(&l);
+	dg_free(&d);
+}
 
-	/* many counters: the list grows, in kernel order */
+/* many counters: the list grows, in kernel order */
+static void test_stat_msg_many(void **state)
+{
+	struct nl_stat_list l = {0};
+	struct nlmsghdr *nlh;
+	struct nlattr *t;
+	struct dg d;
+
+	dg_init(&d);
 	nlh = dg_dev_msg(&d, RDMA_NLDEV_CMD_STAT_GET, 0, 0, "rxe0");
 	mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_PORT_INDEX, 1);
 	t = mnl_attr_nest_start(nlh, RDMA_NLDEV_ATTR_STAT_HWCOUNTERS);
@@ -1711,6 +1731,8 @@ int main(void)
 		cmocka_unit_test(test_cm_id_msg),
 		cmocka_unit_test(test_srq_msg),
 		cmocka_unit_test(test_stat_msg),
+		cmocka_unit_test(test_stat_msg_empty),
+		cmocka_unit_test(test_stat_msg_many),
 		cmocka_unit_test(test_agg_reset),
 		cmocka_unit_test(test_agg_merge_keys),
 		cmocka_unit_test(test_fold_by_comm),

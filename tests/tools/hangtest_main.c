@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * rdma_exporter_hangtest: the daemon of rdma_exporter (the same objects)
+ * plus a definition of daemon_test_hook() that hangs the shutdown stage
+ * named by RDMA_EXPORTER_TEST_HANG ("http_stop", "poller_stop", "release"),
+ * so that tests/e2e/shutdown-watchdog.sh can check that the shutdown
+ * watchdog ends the process anyway. Built only with the tests; never
+ * installed.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "daemon.h"
+
+void daemon_test_hook(const char *stage)
+{
+	const char *hang = getenv("RDMA_EXPORTER_TEST_HANG");
+
+	if (!hang || strcmp(hang, stage) != 0)
+		return;
+	/* The test looks for this line: the hang was reached, not skipped. */
+	fprintf(stderr, "hangtest: hanging at stage %s\n", stage);
+	fflush(stderr);
+	/* Stop signals stay blocked in this thread (daemon.c): only the
+	 * watchdog's _exit() ends this. */
+	for (;;)
+		pause();
+}
+
+int main(int argc, char *argv[])
+{
+	return daemon_main(argc, argv);
+}
