@@ -141,6 +141,48 @@ static int parse_uint_flag(const char *flag, const char *v, uint64_t min, uint64
 typedef int value_handler(struct exporter_config *cfg, const char *flag, const char *v, char *err,
 			  size_t errlen);
 
+/* "100ms", "1s", "90s", "24h": ms in the largest unit (up to hours) that divides it. */
+static void format_duration_ms(uint64_t ms, char *buf, size_t size)
+{
+	static const struct {
+		const char *unit;
+		uint64_t ms;
+	} units[] = {{"h", 3600000}, {"m", 60000}, {"s", 1000}};
+
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (ms && ms % units[i].ms == 0) {
+			snprintf(buf, size, "%llu%s", (unsigned long long)(ms / units[i].ms),
+				 units[i].unit);
+			return;
+		}
+	snprintf(buf, size, "%llums", (unsigned long long)ms);
+}
+
+/*
+ * A duration flag's value within [min, max] ms: "not a duration" when it
+ * does not parse, "out of range (MIN to MAX)" when it is outside, however
+ * large (one that overflows 64 bits of milliseconds included). flag may be
+ * cut at nlen (--collector.C.F=V names point into the argument).
+ */
+static int parse_duration_flag(const char *flag, size_t nlen, const char *v, uint64_t min,
+			       uint64_t max, uint64_t *out, char *err, size_t errlen)
+{
+	char lo[32], hi[32];
+	int r = config_parse_duration_ms(v, out);
+
+	format_duration_ms(min, lo, sizeof(lo));
+	format_duration_ms(max, hi, sizeof(hi));
+	if (r == -EINVAL)
+		return fail(err, errlen,
+			    "--%.*s: \"%s\" is not a duration (examples: 500ms, 5s, 1m, 1m30s; "
+			    "from %s to %s)",
+			    (int)nlen, flag, v, lo, hi);
+	if (r < 0 || *out < min || *out > max)
+		return fail(err, errlen, "--%.*s: %s is out of range (%s to %s)", (int)nlen, flag,
+			    v, lo, hi);
+	return 0;
+}
+
 static int set_listen(struct exporter_config *cfg, const char *flag, const char *v, char *err,
 		      size_t errlen)
 {
@@ -179,13 +221,8 @@ static int set_sysfs(struct exporter_config *cfg, const char *flag, const char *
 /* --poll.interval and --collector.sysfs.rescan-interval share their range. */
 static int parse_interval(const char *flag, const char *v, uint64_t *n, char *err, size_t errlen)
 {
-	if (config_parse_duration_ms(v, n) < 0)
-		return fail(err, errlen,
-			    "--%s: \"%s\" is not a duration (examples: 500ms, 5s, 1m, 1m30s)", flag,
-			    v);
-	if (*n < CONFIG_MIN_POLL_INTERVAL_MS || *n > CONFIG_MAX_POLL_INTERVAL_MS)
-		return fail(err, errlen, "--%s: %s is out of range (100ms to 24h)", flag, v);
-	return 0;
+	return parse_duration_flag(flag, strlen(flag), v, CONFIG_MIN_POLL_INTERVAL_MS,
+				   CONFIG_MAX_POLL_INTERVAL_MS, n, err, errlen);
 }
 
 static int set_poll(struct exporter_config *cfg, const char *flag, const char *v, char *err,
@@ -251,11 +288,11 @@ static int set_conn_timeout(struct exporter_config *cfg, const char *flag, const
 			    size_t errlen)
 {
 	uint64_t n;
+	int r = parse_duration_flag(flag, strlen(flag), v, 1000, 3600 * 1000, &n, err, errlen);
 
-	if (config_parse_duration_ms(v, &n) < 0 || n < 1000 || n > 3600 * 1000)
-		return fail(err, errlen, "--%s: \"%s\" must be a duration from 1s to 1h", flag, v);
-	cfg->connection_timeout_s = (unsigned)(n / 1000);
-	return 0;
+	if (r == 0)
+		cfg->connection_timeout_s = (unsigned)(n / 1000);
+	return r;
 }
 
 static int set_max_conn_per_client(struct exporter_config *cfg, const char *flag, const char *v,
@@ -273,12 +310,11 @@ static int set_header_timeout(struct exporter_config *cfg, const char *flag, con
 			      char *err, size_t errlen)
 {
 	uint64_t n;
+	int r = parse_duration_flag(flag, strlen(flag), v, 100, 3600 * 1000, &n, err, errlen);
 
-	if (config_parse_duration_ms(v, &n) < 0 || n < 100 || n > 3600 * 1000)
-		return fail(err, errlen, "--%s: \"%s\" must be a duration from 100ms to 1h", flag,
-			    v);
-	cfg->request_header_timeout_ms = n;
-	return 0;
+	if (r == 0)
+		cfg->request_header_timeout_ms = n;
+	return r;
 }
 
 static int set_web_config(struct exporter_config *cfg, const char *flag, const char *v, char *err,
@@ -361,6 +397,22 @@ static bool name_is(const char *name, size_t n, const char *lit)
  * --collector.C.F=V: 1 when name is a flag of a collector (and applied), 0
  * when not. *used is set when v (the next argument) was taken as the value.
  */
+/*
+ * A flag's value taken from the next argument must not be the next flag:
+ * "--collector.probe.targets-file --web.listen-address=:1" is a missing
+ * value, not a file named "--web.listen-address=:1". A value that does
+ * start with "--" can still be given as --FLAG=VALUE.
+ */
+static int check_next_value(const char *flag, size_t nlen, const char *v, char *err, size_t errlen)
+{
+	if (strncmp(v, "--", 2) != 0)
+		return 0;
+	return fail(err, errlen,
+		    "--%.*s needs a value, but the next argument \"%s\" is a flag (write "
+		    "--%.*s=VALUE for a value that starts with --)",
+		    (int)nlen, flag, v, (int)nlen, flag);
+}
+
 static int apply_collector_flag(struct exporter_config *cfg,
 				const struct config_collector *collectors, unsigned n,
 				const char *name, size_t nlen, bool negated, bool has_eq,
@@ -397,6 +449,8 @@ static int apply_collector_flag(struct exporter_config *cfg,
 					    name);
 			if (!v)
 				return fail(err, errlen, "--%.*s needs a value", (int)nlen, name);
+			if (!has_eq && check_next_value(name, nlen, v, err, errlen) < 0)
+				return -EINVAL;
 			if (cf->kind == COLLECTOR_FLAG_REGEX) {
 				int r = check_regex(v);
 
@@ -424,13 +478,9 @@ static int apply_collector_flag(struct exporter_config *cfg,
 						    "%llu to %llu",
 						    (int)nlen, name, v, (unsigned long long)cf->min,
 						    (unsigned long long)cf->max);
-			} else if (config_parse_duration_ms(v, &x) < 0 || x < cf->min ||
-				   x > cf->max) {
-				return fail(err, errlen,
-					    "--%.*s: \"%s\" is not a duration from %llums to "
-					    "%llums (examples: 500ms, 5s, 1m)",
-					    (int)nlen, name, v, (unsigned long long)cf->min,
-					    (unsigned long long)cf->max);
+			} else if (parse_duration_flag(name, nlen, v, cf->min, cf->max, &x, err,
+						       errlen) < 0) {
+				return -EINVAL;
 			}
 			cfg->collector_flags[i][f] = x;
 			*used = !has_eq;
@@ -497,6 +547,8 @@ static int try_value_flag(struct exporter_config *cfg, const struct flag_arg *fa
 		if (cur->i + 1 >= cur->argc)
 			return fail(err, errlen, "--%s needs a value", vf->name);
 		value = cur->argv[++cur->i];
+		if (check_next_value(vf->name, strlen(vf->name), value, err, errlen) < 0)
+			return -EINVAL;
 	}
 	r = vf->apply(cfg, vf->name, value, err, errlen);
 	return r < 0 ? r : 1;

@@ -184,8 +184,19 @@ static void test_errors(void **state)
 	expect_error(PARSE(&cfg, "--poll.interval"), "needs a value");
 	expect_error(PARSE(&cfg, "--poll.interval=5"), "not a duration");
 	expect_error(PARSE(&cfg, "--poll.interval=abc"), "not a duration");
-	expect_error(PARSE(&cfg, "--poll.interval=10ms"), "out of range");
-	expect_error(PARSE(&cfg, "--poll.interval=2d"), "out of range");
+	expect_error(PARSE(&cfg, "--poll.interval=10ms"), "out of range (100ms to 24h)");
+	expect_error(PARSE(&cfg, "--poll.interval=2d"), "out of range (100ms to 24h)");
+	/* overflowing 64 bits of milliseconds: out of range, not "not a duration" */
+	expect_error(PARSE(&cfg, "--poll.interval=99999999999999999999s"),
+		     "--poll.interval: 99999999999999999999s is out of range (100ms to 24h)");
+	expect_error(PARSE(&cfg, "--poll.interval=18446744073709551615s"),
+		     "out of range (100ms to 24h)");
+	expect_error(PARSE(&cfg, "--web.connection-timeout=18446744073709551615h"),
+		     "out of range (1s to 1h)");
+	expect_error(
+		PARSE(&cfg, "--web.config.file", "--poll.interval=1s"),
+		"--web.config.file needs a value, but the next argument \"--poll.interval=1s\" "
+		"is a flag (write --web.config.file=VALUE for a value that starts with --)");
 	expect_error(PARSE(&cfg, "--web.listen-address=9100"), "HOST:PORT");
 	expect_error(PARSE(&cfg, "--web.listen-address=:0"), "HOST:PORT");
 	expect_error(PARSE(&cfg, "--web.listen-address=:65536"), "HOST:PORT");
@@ -225,8 +236,20 @@ static void test_collector_flags(void **state)
 	expect_error(PARSE(&cfg, "--collector.probe.count=101"), "whole number from 0 to 100");
 	expect_error(PARSE(&cfg, "--collector.probe.count=-1"), "whole number");
 	expect_error(PARSE(&cfg, "--collector.probe.count"), "needs a value");
-	expect_error(PARSE(&cfg, "--collector.probe.timeout=2m"), "not a duration from");
-	expect_error(PARSE(&cfg, "--collector.probe.timeout=x"), "not a duration from");
+	expect_error(PARSE(&cfg, "--collector.probe.timeout=2m"),
+		     "--collector.probe.timeout: 2m is out of range (1ms to 1m)");
+	expect_error(PARSE(&cfg, "--collector.probe.timeout=x"), "not a duration");
+	expect_error(PARSE(&cfg, "--collector.probe.timeout=99999999999999999999h"),
+		     "out of range (1ms to 1m)");
+	expect_error(PARSE(&cfg, "--collector.probe.timeout=5124095576030431h"),
+		     "out of range (1ms to 1m)");
+	/* a value taken from the next argument is never the next flag */
+	expect_error(PARSE(&cfg, "--collector.probe.targets-file", "--web.listen-address=:1"),
+		     "--collector.probe.targets-file needs a value, but the next argument "
+		     "\"--web.listen-address=:1\" is a flag");
+	expect_error(PARSE(&cfg, "--collector.probe.timeout", "--collector.probe"),
+		     "needs a value, but the next argument");
+	assert_int_equal(PARSE(&cfg, "--collector.probe.targets-file=--odd"), 0);
 	expect_error(PARSE(&cfg, "--collector.probe.nope=1"), "unknown");
 	expect_error(PARSE(&cfg, "--collector.sysfs.count=1"), "unknown");
 	expect_error(PARSE(&cfg, "--no-collector.probe.count=1"), "unknown");
