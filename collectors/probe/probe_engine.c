@@ -249,91 +249,121 @@ static uint64_t step_peers(struct probe_state *st, uint64_t now, bool *spin)
 	return next;
 }
 
-void *probe_engine(void *arg)
+/* Takes the requests of probe_reload (*hup) and probe_free; returns whether to stop. */
+static bool take_requests(struct probe_state *st, bool *hup)
 {
-	struct probe_state *st = arg;
-	uint64_t next_round = clock_mono_ms() + st->interval_ms, next_sync = 0;
-	bool udp_ready = false;
+	bool stop;
 
-	for (;;) {
-		struct pollfd fds[2 + MAX_SLOTS];
-		uint64_t now_ms = clock_mono_ms(), next_ns, wake_ms;
-		int nfds = 0, failed, timeout;
-		bool spin, hup, stop;
+	pthread_mutex_lock(&st->lock);
+	stop = st->stop;
+	*hup = st->hup;
+	st->hup = false;
+	pthread_mutex_unlock(&st->lock);
+	return stop;
+}
 
-		pthread_mutex_lock(&st->lock);
-		stop = st->stop;
-		hup = st->hup;
-		st->hup = false;
-		pthread_mutex_unlock(&st->lock);
-		if (stop)
-			break;
-		if (now_ms >= next_sync || hup) {
-			probe_sync_ports(st);
-			probe_check_targets_file(st, hup);
-			probe_reap_graves(st, false);
-			next_sync = now_ms + SYNC_PERIOD_MS;
-		}
-		pthread_mutex_lock(&st->lock);
-		if (now_ms >= next_round) {
-			start_round(st, now_ms);
-			next_round += st->interval_ms;
-			if (next_round < now_ms)
-				next_round = now_ms + st->interval_ms;
-		}
-		if (udp_ready && st->udp_fd >= 0)
-			probe_sideband_input(st);
-		drain_all(st, &failed);
-		next_ns = step_peers(st, clock_mono_ns(), &spin);
-		if (!spin && failed < 0) {
-			/* Arm, then drain again: a completion may have come in between. */
-			for (int i = 0; i < MAX_SLOTS; i++)
-				if (st->slots[i].used && st->slots[i].open)
-					probe_port_arm(&st->slots[i].p);
-			drain_all(st, &failed);
-		}
-		pthread_mutex_unlock(&st->lock);
-		if (failed >= 0) {
-			struct slot *fs = &st->slots[failed];
+/* Under lock: starts a round when one is due and schedules the next. */
+static void round_if_due(struct probe_state *st, uint64_t now_ms, uint64_t *next_round)
+{
+	if (now_ms < *next_round)
+		return;
+	start_round(st, now_ms);
+	*next_round += st->interval_ms;
+	if (*next_round < now_ms)
+		*next_round = now_ms + st->interval_ms;
+}
 
-			/* Said once at warn; a port that keeps failing is counted in
-			 * rdma_probe_errors_total, and logged at debug. */
-			log_msg(fs->failures++ ? LOG_DEBUG : LOG_WARNING,
-				fs->p.hw_ts
-					? "probe QP failed; it is rebuilt without NIC timestamps"
-					: "probe QP failed; it is rebuilt",
-				"collector=probe device=%s port=%u", fs->device, fs->port);
-			fs->no_hw_ts |= fs->p.hw_ts;
-			probe_slot_close(st, &st->slots[failed]);
-			continue;
-		}
-		if (spin) {
-			udp_ready = false;
-			continue;
-		}
-		wake_ms = next_sync < next_round ? next_sync : next_round;
-		if (next_ns != UINT64_MAX && (next_ns + 999999) / 1000000 < wake_ms)
-			wake_ms = (next_ns + 999999) / 1000000;
-		now_ms = clock_mono_ms();
-		timeout = wake_ms > now_ms ? (int)(wake_ms - now_ms) : 0;
-		fds[nfds++] = (struct pollfd){.fd = st->stop_fd, .events = POLLIN};
-		fds[nfds++] = (struct pollfd){.fd = st->udp_fd, .events = POLLIN};
+/*
+ * One pass under the lock: a round when due, the sideband's datagrams, the
+ * completions, then what the peers have due; the CQs are armed when the
+ * engine is about to sleep. Returns the time (ns) of the next peer event;
+ * *spin as step_peers, *failed as drain_all.
+ */
+static uint64_t step_locked(struct probe_state *st, uint64_t now_ms, uint64_t *next_round,
+			    bool udp_ready, bool *spin, int *failed)
+{
+	uint64_t next_ns;
+
+	pthread_mutex_lock(&st->lock);
+	round_if_due(st, now_ms, next_round);
+	if (udp_ready && st->udp_fd >= 0)
+		probe_sideband_input(st);
+	drain_all(st, failed);
+	next_ns = step_peers(st, clock_mono_ns(), spin);
+	if (!*spin && *failed < 0) {
+		/* Arm, then drain again: a completion may have come in between. */
 		for (int i = 0; i < MAX_SLOTS; i++)
 			if (st->slots[i].used && st->slots[i].open)
-				fds[nfds++] = (struct pollfd){.fd = probe_port_fd(&st->slots[i].p),
-							      .events = POLLIN};
-		poll(fds, (nfds_t)nfds, timeout);
-		udp_ready = fds[1].revents & POLLIN;
-		for (int i = 0, f = 2; i < MAX_SLOTS; i++)
-			if (st->slots[i].used && st->slots[i].open && fds[f++].revents & POLLIN)
-				probe_port_take_events(&st->slots[i].p);
-		if (fds[0].revents & POLLIN) {
-			uint64_t v;
-
-			if (read(st->stop_fd, &v, sizeof(v)) < 0)
-				continue;
-		}
+				probe_port_arm(&st->slots[i].p);
+		drain_all(st, failed);
 	}
+	pthread_mutex_unlock(&st->lock);
+	return next_ns;
+}
+
+/* Closes a slot whose CQ or QP failed; the next sync opens it again. */
+static void rebuild_slot(struct probe_state *st, struct slot *fs)
+{
+	/* Said once at warn; a port that keeps failing is counted in
+	 * rdma_probe_errors_total, and logged at debug. */
+	log_msg(fs->failures++ ? LOG_DEBUG : LOG_WARNING,
+		fs->p.hw_ts ? "probe QP failed; it is rebuilt without NIC timestamps"
+			    : "probe QP failed; it is rebuilt",
+		"collector=probe device=%s port=%u", fs->device, fs->port);
+	fs->no_hw_ts |= fs->p.hw_ts;
+	probe_slot_close(st, fs);
+}
+
+/* The earliest of the next sync, the next round and the next peer event (ns,
+ * rounded up to the next ms). */
+static uint64_t wake_time_ms(uint64_t next_sync, uint64_t next_round, uint64_t next_ns)
+{
+	uint64_t wake_ms = next_sync < next_round ? next_sync : next_round;
+
+	if (next_ns != UINT64_MAX && (next_ns + 999999) / 1000000 < wake_ms)
+		wake_ms = (next_ns + 999999) / 1000000;
+	return wake_ms;
+}
+
+static void clear_wakeup(struct probe_state *st)
+{
+	uint64_t v;
+
+	if (read(st->stop_fd, &v, sizeof(v)) < 0)
+		return; /* nothing was pending */
+}
+
+/*
+ * Sleeps in poll() until wake_ms or an event: a stop or reload request, a
+ * sideband datagram, a completion (whose event is taken here). Returns
+ * whether the sideband has input.
+ */
+static bool wait_events(struct probe_state *st, uint64_t wake_ms)
+{
+	struct pollfd fds[2 + MAX_SLOTS];
+	uint64_t now_ms = clock_mono_ms();
+	int nfds = 0, timeout = wake_ms > now_ms ? (int)(wake_ms - now_ms) : 0;
+	bool udp_ready;
+
+	fds[nfds++] = (struct pollfd){.fd = st->stop_fd, .events = POLLIN};
+	fds[nfds++] = (struct pollfd){.fd = st->udp_fd, .events = POLLIN};
+	for (int i = 0; i < MAX_SLOTS; i++)
+		if (st->slots[i].used && st->slots[i].open)
+			fds[nfds++] = (struct pollfd){.fd = probe_port_fd(&st->slots[i].p),
+						      .events = POLLIN};
+	poll(fds, (nfds_t)nfds, timeout);
+	udp_ready = fds[1].revents & POLLIN;
+	for (int i = 0, f = 2; i < MAX_SLOTS; i++)
+		if (st->slots[i].used && st->slots[i].open && fds[f++].revents & POLLIN)
+			probe_port_take_events(&st->slots[i].p);
+	if (fds[0].revents & POLLIN)
+		clear_wakeup(st);
+	return udp_ready;
+}
+
+/* On stop: every port closed, every peer freed, DNS requests waited for. */
+static void engine_teardown(struct probe_state *st)
+{
 	for (int i = 0; i < MAX_SLOTS; i++)
 		if (st->slots[i].used)
 			probe_slot_drop(st, &st->slots[i]);
@@ -343,5 +373,38 @@ void *probe_engine(void *arg)
 			probe_peer_free(st, &st->peers[i]);
 	pthread_mutex_unlock(&st->lock);
 	probe_reap_graves(st, true);
+}
+
+void *probe_engine(void *arg)
+{
+	struct probe_state *st = arg;
+	uint64_t next_round = clock_mono_ms() + st->interval_ms, next_sync = 0;
+	bool udp_ready = false;
+
+	for (;;) {
+		uint64_t now_ms = clock_mono_ms(), next_ns;
+		int failed;
+		bool spin, hup;
+
+		if (take_requests(st, &hup))
+			break;
+		if (now_ms >= next_sync || hup) {
+			probe_sync_ports(st);
+			probe_check_targets_file(st, hup);
+			probe_reap_graves(st, false);
+			next_sync = now_ms + SYNC_PERIOD_MS;
+		}
+		next_ns = step_locked(st, now_ms, &next_round, udp_ready, &spin, &failed);
+		if (failed >= 0) {
+			rebuild_slot(st, &st->slots[failed]);
+			continue;
+		}
+		if (spin) {
+			udp_ready = false;
+			continue;
+		}
+		udp_ready = wait_events(st, wake_time_ms(next_sync, next_round, next_ns));
+	}
+	engine_teardown(st);
 	return NULL;
 }
