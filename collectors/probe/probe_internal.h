@@ -35,7 +35,6 @@
 #include "probe_targets.h"
 
 #define MAX_SLOTS	64
-#define GID_MAX_AGE_NS	(5ull * 1000000000ull)
 #define MAX_FILE_LABELS PROBE_TARGETS_MAX_LABELS
 
 /* Indexes of pe->errors, s->dropped and st->disc_dropped; their label
@@ -144,6 +143,7 @@ void *probe_engine(void *arg);
 void probe_sync_ports(struct probe_state *st);
 void probe_slot_close(struct probe_state *st, struct slot *s);
 void probe_slot_drop(struct probe_state *st, struct slot *s);
+int probe_slot_pick(struct probe_state *st, const uint8_t *gid, uint64_t now_ns, int *gid_index);
 
 /* probe_peers.c */
 struct peer *probe_peer_new(struct probe_state *st);

@@ -45,7 +45,7 @@ static int pick_local(struct probe_state *st, struct peer *pe, uint64_t now_ns)
 	struct sockaddr_in6 src;
 	socklen_t sl = sizeof(src);
 	uint8_t gid[16];
-	int fd, first = -1, ib = -1;
+	int fd;
 	bool have_src = false;
 
 	fd = socket(AF_INET6, SOCK_DGRAM | SOCK_CLOEXEC, 0);
@@ -60,26 +60,7 @@ static int pick_local(struct probe_state *st, struct peer *pe, uint64_t now_ns)
 	}
 	if (have_src)
 		addr_gid(&src, gid);
-	for (int i = 0; i < MAX_SLOTS; i++) {
-		struct slot *s = &st->slots[i];
-
-		if (!s->used || !s->open)
-			continue;
-		if (first < 0)
-			first = i;
-		if (!s->p.ethernet && ib < 0)
-			ib = i;
-		if (have_src && s->p.ethernet) {
-			int gi = probe_port_find_gid(&s->p, gid, now_ns, GID_MAX_AGE_NS);
-
-			if (gi >= 0) {
-				pe->sgid_index = gi;
-				return i;
-			}
-		}
-	}
-	pe->sgid_index = -1;
-	return ib >= 0 ? ib : first;
+	return probe_slot_pick(st, have_src ? gid : NULL, now_ns, &pe->sgid_index);
 }
 
 void probe_send_query(struct probe_state *st, struct peer *pe, uint64_t now_ms)

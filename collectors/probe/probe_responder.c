@@ -19,32 +19,19 @@ void probe_answer_query(struct probe_state *st, const struct probe_disc *q,
 	struct probe_disc a = {
 		.type = PROBE_DISC_ANSWER, .nonce = q->nonce, .session = st->session};
 	unsigned char pkt[PROBE_DISC_LEN];
-	struct slot *pick = NULL;
-	int ib = -1, first = -1;
+	struct slot *pick;
+	int gi, i = probe_slot_pick(st, dst_gid, clock_mono_ns(), &gi);
 
-	for (int i = 0; i < MAX_SLOTS && !pick; i++) {
-		struct slot *s = &st->slots[i];
-
-		if (!s->used || !s->open)
-			continue;
-		if (first < 0)
-			first = i;
-		if (!s->p.ethernet && ib < 0)
-			ib = i;
-		if (dst_gid && s->p.ethernet &&
-		    probe_port_find_gid(&s->p, dst_gid, clock_mono_ns(), GID_MAX_AGE_NS) >= 0) {
-			pick = s;
-			a.flags = PROBE_DISC_F_MATCHED;
-			memcpy(a.gid, dst_gid, 16);
-		}
-	}
-	if (!pick && (ib >= 0 || first >= 0)) {
-		pick = &st->slots[ib >= 0 ? ib : first];
-		memcpy(a.gid, pick->p.gid, 16);
-	}
-	if (!pick) {
+	if (i < 0) {
 		st->disc_dropped[DD_NOPORT]++;
 		return;
+	}
+	pick = &st->slots[i];
+	if (gi >= 0) {
+		a.flags = PROBE_DISC_F_MATCHED;
+		memcpy(a.gid, dst_gid, 16);
+	} else {
+		memcpy(a.gid, pick->p.gid, 16);
 	}
 	a.port = pick->port;
 	a.qpn = pick->p.qp->qp_num;

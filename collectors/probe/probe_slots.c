@@ -23,6 +23,9 @@
 #include "log.h"
 #include "probe_packet.h"
 
+/* A port's GID table is re-read when older than this (a RoCE address may come and go). */
+#define GID_MAX_AGE_NS (5ull * 1000000000ull)
+
 static struct slot *find_slot(struct probe_state *st, const char *dev, uint8_t port)
 {
 	for (int i = 0; i < MAX_SLOTS; i++)
@@ -101,6 +104,37 @@ void probe_slot_drop(struct probe_state *st, struct slot *s)
 			st->peers[i].slot = -1; /* labels keep the last port */
 	s->used = false;
 	pthread_mutex_unlock(&st->lock);
+}
+
+/*
+ * Under lock: the open slot that has gid (when not NULL) as a RoCE GID, with
+ * that GID's index in *gid_index; else an InfiniBand port, else the first
+ * open one, with *gid_index -1. Returns the slot's index, -1 when none is open.
+ */
+int probe_slot_pick(struct probe_state *st, const uint8_t *gid, uint64_t now_ns, int *gid_index)
+{
+	int first = -1, ib = -1;
+
+	for (int i = 0; i < MAX_SLOTS; i++) {
+		struct slot *s = &st->slots[i];
+
+		if (!s->used || !s->open)
+			continue;
+		if (first < 0)
+			first = i;
+		if (!s->p.ethernet && ib < 0)
+			ib = i;
+		if (gid && s->p.ethernet) {
+			int gi = probe_port_find_gid(&s->p, gid, now_ns, GID_MAX_AGE_NS);
+
+			if (gi >= 0) {
+				*gid_index = gi;
+				return i;
+			}
+		}
+	}
+	*gid_index = -1;
+	return ib >= 0 ? ib : first;
 }
 
 static void open_port(struct probe_state *st, struct ibv_device *dev, uint8_t port)
