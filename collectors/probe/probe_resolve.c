@@ -16,8 +16,6 @@
 #include <sys/random.h>
 #include <unistd.h>
 
-#include <infiniband/verbs.h>
-
 #define BACKOFF_MAX_MS 60000ull
 
 void probe_backoff(struct probe_state *st, struct peer *pe, uint64_t now_ms)
