@@ -136,8 +136,48 @@ uint64_t probe_port_ts_delta_ns(const struct probe_port *p, uint64_t from, uint6
 		       : 0;
 }
 
-int probe_port_open(struct probe_port *p, struct ibv_device *dev, uint8_t port, bool want_ts,
-		    const char **what)
+/* The port's link layer and LID. */
+static int query_link(struct probe_port *p)
+{
+	struct ibv_port_attr pa;
+
+	if (ibv_query_port(p->ctx, p->port, &pa))
+		return -EIO;
+	p->ethernet = pa.link_layer == IBV_LINK_LAYER_ETHERNET;
+	p->lid = p->ethernet ? 0 : pa.lid;
+	return 0;
+}
+
+/* The completion channel, non-blocking: the engine polls its fd. */
+static int open_channel(struct probe_port *p)
+{
+	int fl;
+
+	p->chan = ibv_create_comp_channel(p->ctx);
+	if (!p->chan)
+		return neg_errno(ENOMEM);
+	fl = fcntl(p->chan->fd, F_GETFL);
+	if (fl < 0 || fcntl(p->chan->fd, F_SETFL, fl | O_NONBLOCK) < 0)
+		return neg_errno(EIO);
+	return 0;
+}
+
+/* The PD and the registered buffer every message is sent from and received into. */
+static int register_buffer(struct probe_port *p, const char **what)
+{
+	*what = "pd";
+	p->pd = ibv_alloc_pd(p->ctx);
+	*what = "mr";
+	p->buf = calloc(1, BUF_LEN);
+	if (p->pd && p->buf)
+		p->mr = ibv_reg_mr(p->pd, p->buf, BUF_LEN, IBV_ACCESS_LOCAL_WRITE);
+	if (!p->pd || !p->mr)
+		return neg_errno(ENOMEM);
+	return 0;
+}
+
+/* The CQ and the UD QP on it, brought to RTS with every receive posted. */
+static int create_qp(struct probe_port *p, bool want_ts, const char **what)
 {
 	struct ibv_qp_init_attr qa = {
 		.qp_type = IBV_QPT_UD,
@@ -146,9 +186,49 @@ int probe_port_open(struct probe_port *p, struct ibv_device *dev, uint8_t port, 
 			.max_send_sge = 1,
 			.max_recv_sge = 1},
 	};
-	struct ibv_port_attr pa;
+	int r;
+
+	*what = "cq";
+	create_cq(p, want_ts);
+	if (!p->cq)
+		return neg_errno(ENOMEM);
+	*what = "qp";
+	qa.send_cq = qa.recv_cq = p->cq;
+	p->qp = ibv_create_qp(p->pd, &qa);
+	if (!p->qp)
+		return neg_errno(ENOMEM);
+	r = to_rts(p);
+	if (r < 0)
+		return r;
+	*what = "post";
+	for (unsigned i = 0; i < PROBE_RECV_SLOTS; i++) {
+		r = post_recv(p, i);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* The port's own GID, and the AH to itself that loopback probes use. */
+static int own_address(struct probe_port *p, const char **what)
+{
 	union ibv_gid gid;
-	int r, fl;
+
+	*what = "gid";
+	if (p->ethernet)
+		read_gids(p);
+	p->gid_index = pick_gid(p);
+	if (ibv_query_gid(p->ctx, p->port, p->gid_index < 0 ? 0 : p->gid_index, &gid))
+		return -EIO;
+	memcpy(p->gid, gid.raw, 16);
+	*what = "ah";
+	return probe_port_peer_ah(p, p->gid, p->lid, -1, &p->self_ah);
+}
+
+int probe_port_open(struct probe_port *p, struct ibv_device *dev, uint8_t port, bool want_ts,
+		    const char **what)
+{
+	int r;
 
 	memset(p, 0, sizeof(*p));
 	snprintf(p->device, sizeof(p->device), "%s", ibv_get_device_name(dev));
@@ -159,66 +239,20 @@ int probe_port_open(struct probe_port *p, struct ibv_device *dev, uint8_t port, 
 	if (!p->ctx)
 		return neg_errno(ENODEV);
 	*what = "port";
-	if (ibv_query_port(p->ctx, port, &pa)) {
-		r = -EIO;
-		goto fail;
-	}
-	p->ethernet = pa.link_layer == IBV_LINK_LAYER_ETHERNET;
-	p->lid = p->ethernet ? 0 : pa.lid;
-	*what = "channel";
-	p->chan = ibv_create_comp_channel(p->ctx);
-	if (!p->chan) {
-		r = neg_errno(ENOMEM);
-		goto fail;
-	}
-	fl = fcntl(p->chan->fd, F_GETFL);
-	if (fl < 0 || fcntl(p->chan->fd, F_SETFL, fl | O_NONBLOCK) < 0) {
-		r = neg_errno(EIO);
-		goto fail;
-	}
-	*what = "pd";
-	p->pd = ibv_alloc_pd(p->ctx);
-	*what = "mr";
-	p->buf = calloc(1, BUF_LEN);
-	if (p->pd && p->buf)
-		p->mr = ibv_reg_mr(p->pd, p->buf, BUF_LEN, IBV_ACCESS_LOCAL_WRITE);
-	if (!p->pd || !p->mr) {
-		r = neg_errno(ENOMEM);
-		goto fail;
-	}
-	*what = "cq";
-	create_cq(p, want_ts);
-	if (!p->cq) {
-		r = neg_errno(ENOMEM);
-		goto fail;
-	}
-	*what = "qp";
-	qa.send_cq = qa.recv_cq = p->cq;
-	p->qp = ibv_create_qp(p->pd, &qa);
-	if (!p->qp) {
-		r = neg_errno(ENOMEM);
-		goto fail;
-	}
-	r = to_rts(p);
+	r = query_link(p);
 	if (r < 0)
 		goto fail;
-	*what = "post";
-	for (unsigned i = 0; i < PROBE_RECV_SLOTS; i++) {
-		r = post_recv(p, i);
-		if (r < 0)
-			goto fail;
-	}
-	*what = "gid";
-	if (p->ethernet)
-		read_gids(p);
-	p->gid_index = pick_gid(p);
-	if (ibv_query_gid(p->ctx, port, p->gid_index < 0 ? 0 : p->gid_index, &gid)) {
-		r = -EIO;
+	*what = "channel";
+	r = open_channel(p);
+	if (r < 0)
 		goto fail;
-	}
-	memcpy(p->gid, gid.raw, 16);
-	*what = "ah";
-	r = probe_port_peer_ah(p, p->gid, p->lid, -1, &p->self_ah);
+	r = register_buffer(p, what);
+	if (r < 0)
+		goto fail;
+	r = create_qp(p, want_ts, what);
+	if (r < 0)
+		goto fail;
+	r = own_address(p, what);
 	if (r < 0)
 		goto fail;
 	r = probe_port_arm(p);

@@ -1,0 +1,410 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * The probe collector's engine thread (see probe.h, probe_internal.h). It
+ * owns every verbs object, the sideband socket and the target list; the
+ * collector thread only reads the numbers, under st->lock. Probe failures are
+ * data (rdma_probe_errors_total, rdma_probe_timeouts_total), never a log line
+ * per probe.
+ *
+ * One event loop: poll() on the stop eventfd, the sideband socket and every
+ * port's completion channel, with a timeout at the next due event (a probe
+ * to send or time out, a round, the next second's sync). After a send it
+ * spins on the CQs for up to SPIN_NS before it sleeps again, so a
+ * microsecond RTT is not measured as a wake-up latency.
+ */
+#include "probe_internal.h"
+#include "clock.h"
+
+#include <poll.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <infiniband/verbs.h>
+
+#include "log.h"
+#include "probe_packet.h"
+
+#define SYNC_PERIOD_MS 1000
+#define SPIN_NS	       200000ull
+#define SPIN_MAX_NS    1000000ull
+#define ROTATE_MS      300000ull /* a sample of peers is kept this long (series stay) */
+#define QUERY_TRIES    3
+
+static struct peer *peer_by_seq(struct probe_state *st, uint64_t seq)
+{
+	for (size_t i = 0; i < st->n_peers; i++)
+		if (st->peers[i].used && st->peers[i].in_flight && st->peers[i].seq == seq)
+			return &st->peers[i];
+	return NULL;
+}
+
+static void on_recv(void *arg, struct probe_port *p, const struct probe_rx *rx)
+{
+	struct probe_state *st = arg;
+	struct slot *s = (struct slot *)((char *)p - offsetof(struct slot, p));
+	struct probe_packet got;
+	uint64_t now = clock_mono_ns();
+
+	if (probe_packet_decode(rx->data, rx->len, &got) < 0) {
+		s->dropped[D_MALFORMED]++;
+		return;
+	}
+	if (got.type == PROBE_PACKET_REQUEST) {
+		probe_answer_request(st, s, rx, now);
+		return;
+	}
+	{
+		struct peer *pe = got.session == st->session ? peer_by_seq(st, got.seq) : NULL;
+
+		if (!pe || pe->slot != (int)(s - st->slots)) {
+			s->dropped[D_UNEXPECTED]++;
+			return;
+		}
+		pe->in_flight = false;
+		pe->replies++;
+		pe->round_replies++;
+		/* NIC clock when both ends of the round trip have it; the send's
+		 * completion is normally polled before the reply. */
+		if (p->hw_ts && pe->have_sent_ts)
+			pe->last_rtt = (double)probe_port_ts_delta_ns(p, pe->sent_ts, rx->ts) / 1e9;
+		else
+			pe->last_rtt = (double)(now - pe->sent_ns) / 1e9;
+		pe->have_last = true;
+		histogram_observe(&pe->rtt, pe->last_rtt);
+	}
+}
+
+static void on_send_error(void *arg, struct probe_port *p, uint64_t wr_id)
+{
+	struct probe_state *st = arg;
+	struct slot *s = (struct slot *)((char *)p - offsetof(struct slot, p));
+	struct peer *pe;
+
+	if (wr_id & PROBE_WR_REPLY) {
+		s->dropped[D_SEND]++;
+		return;
+	}
+	pe = peer_by_seq(st, wr_id & ~(PROBE_WR_SEND | PROBE_WR_REPLY));
+	if (pe) {
+		pe->in_flight = false;
+		pe->errors[R_COMPLETION]++;
+	}
+}
+
+static void on_send_done(void *arg, struct probe_port *p, uint64_t wr_id, uint64_t ts)
+{
+	struct probe_state *st = arg;
+	struct peer *pe = peer_by_seq(st, wr_id & ~(PROBE_WR_SEND | PROBE_WR_REPLY));
+
+	(void)p;
+	if (pe) {
+		pe->sent_ts = ts;
+		pe->have_sent_ts = true;
+	}
+}
+
+/* Under lock: drains every open port; a port whose CQ or QP failed is
+ * returned in *failed for closing. */
+static void drain_all(struct probe_state *st, int *failed)
+{
+	const struct probe_port_handler h = {on_recv, on_send_error, on_send_done, st};
+
+	*failed = -1;
+	for (int i = 0; i < MAX_SLOTS; i++) {
+		struct slot *s = &st->slots[i];
+		const char *what = "";
+
+		if (!s->used || !s->open)
+			continue;
+		if (probe_port_drain(&s->p, &h, &what) < 0) {
+			st->peers[s->loop]
+				.errors[strcmp(what, "completion") == 0 ? R_COMPLETION : R_POLL]++;
+			*failed = i;
+			return;
+		}
+	}
+}
+
+static void send_probe(struct probe_state *st, struct peer *pe, uint64_t now)
+{
+	struct slot *s = &st->slots[pe->slot];
+	struct probe_packet req = {.type = PROBE_PACKET_REQUEST,
+				   .seq = ++st->seq & ~(PROBE_WR_SEND | PROBE_WR_REPLY),
+				   .send_ns = now,
+				   .session = st->session};
+	unsigned char pkt[PROBE_PACKET_LEN];
+	struct ibv_ah *ah = pe->loopback ? s->p.self_ah : pe->ah;
+	int r;
+
+	pe->remaining--;
+	probe_packet_encode(&req, pkt, sizeof(pkt));
+	r = probe_port_send(&s->p, ah, pe->qpn, pkt, req.seq);
+	if (r < 0) {
+		pe->errors[R_SEND]++;
+		return;
+	}
+	pe->sent++;
+	pe->round_sent++;
+	pe->in_flight = true;
+	pe->have_sent_ts = false;
+	pe->seq = req.seq;
+	pe->sent_ns = now;
+	pe->deadline_ns = now + st->timeout_ms * 1000000ull;
+}
+
+/* Under lock: a new round; each peer gets count probes. */
+static void start_round(struct probe_state *st, uint64_t now_ms)
+{
+	uint64_t rot = ROTATE_MS / st->interval_ms, w;
+
+	st->rounds++;
+	w = st->rounds / (rot ? rot : 1);
+	if (w != st->window) {
+		st->window = w;
+		probe_apply_sample(st);
+	}
+	for (size_t i = 0; i < st->n_peers; i++) {
+		struct peer *pe = &st->peers[i];
+
+		if (!pe->used)
+			continue;
+		/* A peer that answered none of a round's probes may have restarted
+		 * with another QP: ask it again. */
+		if (!pe->loopback && pe->rs == RS_READY && pe->round_sent > 0 &&
+		    pe->round_replies == 0 && !pe->in_flight) {
+			probe_peer_unresolve(st, pe);
+			pe->rs = RS_NEW;
+		}
+		pe->remaining = (unsigned)st->count;
+		pe->round_sent = pe->round_replies = 0;
+		(void)now_ms;
+	}
+}
+
+/*
+ * Under lock: times out, resolves and sends what is due. Returns the time
+ * (ns) of the next thing due, and sets *spin when a probe was sent within
+ * SPIN_NS.
+ */
+static uint64_t step_peers(struct probe_state *st, uint64_t now, bool *spin)
+{
+	uint64_t next = UINT64_MAX, now_ms = now / 1000000ull;
+
+	*spin = false;
+	for (size_t i = 0; i < st->n_peers; i++) {
+		struct peer *pe = &st->peers[i];
+
+		if (!pe->used)
+			continue;
+		if (pe->in_flight && now >= pe->deadline_ns) {
+			pe->in_flight = false;
+			pe->timeouts++;
+		}
+		switch (pe->rs) {
+		case RS_WAIT:
+			if (pe->loopback || now_ms < pe->retry_at_ms)
+				break;
+			pe->rs = RS_NEW;
+			/* fall through */
+		case RS_NEW:
+			probe_start_resolve(st, pe, now_ms);
+			break;
+		case RS_DNS:
+			probe_check_dns(st, pe, now_ms);
+			break;
+		case RS_QUERY:
+			if (now_ms < pe->query_deadline_ms)
+				break;
+			if (pe->query_tries < QUERY_TRIES)
+				probe_send_query(st, pe, now_ms);
+			else
+				probe_backoff(st, pe, now_ms);
+			break;
+		case RS_READY:
+			break;
+		}
+		if (pe->rs == RS_READY && !pe->in_flight && pe->remaining > 0 && pe->slot >= 0 &&
+		    st->slots[pe->slot].open)
+			send_probe(st, pe, now);
+		if (pe->in_flight) {
+			/* Spin for twice the last RTT, 200 us to 1 ms. */
+			uint64_t spin_ns = pe->have_last ? (uint64_t)(pe->last_rtt * 2e9) : 0;
+
+			if (spin_ns < SPIN_NS)
+				spin_ns = SPIN_NS;
+			if (spin_ns > SPIN_MAX_NS)
+				spin_ns = SPIN_MAX_NS;
+			if (now - pe->sent_ns < spin_ns)
+				*spin = true;
+			if (pe->deadline_ns < next)
+				next = pe->deadline_ns;
+		}
+		if (pe->rs == RS_WAIT && !pe->loopback && pe->retry_at_ms * 1000000ull < next)
+			next = pe->retry_at_ms * 1000000ull;
+		if (pe->rs == RS_QUERY && pe->query_deadline_ms * 1000000ull < next)
+			next = pe->query_deadline_ms * 1000000ull;
+		if (pe->rs == RS_DNS && now + 10000000ull < next)
+			next = now + 10000000ull; /* look at getaddrinfo_a every 10 ms */
+	}
+	return next;
+}
+
+/* Takes the requests of probe_reload (*hup) and probe_free; returns whether to stop. */
+static bool take_requests(struct probe_state *st, bool *hup)
+{
+	bool stop;
+
+	pthread_mutex_lock(&st->lock);
+	stop = st->stop;
+	*hup = st->hup;
+	st->hup = false;
+	pthread_mutex_unlock(&st->lock);
+	return stop;
+}
+
+/* Under lock: starts a round when one is due and schedules the next. */
+static void round_if_due(struct probe_state *st, uint64_t now_ms, uint64_t *next_round)
+{
+	if (now_ms < *next_round)
+		return;
+	start_round(st, now_ms);
+	*next_round += st->interval_ms;
+	if (*next_round < now_ms)
+		*next_round = now_ms + st->interval_ms;
+}
+
+/*
+ * One pass under the lock: a round when due, the sideband's datagrams, the
+ * completions, then what the peers have due; the CQs are armed when the
+ * engine is about to sleep. Returns the time (ns) of the next peer event;
+ * *spin as step_peers, *failed as drain_all.
+ */
+static uint64_t step_locked(struct probe_state *st, uint64_t now_ms, uint64_t *next_round,
+			    bool udp_ready, bool *spin, int *failed)
+{
+	uint64_t next_ns;
+
+	pthread_mutex_lock(&st->lock);
+	round_if_due(st, now_ms, next_round);
+	if (udp_ready && st->udp_fd >= 0)
+		probe_sideband_input(st);
+	drain_all(st, failed);
+	next_ns = step_peers(st, clock_mono_ns(), spin);
+	if (!*spin && *failed < 0) {
+		/* Arm, then drain again: a completion may have come in between. */
+		for (int i = 0; i < MAX_SLOTS; i++)
+			if (st->slots[i].used && st->slots[i].open)
+				probe_port_arm(&st->slots[i].p);
+		drain_all(st, failed);
+	}
+	pthread_mutex_unlock(&st->lock);
+	return next_ns;
+}
+
+/* Closes a slot whose CQ or QP failed; the next sync opens it again. */
+static void rebuild_slot(struct probe_state *st, struct slot *fs)
+{
+	/* Said once at warn; a port that keeps failing is counted in
+	 * rdma_probe_errors_total, and logged at debug. */
+	log_msg(fs->failures++ ? LOG_DEBUG : LOG_WARNING,
+		fs->p.hw_ts ? "probe QP failed; it is rebuilt without NIC timestamps"
+			    : "probe QP failed; it is rebuilt",
+		"collector=probe device=%s port=%u", fs->device, fs->port);
+	fs->no_hw_ts |= fs->p.hw_ts;
+	probe_slot_close(st, fs);
+}
+
+/* The earliest of the next sync, the next round and the next peer event (ns,
+ * rounded up to the next ms). */
+static uint64_t wake_time_ms(uint64_t next_sync, uint64_t next_round, uint64_t next_ns)
+{
+	uint64_t wake_ms = next_sync < next_round ? next_sync : next_round;
+
+	if (next_ns != UINT64_MAX && (next_ns + 999999) / 1000000 < wake_ms)
+		wake_ms = (next_ns + 999999) / 1000000;
+	return wake_ms;
+}
+
+static void clear_wakeup(struct probe_state *st)
+{
+	uint64_t v;
+
+	if (read(st->stop_fd, &v, sizeof(v)) < 0)
+		return; /* nothing was pending */
+}
+
+/*
+ * Sleeps in poll() until wake_ms or an event: a stop or reload request, a
+ * sideband datagram, a completion (whose event is taken here). Returns
+ * whether the sideband has input.
+ */
+static bool wait_events(struct probe_state *st, uint64_t wake_ms)
+{
+	struct pollfd fds[2 + MAX_SLOTS];
+	uint64_t now_ms = clock_mono_ms();
+	int nfds = 0, timeout = wake_ms > now_ms ? (int)(wake_ms - now_ms) : 0;
+	bool udp_ready;
+
+	fds[nfds++] = (struct pollfd){.fd = st->stop_fd, .events = POLLIN};
+	fds[nfds++] = (struct pollfd){.fd = st->udp_fd, .events = POLLIN};
+	for (int i = 0; i < MAX_SLOTS; i++)
+		if (st->slots[i].used && st->slots[i].open)
+			fds[nfds++] = (struct pollfd){.fd = probe_port_fd(&st->slots[i].p),
+						      .events = POLLIN};
+	poll(fds, (nfds_t)nfds, timeout);
+	udp_ready = fds[1].revents & POLLIN;
+	for (int i = 0, f = 2; i < MAX_SLOTS; i++)
+		if (st->slots[i].used && st->slots[i].open && fds[f++].revents & POLLIN)
+			probe_port_take_events(&st->slots[i].p);
+	if (fds[0].revents & POLLIN)
+		clear_wakeup(st);
+	return udp_ready;
+}
+
+/* On stop: every port closed, every peer freed, DNS requests waited for. */
+static void engine_teardown(struct probe_state *st)
+{
+	for (int i = 0; i < MAX_SLOTS; i++)
+		if (st->slots[i].used)
+			probe_slot_drop(st, &st->slots[i]);
+	pthread_mutex_lock(&st->lock);
+	for (size_t i = 0; i < st->n_peers; i++)
+		if (st->peers[i].used)
+			probe_peer_free(st, &st->peers[i]);
+	pthread_mutex_unlock(&st->lock);
+	probe_reap_graves(st, true);
+}
+
+void *probe_engine(void *arg)
+{
+	struct probe_state *st = arg;
+	uint64_t next_round = clock_mono_ms() + st->interval_ms, next_sync = 0;
+	bool udp_ready = false;
+
+	for (;;) {
+		uint64_t now_ms = clock_mono_ms(), next_ns;
+		int failed;
+		bool spin, hup;
+
+		if (take_requests(st, &hup))
+			break;
+		if (now_ms >= next_sync || hup) {
+			probe_sync_ports(st);
+			probe_check_targets_file(st, hup);
+			probe_reap_graves(st, false);
+			next_sync = now_ms + SYNC_PERIOD_MS;
+		}
+		next_ns = step_locked(st, now_ms, &next_round, udp_ready, &spin, &failed);
+		if (failed >= 0) {
+			rebuild_slot(st, &st->slots[failed]);
+			continue;
+		}
+		if (spin) {
+			udp_ready = false;
+			continue;
+		}
+		udp_ready = wait_events(st, wake_time_ms(next_sync, next_round, next_ns));
+	}
+	engine_teardown(st);
+	return NULL;
+}

@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * collect() of the probe collector: copies the engine's numbers into the
+ * metric sink under st->lock, so probing never delays a poll.
+ */
+#include "probe_internal.h"
+
+#include <string.h>
+
+static const char *const reason_names[R_REASONS] = {"resolve", "qp", "send", "completion", "poll"};
+static const char *const drop_names[D_N] = {"malformed", "ratelimit", "unexpected", "send"};
+static const char *const ddrop_names[DD_N] = {"malformed", "ratelimit", "noport"};
+
+#define ADD(expr)                                                                                  \
+	do {                                                                                       \
+		if (r == 0)                                                                        \
+			r = collector_sink_result(expr);                                           \
+	} while (0)
+
+static int emit_peer(struct metric_sink *sink, const struct peer *pe)
+{
+	struct metric_label l[4 + MAX_FILE_LABELS];
+	size_t nl = 3;
+	int r = 0;
+
+	l[0] = (struct metric_label){"device", pe->device};
+	l[1] = (struct metric_label){"port", pe->port_str};
+	l[2] = (struct metric_label){"target", pe->loopback ? "loopback" : pe->target};
+	for (size_t i = 0; i < pe->n_file_labels; i++)
+		l[nl++] = pe->file_labels[i];
+	ADD(metric_sink_add_histogram_from(
+		sink, "rdma_probe_rtt_seconds",
+		"Round-trip time of probe messages over a UD queue pair, on the NIC clock or "
+		"CLOCK_MONOTONIC (see rdma_probe_timestamp_info); target \"loopback\" is the "
+		"port's own responder.",
+		l, nl, &pe->rtt));
+	ADD(metric_sink_add_u64(sink, "rdma_probe_sent_total", "Probe messages sent.",
+				METRIC_COUNTER, l, nl, pe->sent));
+	ADD(metric_sink_add_u64(sink, "rdma_probe_replies_total", "Probe replies received in time.",
+				METRIC_COUNTER, l, nl, pe->replies));
+	ADD(metric_sink_add_u64(sink, "rdma_probe_timeouts_total",
+				"Probes without a reply within --collector.probe.timeout.",
+				METRIC_COUNTER, l, nl, pe->timeouts));
+	for (int i = 0; i < R_REASONS && r == 0; i++) {
+		l[nl] = (struct metric_label){"reason", reason_names[i]};
+		ADD(metric_sink_add_u64(
+			sink, "rdma_probe_errors_total",
+			"Probe failures by reason: resolve (the target's address or probe QP could "
+			"not be learned), qp (the local UD QP could not be set up), send (post "
+			"failed), completion (a work completion in error), poll (CQ poll failed).",
+			METRIC_COUNTER, l, nl + 1, pe->errors[i]));
+	}
+	if (pe->have_last)
+		ADD(metric_sink_add_double(sink, "rdma_probe_last_rtt_seconds",
+					   "Round-trip time of the last probe reply.", METRIC_GAUGE,
+					   l, nl, pe->last_rtt));
+	return r;
+}
+
+static int emit_slot(struct metric_sink *sink, const struct slot *s)
+{
+	int r = 0;
+
+	ADD(metric_sink_add_u64(sink, "rdma_probe_timestamp_info",
+				"Where probe timestamps come from: hardware (NIC clock) or "
+				"software (CLOCK_MONOTONIC); always 1.",
+				METRIC_GAUGE,
+				METRIC_LABELS({"device", s->device}, {"port", s->port_str},
+					      {"source", s->p.hw_ts ? "hardware" : "software"}),
+				1));
+	ADD(metric_sink_add_u64(sink, "rdma_probe_responder_requests_total",
+				"Probe requests the port's responder answered.", METRIC_COUNTER,
+				METRIC_LABELS({"device", s->device}, {"port", s->port_str}),
+				s->responder_requests));
+	for (int i = 0; i < D_N; i++)
+		ADD(metric_sink_add_u64(
+			sink, "rdma_probe_responder_dropped_total",
+			"Messages the port's QP dropped: malformed (no magic, wrong version or "
+			"length), ratelimit (over the per-source limit), unexpected (a reply to no "
+			"probe in flight, a late one included), send (the reply could not be "
+			"sent).",
+			METRIC_COUNTER,
+			METRIC_LABELS({"device", s->device}, {"port", s->port_str},
+				      {"reason", drop_names[i]}),
+			s->dropped[i]));
+	return r;
+}
+
+int probe_collect(void *state, struct metric_sink *sink, struct collector_stats *stats)
+{
+	struct probe_state *st = state;
+	const char *seen[MAX_SLOTS];
+	size_t n_seen = 0;
+	int r = 0;
+
+	pthread_mutex_lock(&st->lock);
+	for (int i = 0; i < MAX_SLOTS && r == 0; i++) {
+		const struct slot *s = &st->slots[i];
+		bool dup = false;
+
+		if (!s->used)
+			continue;
+		r = emit_peer(sink, &st->peers[s->loop]);
+		if (r == 0)
+			r = emit_slot(sink, s);
+		for (size_t j = 0; j < n_seen; j++)
+			dup |= strcmp(seen[j], s->device) == 0;
+		if (!dup)
+			seen[n_seen++] = s->device;
+	}
+	for (size_t i = 0; i < st->n_peers && r == 0; i++)
+		if (st->peers[i].used && !st->peers[i].loopback)
+			r = emit_peer(sink, &st->peers[i]);
+	if (st->targets_path) {
+		ADD(metric_sink_add_u64(sink, "rdma_probe_targets",
+					"Targets loaded from --collector.probe.targets-file.",
+					METRIC_GAUGE, METRIC_NO_LABELS,
+					st->have_list ? st->list.n_targets : 0));
+		ADD(metric_sink_add_u64(
+			sink, "rdma_probe_targets_probed",
+			"Targets in the current sample (at most --collector.probe.max-targets; the "
+			"sample rotates every 5 minutes when the file has more).",
+			METRIC_GAUGE, METRIC_NO_LABELS, probe_remote_peers(st)));
+		ADD(metric_sink_add_u64(sink, "rdma_probe_targets_file_reload_success",
+					"Whether the last read of the targets file succeeded.",
+					METRIC_GAUGE, METRIC_NO_LABELS, st->reload_ok));
+	}
+	if (st->udp_fd >= 0 && st->responder) {
+		ADD(metric_sink_add_u64(sink, "rdma_probe_discovery_requests_total",
+					"Discovery queries answered on the UDP sideband.",
+					METRIC_COUNTER, METRIC_NO_LABELS, st->disc_requests));
+		for (int i = 0; i < DD_N; i++)
+			ADD(metric_sink_add_u64(
+				sink, "rdma_probe_discovery_dropped_total",
+				"Discovery datagrams not answered: malformed, ratelimit (over the "
+				"per-source limit), noport (no probe port is open).",
+				METRIC_COUNTER, METRIC_LABELS({"reason", ddrop_names[i]}),
+				st->disc_dropped[i]));
+	}
+	pthread_mutex_unlock(&st->lock);
+	stats->devices = n_seen;
+	return r;
+}

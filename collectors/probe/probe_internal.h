@@ -1,0 +1,178 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Private to the probe collector's files (probe*.c): the engine's state, the
+ * local ports it holds (slots) and the peers it probes, and the functions the
+ * files call across. Locking: the engine thread owns everything; what
+ * collect() reads is changed under st->lock, and the functions below that
+ * say "under lock" expect it held.
+ *
+ *   probe.c           collector ops: init, reload, free, the flag table
+ *   probe_engine.c    the engine thread: event loop, rounds, sending, completions
+ *   probe_slots.c     local ports: in line with the verbs device list, open, close
+ *   probe_peers.c     the peer table, the targets file and its rotating sample
+ *   probe_resolve.c   a peer's resolution: DNS, local port, discovery query
+ *   probe_sideband.c  the UDP discovery socket: open, drain
+ *   probe_responder.c answers to other nodes: probe requests, discovery queries
+ *   probe_export.c    collect(): the numbers copied into the metric sink
+ */
+#ifndef RDMA_EXPORTER_PROBE_INTERNAL_H
+#define RDMA_EXPORTER_PROBE_INTERNAL_H
+
+#include <netdb.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+
+#include "collector.h"
+#include "histogram.h"
+#include "probe_discovery.h"
+#include "probe_port.h"
+#include "probe_ratelimit.h"
+#include "probe_targets.h"
+
+#define MAX_SLOTS	64
+#define MAX_FILE_LABELS PROBE_TARGETS_MAX_LABELS
+
+/* Indexes of pe->errors, s->dropped and st->disc_dropped; their label
+ * values are in probe_export.c. */
+enum reason { R_RESOLVE, R_OPEN, R_SEND, R_COMPLETION, R_POLL, R_REASONS };
+enum drop { D_MALFORMED, D_RATELIMIT, D_UNEXPECTED, D_SEND, D_N };
+enum ddrop { DD_MALFORMED, DD_RATELIMIT, DD_NOPORT, DD_N };
+
+struct slot {
+	bool used, open;
+	char device[64];
+	uint8_t port;
+	char port_str[4];
+	struct probe_port p;
+	uint64_t responder_requests, dropped[D_N];
+	uint64_t retry_at_ms; /* open failed: not before this */
+	bool logged_fail;
+	unsigned failures; /* times the QP failed and was rebuilt: logged once at warn */
+	bool no_hw_ts;	   /* a port with NIC timestamps failed: the plain CQ from now on */
+	int loop;	   /* index of its loopback peer */
+};
+
+enum rstate {
+	RS_NEW,	  /* to resolve now */
+	RS_DNS,	  /* waiting for getaddrinfo_a */
+	RS_QUERY, /* discovery query sent */
+	RS_READY, /* AH and QPN known */
+	RS_WAIT,  /* resolving failed: backing off until retry_at_ms */
+};
+
+struct peer {
+	bool used, loopback;
+	int slot; /* local slot, -1: none yet */
+	char *target;
+	char host[PROBE_TARGETS_MAX_HOST + 1];
+	uint16_t dport;
+	char device[64], port_str[4]; /* labels: the local port, "" until known */
+	struct metric_label file_labels[MAX_FILE_LABELS];
+	size_t n_file_labels;
+	/* resolution */
+	enum rstate rs;
+	struct gaicb *gai;
+	struct sockaddr_in6 addr; /* IPv4 as v4-mapped */
+	uint64_t nonce, query_deadline_ms, retry_at_ms;
+	unsigned query_tries, fails;
+	struct ibv_ah *ah; /* remote peers only; loopback uses the port's */
+	uint32_t qpn;
+	int sgid_index;
+	/* the current round */
+	unsigned remaining, round_sent, round_replies;
+	bool in_flight, have_sent_ts;
+	uint64_t seq, sent_ns, deadline_ns;
+	uint64_t sent_ts; /* NIC time the request left, when the port has a clock */
+	/* numbers */
+	struct histogram rtt;
+	uint64_t sent, replies, timeouts, errors[R_REASONS];
+	double last_rtt;
+	bool have_last;
+};
+
+struct probe_state {
+	const struct device_filter *filter;
+	int sysfs_fd; /* -1: ask the device for its ports */
+	uint64_t interval_ms, count, timeout_ms, max_targets;
+	uint16_t udp_port;
+	bool responder;
+	char *targets_path;
+
+	pthread_mutex_t lock; /* everything the collector reads */
+	pthread_t thread;
+	bool started;
+	int stop_fd; /* eventfd: stop or reload requested */
+	int stop;    /* under lock */
+	int hup;     /* under lock: re-read the targets file */
+	int udp_fd;  /* discovery sideband, -1 when none */
+	bool udp_v6; /* AF_INET6 dual stack (else AF_INET) */
+	uint32_t session;
+	uint64_t seq;
+	uint64_t node_offset;
+	struct slot slots[MAX_SLOTS];
+	struct peer *peers; /* n_peers = max_targets + MAX_SLOTS */
+	size_t n_peers;
+	struct probe_ratelimit rl, disc_rl;
+
+	/* targets file */
+	struct probe_target_list list;
+	bool have_list;
+	struct stat file_st;
+	bool file_seen; /* file_st valid */
+	int file_err;	/* errno of the last failed stat, for logging once */
+	bool reload_ok;
+	uint64_t window; /* sample window in use */
+	uint64_t rounds;
+
+	/* graveyard of getaddrinfo_a requests whose peer is gone */
+	struct gaicb **graves;
+	size_t n_graves;
+
+	uint64_t disc_requests, disc_dropped[DD_N];
+};
+
+/* probe_engine.c: the thread start routine. */
+void *probe_engine(void *arg);
+
+/* probe_slots.c */
+void probe_sync_ports(struct probe_state *st);
+void probe_slot_close(struct probe_state *st, struct slot *s);
+void probe_slot_drop(struct probe_state *st, struct slot *s);
+int probe_slot_pick(struct probe_state *st, const uint8_t *gid, uint64_t now_ns, int *gid_index);
+
+/* probe_peers.c */
+struct peer *probe_peer_new(struct probe_state *st);
+void probe_peer_free(struct probe_state *st, struct peer *pe);
+void probe_peer_unresolve(struct probe_state *st, struct peer *pe);
+void probe_peer_set_slot(struct probe_state *st, struct peer *pe, int slot);
+void probe_reap_graves(struct probe_state *st, bool wait);
+void probe_apply_sample(struct probe_state *st);
+size_t probe_remote_peers(const struct probe_state *st);
+void probe_check_targets_file(struct probe_state *st, bool force);
+
+/* probe_resolve.c */
+void probe_backoff(struct probe_state *st, struct peer *pe, uint64_t now_ms);
+void probe_start_resolve(struct probe_state *st, struct peer *pe, uint64_t now_ms);
+void probe_check_dns(struct probe_state *st, struct peer *pe, uint64_t now_ms);
+void probe_send_query(struct probe_state *st, struct peer *pe, uint64_t now_ms);
+void probe_take_answer(struct probe_state *st, const struct probe_disc *d);
+
+/* probe_sideband.c */
+int probe_sideband_open(struct probe_state *st);
+void probe_sideband_input(struct probe_state *st);
+
+/* probe_responder.c */
+void probe_answer_request(struct probe_state *st, struct slot *s, const struct probe_rx *rx,
+			  uint64_t now);
+void probe_answer_query(struct probe_state *st, const struct probe_disc *q,
+			const struct sockaddr *from, socklen_t fl, const uint8_t *dst_gid);
+
+/* probe_export.c */
+int probe_collect(void *state, struct metric_sink *sink, struct collector_stats *stats);
+
+#endif

@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * What this node answers to others: probe requests on its UD QPs and
+ * discovery queries on the sideband, each rate-limited per source.
+ */
+#include "probe_internal.h"
+#include "clock.h"
+
+#include <string.h>
+
+#include <infiniband/verbs.h>
+
+#include "probe_packet.h"
+
+/* Answers a discovery query that arrived for local address dst. */
+void probe_answer_query(struct probe_state *st, const struct probe_disc *q,
+			const struct sockaddr *from, socklen_t fl, const uint8_t *dst_gid)
+{
+	struct probe_disc a = {
+		.type = PROBE_DISC_ANSWER, .nonce = q->nonce, .session = st->session};
+	unsigned char pkt[PROBE_DISC_LEN];
+	struct slot *pick;
+	int gi, i = probe_slot_pick(st, dst_gid, clock_mono_ns(), &gi);
+
+	if (i < 0) {
+		st->disc_dropped[DD_NOPORT]++;
+		return;
+	}
+	pick = &st->slots[i];
+	if (gi >= 0) {
+		a.flags = PROBE_DISC_F_MATCHED;
+		memcpy(a.gid, dst_gid, 16);
+	} else {
+		memcpy(a.gid, pick->p.gid, 16);
+	}
+	a.port = pick->port;
+	a.qpn = pick->p.qp->qp_num;
+	a.qkey = PROBE_QKEY;
+	a.lid = pick->p.lid;
+	a.link_layer = pick->p.ethernet ? PROBE_DISC_LINK_ETH : PROBE_DISC_LINK_IB;
+	if (probe_disc_encode(&a, pkt, sizeof(pkt)) == PROBE_DISC_LEN &&
+	    sendto(st->udp_fd, pkt, sizeof(pkt), MSG_DONTWAIT, from, fl) == PROBE_DISC_LEN)
+		st->disc_requests++;
+}
+
+/* A probe request that came to slot s's QP: answered unless over the
+ * per-source (GID or LID, and QP) limit; with the responder off only the
+ * port's own loopback requests are. */
+void probe_answer_request(struct probe_state *st, struct slot *s, const struct probe_rx *rx,
+			  uint64_t now)
+{
+	struct probe_port *p = &s->p;
+	uint8_t key[PROBE_RL_KEY_MAX] = {0}, pkt[PROBE_PACKET_LEN];
+
+	if (!st->responder && rx->src_qp != p->qp->qp_num)
+		return;
+	if (rx->has_grh)
+		memcpy(key, rx->sgid, 16);
+	else
+		memcpy(key, &rx->slid, sizeof(rx->slid));
+	memcpy(key + 16, &rx->src_qp, 4);
+	if (!probe_ratelimit_allow(&st->rl, key, sizeof(key), now)) {
+		s->dropped[D_RATELIMIT]++;
+		return;
+	}
+	memcpy(pkt, rx->data, sizeof(pkt));
+	if (probe_packet_make_reply(pkt, sizeof(pkt), p->qp->qp_num, now, clock_mono_ns()) < 0 ||
+	    probe_port_reply(p, rx, pkt) < 0) {
+		s->dropped[D_SEND]++;
+		return;
+	}
+	s->responder_requests++;
+}
