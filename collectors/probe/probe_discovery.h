@@ -9,7 +9,7 @@
  *
  * Why not SIDR (rdma_connect on an RDMA_PS_UDP id): librdmacm keeps a verbs
  * context of every device open until the process exits, and a driver without
- * context disassociation (rxe) then cannot be removed (see README, "Probes").
+ * context disassociation (rxe) then cannot be removed (see docs/collectors/probe.md).
  *
  * Every datagram is exactly PROBE_DISC_LEN (64) bytes, query and answer
  * alike, so an answer is never larger than the query that caused it (no

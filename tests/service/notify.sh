@@ -82,17 +82,25 @@ check "a malformed WATCHDOG_USEC: exit 2 (got $rc)" [ "$rc" -eq 2 ]
 
 # The watchdog of another process (WATCHDOG_PID not ours) is not this daemon's:
 # it starts although 1s would be too short for the 5s default interval.
-PORT=$((20000 + RANDOM % 40000))
-WATCHDOG_USEC=1000000 WATCHDOG_PID=1 "$BIN" --path.sysfs="$TREE" \
-	--web.listen-address="127.0.0.1:$PORT" "${NOHOST[@]}" >"$TMP/log" 2>&1 &
-PID=$!
-started=1
-for _ in $(seq 1 100); do
-	curl -fsS -o /dev/null "http://127.0.0.1:$PORT/healthz" 2>/dev/null && break
-	kill -0 "$PID" 2>/dev/null || { started=0; break; }
-	sleep 0.05
+# A random port another test holds ("cannot listen") is tried again on another.
+for try in 1 2 3 4 5; do
+	PORT=$((20000 + RANDOM % 40000))
+	WATCHDOG_USEC=1000000 WATCHDOG_PID=1 "$BIN" --path.sysfs="$TREE" \
+		--web.listen-address="127.0.0.1:$PORT" "${NOHOST[@]}" >"$TMP/log" 2>&1 &
+	PID=$!
+	started=0
+	for _ in $(seq 1 200); do
+		curl -fsS -o /dev/null "http://127.0.0.1:$PORT/healthz" 2>/dev/null && { started=1; break; }
+		kill -0 "$PID" 2>/dev/null || break
+		sleep 0.05
+	done
+	[ "$started" -eq 1 ] && break
+	wait "$PID" 2>/dev/null
+	PID=
+	grep -q "cannot listen" "$TMP/log" || break
 done
 check "WATCHDOG_PID of another process: the watchdog is ignored" [ "$started" -eq 1 ]
+[ "$started" -eq 1 ] || sed 's/^/# /' "$TMP/log"
 kill -TERM "$PID" 2>/dev/null
 wait "$PID"
 PID=
