@@ -10,16 +10,23 @@
 # configure_run DIR: the exporter alone, optimised, no tests.
 configure_run() {
 	cmake -S . -B "$1" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRDMA_EXPORTER_TESTS=OFF \
-		-DRDMA_EXPORTER_SANITIZE=OFF -DRDMA_EXPORTER_WERROR=OFF >/dev/null
+		-DRDMA_EXPORTER_SANITIZE=OFF -DRDMA_EXPORTER_TSAN=OFF -DRDMA_EXPORTER_WERROR=OFF >/dev/null
 }
 
-# configure_test DIR [asan]: with every test, -Werror; "asan" adds ASan+UBSan.
+# configure_test DIR [asan|tsan]: with every test, -Werror; "asan" adds
+# ASan+UBSan, "tsan" ThreadSanitizer (the two cannot share a build).
 configure_test() {
-	local san=OFF type=RelWithDebInfo
-	if [ "${2:-}" = asan ]; then
+	local san=OFF tsan=OFF type=RelWithDebInfo
+	case "${2:-}" in
+	asan)
 		san=ON
 		type=Debug
-	fi
+		;;
+	tsan)
+		tsan=ON
+		;;
+	esac
 	cmake -S . -B "$1" -DCMAKE_BUILD_TYPE=$type -DRDMA_EXPORTER_TESTS=ON \
-		-DRDMA_EXPORTER_SANITIZE=$san -DRDMA_EXPORTER_WERROR=ON >/dev/null
+		-DRDMA_EXPORTER_SANITIZE=$san -DRDMA_EXPORTER_TSAN=$tsan \
+		-DRDMA_EXPORTER_WERROR=ON >/dev/null
 }

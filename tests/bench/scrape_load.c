@@ -28,6 +28,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -64,7 +65,8 @@ struct client {
 static uint64_t deadline_ns;
 static uint64_t issued; /* requests handed out when -n is given */
 static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
-static bool out_written;
+/* Set under out_lock; atomic because scrape_once peeks at it without the lock. */
+static atomic_bool out_written;
 
 static uint64_t now_ns(void)
 {
@@ -192,11 +194,11 @@ static void write_body(const struct config *cfg, const char *body, size_t len, b
 	FILE *f;
 
 	pthread_mutex_lock(&out_lock);
-	if (out_written) {
+	if (atomic_load_explicit(&out_written, memory_order_relaxed)) {
 		pthread_mutex_unlock(&out_lock);
 		return;
 	}
-	out_written = true;
+	atomic_store_explicit(&out_written, true, memory_order_relaxed);
 	f = fopen(cfg->out_path, "we");
 	if (f) {
 		size_t pos = 0;
@@ -333,7 +335,7 @@ static int scrape_once(struct client *c, uint64_t *body_len)
 			break;
 		}
 	}
-	if (cfg->out_path && !out_written)
+	if (cfg->out_path && !atomic_load_explicit(&out_written, memory_order_relaxed))
 		write_body(cfg, c->buf + hdr_len, len - hdr_len, chunked);
 	if (close_after)
 		drop_connection(c);

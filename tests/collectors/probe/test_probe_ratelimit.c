@@ -17,10 +17,17 @@
 
 #include "probe_ratelimit.h"
 
-/* Lets the -ENOMEM test ask ASan for a calloc it cannot satisfy: without
- * this, ASan aborts on it instead of returning NULL. Unused elsewhere. */
+/* Lets the -ENOMEM test ask ASan (or TSan) for a calloc it cannot satisfy:
+ * without this, the sanitizer aborts on it instead of returning NULL. Unused
+ * elsewhere. */
 const char *__asan_default_options(void);
 const char *__asan_default_options(void)
+{
+	return "allocator_may_return_null=1";
+}
+
+const char *__tsan_default_options(void);
+const char *__tsan_default_options(void)
 {
 	return "allocator_may_return_null=1";
 }
