@@ -254,16 +254,17 @@ static void test_request_deadline(void **state)
 	stop(&f);
 }
 
-static void test_per_client_limit(void **state)
+/*
+ * Three connections to a server that takes two: the third is closed without
+ * an answer, the two are served, and the refusal is counted once, as want.
+ */
+static void third_refused(struct fixture *f, enum http_reject want, enum http_reject other)
 {
-	struct fixture f;
 	char buf[4096];
 	int fds[3];
 
-	start(&f, 2, 5000);
 	for (int i = 0; i < 3; i++)
-		fds[i] = client(&f);
-	/* the third is closed without an answer; the two are served */
+		fds[i] = client(f);
 	assert_int_equal(recv(fds[2], buf, sizeof(buf), 0), 0);
 	for (int i = 0; i < 2; i++) {
 		exchange(fds[i], "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n", buf, sizeof(buf));
@@ -271,30 +272,25 @@ static void test_per_client_limit(void **state)
 	}
 	for (int i = 0; i < 3; i++)
 		close(fds[i]);
-	assert_int_equal(rejected(&f, HTTP_REJECT_PER_CLIENT), 1);
-	assert_int_equal(rejected(&f, HTTP_REJECT_GLOBAL), 0);
+	assert_int_equal(rejected(f, want), 1);
+	assert_int_equal(rejected(f, other), 0);
+}
+
+static void test_per_client_limit(void **state)
+{
+	struct fixture f;
+
+	start(&f, 2, 5000); /* 2 per client, 16 in all */
+	third_refused(&f, HTTP_REJECT_PER_CLIENT, HTTP_REJECT_GLOBAL);
 	stop(&f);
 }
 
 static void test_global_limit(void **state)
 {
 	struct fixture f;
-	char buf[4096];
-	int fds[3];
 
-	start_limits(&f, 2, 8, 5000);
-	for (int i = 0; i < 3; i++)
-		fds[i] = client(&f);
-	/* the third is closed without an answer; the two are served */
-	assert_int_equal(recv(fds[2], buf, sizeof(buf), 0), 0);
-	for (int i = 0; i < 2; i++) {
-		exchange(fds[i], "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n", buf, sizeof(buf));
-		assert_true(strncmp(buf, "HTTP/1.1 200", 12) == 0);
-	}
-	for (int i = 0; i < 3; i++)
-		close(fds[i]);
-	assert_int_equal(rejected(&f, HTTP_REJECT_GLOBAL), 1);
-	assert_int_equal(rejected(&f, HTTP_REJECT_PER_CLIENT), 0);
+	start_limits(&f, 2, 8, 5000); /* 2 in all, 8 per client */
+	third_refused(&f, HTTP_REJECT_GLOBAL, HTTP_REJECT_PER_CLIENT);
 	stop(&f);
 }
 
