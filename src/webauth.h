@@ -4,8 +4,9 @@
  * configuration (webconfig.h). bcrypt is slow on purpose (about 70 ms at
  * cost 10), so results, good and bad, are kept for WEBAUTH_CACHE_TTL_MS in a
  * table of WEBAUTH_CACHE_SLOTS entries keyed by an HMAC-SHA256 (key random
- * per process) of user, hash and password: a scrape costs one bcrypt a
- * minute, the table never grows, and no password is kept.
+ * per process) of user, hash and password: a scrape that comes back within
+ * the TTL costs no bcrypt, the table never grows, and no password is kept.
+ * The caller runs the bcrypt where it likes (http.c: on worker threads).
  */
 #ifndef RDMA_EXPORTER_WEBAUTH_H
 #define RDMA_EXPORTER_WEBAUTH_H
