@@ -512,10 +512,10 @@ static enum auth_outcome authorize(struct http_server *srv, const struct webconf
 		out = AUTH_DENIED;
 		goto out;
 	}
-	/* back from a worker, and the users did not change meanwhile */
 	info = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
 	if (info && !info->client_addr)
 		info = NULL;
+	/* back from a worker, and the users did not change meanwhile */
 	if (req && req->checked && memcmp(req->key, job.key, sizeof(job.key)) == 0) {
 		out = req->aborted ? AUTH_BUSY : req->granted ? AUTH_GRANTED : AUTH_DENIED;
 		/* only failures count against the client */
@@ -585,48 +585,43 @@ static bool client_cert_ok(const struct http_server *srv, struct MHD_Connection 
 
 static void request_complete(struct http_server *srv, struct MHD_Connection *c);
 
+/* A short text answer with one more header (name may be NULL). */
+static enum MHD_Result queue_text(const struct webconfig *wc, struct MHD_Connection *c,
+				  unsigned status, const char *body, const char *name,
+				  const char *value)
+{
+	struct MHD_Response *r =
+		MHD_create_response_from_buffer(strlen(body), (void *)body, MHD_RESPMEM_PERSISTENT);
+
+	if (!r)
+		return MHD_NO;
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
+	if (name)
+		MHD_add_response_header(r, name, value);
+	return queue(wc, c, status, r);
+}
+
 static enum MHD_Result answer_auth(struct http_server *srv, const struct webconfig *wc,
 				   struct MHD_Connection *c, const char *url, const char *method,
 				   void **req_cls)
 {
-	struct MHD_Response *r;
-
 	switch (authorize(srv, wc, c, req_cls)) {
 	case AUTH_GRANTED:
 		return route(srv, wc, c, url, method);
 	case AUTH_SUSPENDED:
 		return MHD_YES;
 	case AUTH_LIMITED:
-		r = MHD_create_response_from_buffer(strlen("too many failed logins\n"),
-						    (void *)"too many failed logins\n",
-						    MHD_RESPMEM_PERSISTENT);
-		if (!r)
-			return MHD_NO;
-		MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
-					"text/plain; charset=utf-8");
-		MHD_add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, "1");
-		return queue(wc, c, MHD_HTTP_TOO_MANY_REQUESTS, r);
+		return queue_text(wc, c, MHD_HTTP_TOO_MANY_REQUESTS, "too many failed logins\n",
+				  MHD_HTTP_HEADER_RETRY_AFTER, "1");
 	case AUTH_BUSY:
-		r = MHD_create_response_from_buffer(strlen("too many logins in progress\n"),
-						    (void *)"too many logins in progress\n",
-						    MHD_RESPMEM_PERSISTENT);
-		if (!r)
-			return MHD_NO;
-		MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
-					"text/plain; charset=utf-8");
-		MHD_add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, "1");
-		return queue(wc, c, MHD_HTTP_SERVICE_UNAVAILABLE, r);
+		return queue_text(wc, c, MHD_HTTP_SERVICE_UNAVAILABLE,
+				  "too many logins in progress\n", MHD_HTTP_HEADER_RETRY_AFTER,
+				  "1");
 	case AUTH_DENIED:
 		break;
 	}
-	r = MHD_create_response_from_buffer(strlen("unauthorized\n"), (void *)"unauthorized\n",
-					    MHD_RESPMEM_PERSISTENT);
-	if (!r)
-		return MHD_NO;
-	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
-	MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
-				"Basic realm=\"" WEBAUTH_REALM "\"");
-	return queue(wc, c, MHD_HTTP_UNAUTHORIZED, r);
+	return queue_text(wc, c, MHD_HTTP_UNAUTHORIZED, "unauthorized\n",
+			  MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Basic realm=\"" WEBAUTH_REALM "\"");
 }
 
 static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url,

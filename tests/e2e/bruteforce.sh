@@ -8,7 +8,8 @@
 # (cached) from 127.0.0.1 must stay fast: median under 200 ms, none over
 # 1 s (on one HTTP thread that ran every bcrypt they took 1 to 2.5 s). Then
 # the per-client limit: the 11th quick failure from one address is answered
-# 429 without a bcrypt. Last, SIGTERM during the flood exits within 5 s.
+# 429 without a bcrypt; SIGTERM during the flood exits within 5 s. Last, the
+# flood again over TLS.
 #
 #   bruteforce.sh BINARY     (FIXTURES dir from env)
 set -u
@@ -40,11 +41,11 @@ expect() { # expect WANT ACTUAL
 	echo "  want $1, got $2" >&2
 	return 1
 }
-# median_ms N CURL-ARGS...: the median of N request times, in ms
-# ms FILE [max]: the median (or the largest) of the times in FILE (seconds), in ms
+# ms FILE [max [FORMAT]]: the median (or the largest, with "max") of the times in
+# FILE (seconds), in whole ms (or as FORMAT says)
 ms() {
-	sort -n "$1" | awk -v max="${2:-}" '{ t[NR] = $1 }
-		END { printf "%d\n", (max ? t[NR] : t[int((NR + 1) / 2)]) * 1000 }'
+	sort -n "$1" | awk -v max="${2:-}" -v fmt="${3:-%d}" '{ t[NR] = $1 }
+		END { printf fmt "\n", (max ? t[NR] : t[int((NR + 1) / 2)]) * 1000 }'
 }
 
 for _ in $(seq 1 50); do
@@ -55,13 +56,15 @@ check "right password: 200 (one bcrypt, then cached)" expect 200 "$(code -u alic
 for _ in $(seq 1 9); do
 	curl -s -o /dev/null -w '%{time_total}\n' --max-time 10 -u alice:secret "$url/metrics"
 done >"$TMP/base.times"
-echo "# unloaded: scrape median $(ms "$TMP/base.times") ms, max $(ms "$TMP/base.times" max) ms"
+echo "# unloaded: scrape median $(ms "$TMP/base.times" '' %.1f) ms," \
+	"max $(ms "$TMP/base.times" max %.1f) ms"
 
 cat >"$TMP/attack.py" <<'EOF'
-import http.client, base64, os, sys, threading, time, collections
+import http.client, base64, os, ssl, sys, threading, time, collections
 
-# until STOPFILE exists, SECONDS at most
+# until STOPFILE exists, SECONDS at most; "tls" as a 4th argument: HTTPS
 port, seconds, stopfile = int(sys.argv[1]), float(sys.argv[2]), sys.argv[3]
+tls = len(sys.argv) > 4 and sys.argv[4] == "tls"
 codes = collections.Counter()
 lock = threading.Lock()
 
@@ -72,7 +75,11 @@ def guess(src):
         n += 1
         cred = base64.b64encode(f"alice:guess-{src}-{n}".encode()).decode()
         try:
-            if c is None:
+            if c is None and tls:
+                c = http.client.HTTPSConnection(
+                    "127.0.0.1", port, timeout=30, source_address=(src, 0),
+                    context=ssl._create_unverified_context())
+            elif c is None:
                 c = http.client.HTTPConnection("127.0.0.1", port, timeout=30,
                                                source_address=(src, 0))
             c.request("GET", "/metrics", headers={"Authorization": "Basic " + cred})
@@ -84,7 +91,8 @@ def guess(src):
                 c = None
         except OSError:
             status = "error"
-            c.close()
+            if c is not None:
+                c.close()
             c = None
         with lock:
             codes[status] += 1
@@ -96,45 +104,52 @@ for t in threads:
     t.join()
 print(" ".join(f"{k}={v}" for k, v in sorted(codes.items(), key=str)))
 EOF
-python3 "$TMP/attack.py" "$PORT" 60 "$TMP/stop" >"$TMP/attack.out" 2>&1 &
-ATTACK=$!
-EXTRA_PIDS=$ATTACK
-sleep 1
-: >"$TMP/scrape.times"
-: >"$TMP/health.times"
-: >"$TMP/scrape.codes"
-# uneven pauses, so that the samples do not lock onto the attackers' rhythm; a
-# request cut at 3 s counts as 3 s
-for i in $(seq 1 11); do
-	curl -s -o /dev/null -w '%{time_total} %{http_code}\n' --max-time 3 -u alice:secret \
-		"$url/metrics" >>"$TMP/scrape.codes"
-	sleep "0.$((i * 37 % 10))"
-	curl -s -o /dev/null -w '%{time_total}\n' --max-time 3 -u alice:secret \
-		"$url/healthz" >>"$TMP/health.times"
-	sleep "0.$((i * 53 % 10))"
-done
-touch "$TMP/stop"
-cut -d' ' -f1 "$TMP/scrape.codes" >"$TMP/scrape.times"
-echo "# scrape times (s): $(xargs <"$TMP/scrape.times")"; echo "# /healthz times (s): $(xargs <"$TMP/health.times")"
-scrape_med=$(ms "$TMP/scrape.times")
-health_med=$(ms "$TMP/health.times")
-echo "# under attack: scrape median ${scrape_med} ms, max $(ms "$TMP/scrape.times" max) ms;" \
-	"/healthz median ${health_med} ms, max $(ms "$TMP/health.times" max) ms"
-check "under attack: every scrape by the right user answered 200" \
-	test "$(grep -c ' 200$' "$TMP/scrape.codes")" -eq 11
-check "under attack: scrape median under 200 ms" test "$scrape_med" -lt 200
-check "under attack: /healthz median under 200 ms" test "$health_med" -lt 200
-check "under attack: no scrape or /healthz over 1 s" \
-	test "$(ms "$TMP/scrape.times" max)" -lt 1000 -a "$(ms "$TMP/health.times" max)" -lt 1000
-wait "$ATTACK"
-EXTRA_PIDS=
-echo "# attacker's answers: $(cat "$TMP/attack.out")"
-check "the attack was real: over 20 wrong passwords checked (401)" bash -c \
-	"test \$(sed -n 's/.*401=\\([0-9]*\\).*/\\1/p' '$TMP/attack.out') -gt 20"
+# under_attack LABEL N CURL-ARGS...: starts the attacker (with TLS when LABEL is
+# "TLS"), then N scrapes and N /healthz by the right user at uneven pauses, so that
+# the samples do not lock onto the attackers' rhythm (a request cut at 3 s counts
+# as 3 s); checks their codes and times, and that the attack was real
+under_attack() {
+	local label=$1 n=$2 i scrape_med health_med
+	shift 2
+	rm -f "$TMP/stop"
+	python3 "$TMP/attack.py" "$PORT" 60 "$TMP/stop" "${label,,}" >"$TMP/attack.out" 2>&1 &
+	ATTACK=$!
+	EXTRA_PIDS=$ATTACK
+	sleep 1
+	: >"$TMP/health.times"
+	: >"$TMP/scrape.codes"
+	for i in $(seq 1 "$n"); do
+		curl -s -o /dev/null -w '%{time_total} %{http_code}\n' --max-time 3 \
+			-u alice:secret "$@" "$url/metrics" >>"$TMP/scrape.codes"
+		sleep "0.$((i * 37 % 10))"
+		curl -s -o /dev/null -w '%{time_total}\n' --max-time 3 -u alice:secret "$@" \
+			"$url/healthz" >>"$TMP/health.times"
+		sleep "0.$((i * 53 % 10))"
+	done
+	touch "$TMP/stop"
+	cut -d' ' -f1 "$TMP/scrape.codes" >"$TMP/scrape.times"
+	scrape_med=$(ms "$TMP/scrape.times")
+	health_med=$(ms "$TMP/health.times")
+	echo "# $label under attack: scrape median $(ms "$TMP/scrape.times" '' %.1f) ms, max" \
+		"$(ms "$TMP/scrape.times" max %.1f) ms; /healthz median" \
+		"$(ms "$TMP/health.times" '' %.1f) ms, max $(ms "$TMP/health.times" max %.1f) ms"
+	check "$label under attack: every scrape by the right user answered 200" \
+		test "$(grep -c ' 200$' "$TMP/scrape.codes")" -eq "$n"
+	check "$label under attack: scrape median under 200 ms" test "$scrape_med" -lt 200
+	check "$label under attack: /healthz median under 200 ms" test "$health_med" -lt 200
+	check "$label under attack: no scrape or /healthz over 1 s" \
+		test "$(ms "$TMP/scrape.times" max)" -lt 1000 -a "$(ms "$TMP/health.times" max)" -lt 1000
+	wait "$ATTACK"
+	EXTRA_PIDS=
+	echo "# attacker's answers: $(cat "$TMP/attack.out")"
+	check "$label under attack: the attack was real (over 20 wrong passwords checked: 401)" \
+		bash -c "test \$(sed -n 's/.*401=\\([0-9]*\\).*/\\1/p' '$TMP/attack.out') -gt 20"
+}
+under_attack HTTP 9
 
 # --- the per-client limit: distinct wrong passwords from one address
 bcrypts() { grep -c 'checked with bcrypt' "$TMP/log"; }
-sleep 6 # every address's bucket is full again
+# (127.0.0.20 has not been heard from: its bucket is full)
 before=$(bcrypts)
 : >"$TMP/limit.codes"
 for i in $(seq 1 15); do
@@ -167,6 +182,23 @@ check "SIGTERM under attack: exits within 5 s" test $(((t1 - t0) / 1000000)) -lt
 kill "$ATTACK" 2>/dev/null
 wait "$ATTACK" 2>/dev/null
 EXTRA_PIDS=
+
+# --- the same over TLS (the 5 s header deadline used to cut the right user's scrapes)
+require_tools openssl
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \
+	-subj /CN=localhost -addext "subjectAltName=IP:127.0.0.1" \
+	-keyout "$TMP/server.key" -out "$TMP/server.crt" 2>/dev/null
+printf 'tls_server_config:\n  cert_file: %s\n  key_file: %s\n' "$TMP/server.crt" \
+	"$TMP/server.key" >>"$TMP/web.yml"
+if start_on_free_port launch ready; then
+	url=https://127.0.0.1:$PORT
+	check "TLS: right password: 200" expect 200 \
+		"$(code --cacert "$TMP/server.crt" -u alice:secret "$url/metrics")"
+	under_attack TLS 7 --cacert "$TMP/server.crt"
+	check "TLS: exits 0 on SIGTERM" stop_exporter
+else
+	not_ok "starts with TLS"
+fi
 
 echo "# $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
