@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "authlimit.h"
 #include "buf.h"
 #include "clock.h"
 #include "config.h"
@@ -49,6 +50,36 @@ struct http_conn {
 /* The access handler's per-request marker: the request head was seen. */
 static char request_started;
 
+/*
+ * Basic auth checks that miss the cache run their bcrypt on AUTH_WORKERS
+ * threads, never on the HTTP thread: the connection is suspended meanwhile
+ * and the access handler, called again when it resumes, answers. At most
+ * AUTH_QUEUE checks wait; more are answered 503 at once. So wrong passwords
+ * cost at most AUTH_WORKERS cores and never delay a cached check, whatever
+ * their number (docs/security.md).
+ */
+#define AUTH_WORKERS 2
+#define AUTH_QUEUE   8
+
+/* A request whose check went to a worker (*req_cls from then on). */
+struct http_req {
+	struct http_req *next; /* http_server.auth_head, under auth_lock */
+	struct MHD_Connection *c;
+	bool checked; /* the worker is done: granted holds the result */
+	bool granted;
+	bool aborted;	 /* not checked: the server stops */
+	uint8_t key[32]; /* what was checked: the cache key of user, hash and password */
+	struct webauth_job job;
+};
+
+enum auth_outcome {
+	AUTH_GRANTED,
+	AUTH_DENIED,
+	AUTH_SUSPENDED, /* a worker checks it; the handler is called again */
+	AUTH_LIMITED,	/* this client is out of checks: 429 */
+	AUTH_BUSY,	/* the queue is full (or the server stops): 503 */
+};
+
 struct http_server {
 	struct MHD_Daemon *mhd;
 	struct http_config cfg;
@@ -72,6 +103,16 @@ struct http_server {
 	bool reaper_running;
 	pthread_t reaper;
 	uint64_t requests_timed_out; /* under conn_lock; for the debug log */
+	/* bcrypt workers and their queue (a list from auth_head), under auth_lock */
+	pthread_mutex_t auth_lock;
+	pthread_cond_t auth_cond;
+	struct http_req *auth_head, **auth_tail;
+	unsigned auth_queued;
+	bool auth_stop;
+	unsigned auth_threads;
+	pthread_t auth_thread[AUTH_WORKERS];
+	/* uncached checks per client address; the HTTP thread's own */
+	struct authlimit limit;
 };
 
 enum http_route http_route(const char *method, const char *url, const char *telemetry_path)
@@ -343,25 +384,168 @@ static enum MHD_Result route(struct http_server *srv, const struct webconfig *wc
 			    NULL);
 }
 
-/* Basic auth when the web configuration has users: every path, as the toolkit does. */
-static bool authorized(struct http_server *srv, const struct webconfig *wc,
-		       struct MHD_Connection *c)
+static void *auth_worker(void *arg)
 {
+	struct http_server *srv = arg;
+
+	pthread_mutex_lock(&srv->auth_lock);
+	for (;;) {
+		struct http_req *req;
+		bool stop;
+
+		while (!srv->auth_head && !srv->auth_stop)
+			pthread_cond_wait(&srv->auth_cond, &srv->auth_lock);
+		req = srv->auth_head;
+		if (!req)
+			break; /* stopping, and nothing queued */
+		srv->auth_head = req->next;
+		if (!srv->auth_head)
+			srv->auth_tail = &srv->auth_head;
+		srv->auth_queued--;
+		stop = srv->auth_stop;
+		pthread_mutex_unlock(&srv->auth_lock);
+		req->aborted = stop;
+		if (!stop) {
+			req->granted = webauth_job_run(srv->auth, &req->job, clock_mono_ms());
+			log_debug("basic auth checked with bcrypt", "ok=%d cache_ttl=%ds",
+				  req->granted, WEBAUTH_CACHE_TTL_MS / 1000);
+		}
+		webauth_job_wipe(&req->job);
+		req->checked = true;
+		/* the handler runs again; MHD's lock orders these writes before it */
+		MHD_resume_connection(req->c);
+		pthread_mutex_lock(&srv->auth_lock);
+	}
+	pthread_mutex_unlock(&srv->auth_lock);
+	return NULL;
+}
+
+static int start_auth_workers(struct http_server *srv)
+{
+	for (unsigned i = 0; i < AUTH_WORKERS; i++) {
+		int r = pthread_create(&srv->auth_thread[i], NULL, auth_worker, srv);
+
+		if (r != 0)
+			return -r;
+		srv->auth_threads++;
+	}
+	return 0;
+}
+
+/*
+ * Before MHD stops (it must find no connection suspended): checks still
+ * queued are answered 503 without their bcrypt, the ones running finish,
+ * one bcrypt each at most (about a second at WEBCONFIG_BCRYPT_MAX_COST).
+ */
+static void stop_auth_workers(struct http_server *srv)
+{
+	pthread_mutex_lock(&srv->auth_lock);
+	srv->auth_stop = true;
+	pthread_cond_broadcast(&srv->auth_cond);
+	pthread_mutex_unlock(&srv->auth_lock);
+	for (unsigned i = 0; i < srv->auth_threads; i++)
+		pthread_join(srv->auth_thread[i], NULL);
+	srv->auth_threads = 0;
+}
+
+/* Hands the check of job to a worker and suspends c until it is done. */
+static enum auth_outcome submit_check(struct http_server *srv, struct MHD_Connection *c,
+				      void **req_cls, struct webauth_job *job)
+{
+	struct http_req *req = *req_cls == &request_started ? NULL : *req_cls;
+
+	pthread_mutex_lock(&srv->auth_lock);
+	if (srv->auth_stop || srv->auth_queued >= AUTH_QUEUE || !srv->auth_threads) {
+		pthread_mutex_unlock(&srv->auth_lock);
+		return AUTH_BUSY;
+	}
+	if (!req) {
+		req = malloc(sizeof(*req));
+		if (!req) {
+			pthread_mutex_unlock(&srv->auth_lock);
+			return AUTH_BUSY;
+		}
+		*req_cls = req;
+	}
+	req->next = NULL;
+	req->c = c;
+	req->checked = false;
+	req->granted = false;
+	req->aborted = false;
+	memcpy(req->key, job->key, sizeof(req->key));
+	req->job = *job;
+	/* suspended before a worker can see it, so that its resume follows */
+	MHD_suspend_connection(c);
+	*srv->auth_tail = req;
+	srv->auth_tail = &req->next;
+	srv->auth_queued++;
+	pthread_cond_signal(&srv->auth_cond);
+	pthread_mutex_unlock(&srv->auth_lock);
+	return AUTH_SUSPENDED;
+}
+
+/*
+ * Basic auth when the web configuration has users: every path, as the
+ * toolkit does. Cached results answer here; anything else costs a token of
+ * the client's (authlimit.h) and goes to a worker.
+ */
+static enum auth_outcome authorize(struct http_server *srv, const struct webconfig *wc,
+				   struct MHD_Connection *c, void **req_cls)
+{
+	const union MHD_ConnectionInfo *info;
+	struct http_req *req = *req_cls == &request_started ? NULL : *req_cls;
+	struct webauth_job job;
+	enum auth_outcome out;
 	const char *h;
 	char user[256], pass[256];
-	bool ok, cached;
+	int r;
 
 	if (!wc || wc->n_users == 0)
-		return true;
+		return AUTH_GRANTED;
 	h = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
 	if (webauth_parse_basic(h, user, sizeof(user), pass, sizeof(pass)) < 0)
-		return false;
-	ok = webauth_check(srv->auth, wc, user, pass, clock_mono_ms(), &cached);
+		return AUTH_DENIED;
+	r = webauth_job_init(srv->auth, wc, user, pass, &job);
 	explicit_bzero(pass, sizeof(pass));
-	if (!cached)
-		log_debug("basic auth checked with bcrypt", "ok=%d cache_ttl=%ds", ok,
-			  WEBAUTH_CACHE_TTL_MS / 1000);
-	return ok;
+	/* without a cache key (HMAC failed) nothing can be remembered: refuse */
+	if (r < 0 || !job.have_key) {
+		out = AUTH_DENIED;
+		goto out;
+	}
+	info = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	if (info && !info->client_addr)
+		info = NULL;
+	/* back from a worker, and the users did not change meanwhile */
+	if (req && req->checked && memcmp(req->key, job.key, sizeof(job.key)) == 0) {
+		out = req->aborted ? AUTH_BUSY : req->granted ? AUTH_GRANTED : AUTH_DENIED;
+		/* only failures count against the client */
+		if (out == AUTH_GRANTED && info)
+			authlimit_refund(&srv->limit, info->client_addr, clock_mono_ms());
+		goto out;
+	}
+	switch (webauth_cached(srv->auth, &job, clock_mono_ms())) {
+	case WEBAUTH_GRANTED:
+		out = AUTH_GRANTED;
+		goto out;
+	case WEBAUTH_DENIED:
+		out = AUTH_DENIED;
+		goto out;
+	case WEBAUTH_UNCACHED:
+		break;
+	}
+	if (info && !authlimit_take(&srv->limit, info->client_addr, clock_mono_ms())) {
+		log_debug("basic auth refused: too many uncached checks from this client",
+			  "rate=%d/s burst=%d", AUTHLIMIT_PER_S, AUTHLIMIT_BURST);
+		out = AUTH_LIMITED;
+		goto out;
+	}
+	out = submit_check(srv, c, req_cls, &job);
+	if (out == AUTH_BUSY)
+		log_debug("basic auth refused: the bcrypt queue is full", "queue=%d workers=%d",
+			  AUTH_QUEUE, AUTH_WORKERS);
+out:
+	webauth_job_wipe(&job);
+	return out;
 }
 
 /*
@@ -401,6 +585,45 @@ static bool client_cert_ok(const struct http_server *srv, struct MHD_Connection 
 
 static void request_complete(struct http_server *srv, struct MHD_Connection *c);
 
+/* A short text answer with one more header (name may be NULL). */
+static enum MHD_Result queue_text(const struct webconfig *wc, struct MHD_Connection *c,
+				  unsigned status, const char *body, const char *name,
+				  const char *value)
+{
+	struct MHD_Response *r =
+		MHD_create_response_from_buffer(strlen(body), (void *)body, MHD_RESPMEM_PERSISTENT);
+
+	if (!r)
+		return MHD_NO;
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
+	if (name)
+		MHD_add_response_header(r, name, value);
+	return queue(wc, c, status, r);
+}
+
+static enum MHD_Result answer_auth(struct http_server *srv, const struct webconfig *wc,
+				   struct MHD_Connection *c, const char *url, const char *method,
+				   void **req_cls)
+{
+	switch (authorize(srv, wc, c, req_cls)) {
+	case AUTH_GRANTED:
+		return route(srv, wc, c, url, method);
+	case AUTH_SUSPENDED:
+		return MHD_YES;
+	case AUTH_LIMITED:
+		return queue_text(wc, c, MHD_HTTP_TOO_MANY_REQUESTS, "too many failed logins\n",
+				  MHD_HTTP_HEADER_RETRY_AFTER, "1");
+	case AUTH_BUSY:
+		return queue_text(wc, c, MHD_HTTP_SERVICE_UNAVAILABLE,
+				  "too many logins in progress\n", MHD_HTTP_HEADER_RETRY_AFTER,
+				  "1");
+	case AUTH_DENIED:
+		break;
+	}
+	return queue_text(wc, c, MHD_HTTP_UNAUTHORIZED, "unauthorized\n",
+			  MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Basic realm=\"" WEBAUTH_REALM "\"");
+}
+
 static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url,
 			      const char *method, const char *version, const char *upload_data,
 			      size_t *upload_data_size, void **req_cls)
@@ -435,20 +658,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 		ret = queue_static(ws ? ws->wc : NULL, c, MHD_HTTP_FORBIDDEN,
 				   "a valid client certificate is required\n",
 				   "text/plain; charset=utf-8", NULL);
-	} else if (authorized(srv, ws ? ws->wc : NULL, c)) {
-		ret = route(srv, ws ? ws->wc : NULL, c, url, method);
 	} else {
-		struct MHD_Response *r = MHD_create_response_from_buffer(
-			strlen("unauthorized\n"), (void *)"unauthorized\n", MHD_RESPMEM_PERSISTENT);
-
-		ret = MHD_NO;
-		if (r) {
-			MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
-						"text/plain; charset=utf-8");
-			MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
-						"Basic realm=\"" WEBAUTH_REALM "\"");
-			ret = queue(ws->wc, c, MHD_HTTP_UNAUTHORIZED, r);
-		}
+		ret = answer_auth(srv, ws ? ws->wc : NULL, c, url, method, req_cls);
 	}
 	web_settings_unref(ws);
 	return ret;
@@ -677,6 +888,10 @@ static void request_done(void *cls, struct MHD_Connection *c, void **req_cls,
 	struct http_server *srv = cls;
 	struct http_conn *conn = conn_of(c);
 
+	/* a request that went to a worker; never freed while queued: suspended
+	 * connections end only after stop_auth_workers resumed them */
+	if (*req_cls && *req_cls != &request_started)
+		free(*req_cls);
 	*req_cls = NULL;
 	if (!conn || toe != MHD_REQUEST_TERMINATED_COMPLETED_OK)
 		return;
@@ -813,7 +1028,10 @@ static struct MHD_Daemon *start_mhd(struct http_server *srv, int fd, char *err, 
 	const struct http_config *cfg = &srv->cfg;
 	const struct web_settings *tls = srv->tls_web;
 	struct MHD_OptionItem tls_opts[5];
-	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG, n = 0;
+	/* suspend/resume: basic auth checks wait for a bcrypt worker */
+	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG |
+			 MHD_ALLOW_SUSPEND_RESUME,
+		 n = 0;
 	struct MHD_Daemon *d;
 
 	if (tls) {
@@ -878,6 +1096,9 @@ struct http_server *http_server_start(const struct http_config *cfg, struct snap
 	pthread_cond_init(&srv->conn_cond, &ca);
 	pthread_condattr_destroy(&ca);
 	srv->conns.next = srv->conns.prev = &srv->conns;
+	pthread_mutex_init(&srv->auth_lock, NULL);
+	pthread_cond_init(&srv->auth_cond, NULL);
+	srv->auth_tail = &srv->auth_head;
 	srv->web = web_settings_ref(cfg->web);
 	if (cfg->web && cfg->web->wc->tls)
 		srv->tls_web = web_settings_ref(cfg->web);
@@ -906,6 +1127,12 @@ struct http_server *http_server_start(const struct http_config *cfg, struct snap
 		goto fail;
 	}
 	srv->reaper_running = true;
+	r = start_auth_workers(srv);
+	if (r < 0) {
+		snprintf(err, errlen, "cannot start the basic auth threads: %s", strerror(-r));
+		close(fd);
+		goto fail;
+	}
 	srv->mhd = start_mhd(srv, fd, err, errlen);
 	if (!srv->mhd) {
 		close(fd);
@@ -924,6 +1151,7 @@ void http_server_stop(struct http_server *srv)
 		return;
 	/* no shutdown() from here on: MHD closes every connection below */
 	stop_reaper(srv);
+	stop_auth_workers(srv);
 	/* also closes the listening socket, ours or not */
 	if (srv->mhd)
 		MHD_stop_daemon(srv->mhd);
@@ -933,6 +1161,8 @@ void http_server_stop(struct http_server *srv)
 	web_settings_unref(srv->tls_web);
 	pthread_cond_destroy(&srv->conn_cond);
 	pthread_mutex_destroy(&srv->conn_lock);
+	pthread_cond_destroy(&srv->auth_cond);
+	pthread_mutex_destroy(&srv->auth_lock);
 	pthread_mutex_destroy(&srv->web_lock);
 	free(srv);
 }

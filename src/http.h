@@ -3,7 +3,8 @@
  * HTTP server (libmicrohttpd, one internal epoll thread). Serves the
  * current snapshot at the telemetry path, a landing page at / and /healthz.
  * Requests only take a reference to the current snapshot: they never wait
- * for a poll.
+ * for a poll. Basic auth checks that need a bcrypt run on two worker
+ * threads, their connections suspended meanwhile (docs/security.md).
  */
 #ifndef RDMA_EXPORTER_HTTP_H
 #define RDMA_EXPORTER_HTTP_H

@@ -6,6 +6,7 @@
 #include <gnutls/crypto.h>
 #include <gnutls/gnutls.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -13,9 +14,12 @@
 
 /*
  * Checked for a user that does not exist, so that a wrong name takes as
- * long as a wrong password (the hash of a random string, cost 10).
+ * long as a wrong password: the hash of a random string, its cost ("NN")
+ * replaced by the highest cost among the configured users (crypt(3) spends
+ * the cost the hash names; htpasswd -B writes cost 5, the toolkit's docs
+ * 10, so no fixed cost fits).
  */
-#define DUMMY_HASH "$2y$10$I2fjOV3.j25l2ULunTTauOugKNA4xNVGHe9fRFWztxCfECOz4EJBe"
+#define DUMMY_HASH "$2y$NN$I2fjOV3.j25l2ULunTTauOugKNA4xNVGHe9fRFWztxCfECOz4EJBe"
 
 struct cache_entry {
 	uint8_t key[32];
@@ -197,55 +201,119 @@ static struct cache_entry *cache_find(struct webauth *wa, const uint8_t key[32],
 	return NULL;
 }
 
-/* A free or expired slot, else the one closest to expiry. */
-static struct cache_entry *cache_victim(struct webauth *wa, uint64_t now_ms)
+/*
+ * A free or expired slot, else the one closest to expiry; for a denial
+ * only among denials (NULL when every slot holds a live grant).
+ */
+static struct cache_entry *cache_victim(struct webauth *wa, uint64_t now_ms, bool ok)
 {
-	struct cache_entry *victim = &wa->cache[0];
+	struct cache_entry *victim = NULL;
 
 	for (unsigned i = 0; i < WEBAUTH_CACHE_SLOTS; i++) {
 		struct cache_entry *e = &wa->cache[i];
 
 		if (!e->used || e->expires_ms <= now_ms)
 			return e;
-		if (e->expires_ms < victim->expires_ms)
+		if (!ok && e->ok)
+			continue;
+		if (!victim || e->expires_ms < victim->expires_ms)
 			victim = e;
 	}
 	return victim;
 }
 
+int webauth_job_init(struct webauth *wa, const struct webconfig *wc, const char *user,
+		     const char *pass, struct webauth_job *job)
+{
+	const char *hash = NULL;
+	int cost = 4;
+
+	memset(job, 0, sizeof(*job));
+	if (strlen(pass) >= sizeof(job->pass))
+		return -EINVAL;
+	for (unsigned i = 0; i < wc->n_users; i++) {
+		int c = webconfig_bcrypt_cost(wc->users[i].value);
+
+		if (c > cost)
+			cost = c;
+		if (strcmp(wc->users[i].name, user) == 0)
+			hash = wc->users[i].value;
+	}
+	if (hash) {
+		snprintf(job->hash, sizeof(job->hash), "%s", hash);
+		job->known = true;
+	} else {
+		snprintf(job->hash, sizeof(job->hash), "%s", DUMMY_HASH);
+		job->hash[4] = (char)('0' + cost / 10);
+		job->hash[5] = (char)('0' + cost % 10);
+	}
+	strcpy(job->pass, pass);
+	job->have_key = cache_key(wa, user, job->hash, pass, job->key) == 0;
+	return 0;
+}
+
+void webauth_job_wipe(struct webauth_job *job)
+{
+	explicit_bzero(job, sizeof(*job));
+}
+
+enum webauth_verdict webauth_cached(struct webauth *wa, const struct webauth_job *job,
+				    uint64_t now_ms)
+{
+	enum webauth_verdict v = WEBAUTH_UNCACHED;
+	struct cache_entry *e;
+
+	if (!job->have_key)
+		return v;
+	pthread_mutex_lock(&wa->lock);
+	e = cache_find(wa, job->key, now_ms);
+	if (e) {
+		v = e->ok ? WEBAUTH_GRANTED : WEBAUTH_DENIED;
+		if (e->ok)
+			e->expires_ms = now_ms + WEBAUTH_CACHE_TTL_MS;
+	}
+	pthread_mutex_unlock(&wa->lock);
+	return v;
+}
+
+bool webauth_job_run(struct webauth *wa, const struct webauth_job *job, uint64_t now_ms)
+{
+	bool ok = webauth_bcrypt_matches(job->hash, job->pass) && job->known;
+	struct cache_entry *e;
+
+	if (!job->have_key)
+		return ok;
+	pthread_mutex_lock(&wa->lock);
+	e = cache_victim(wa, now_ms, ok);
+	if (e) {
+		memcpy(e->key, job->key, sizeof(job->key));
+		e->used = true;
+		e->ok = ok;
+		e->expires_ms = now_ms + WEBAUTH_CACHE_TTL_MS;
+	}
+	pthread_mutex_unlock(&wa->lock);
+	return ok;
+}
+
 bool webauth_check(struct webauth *wa, const struct webconfig *wc, const char *user,
 		   const char *pass, uint64_t now_ms, bool *cached)
 {
-	const char *hash = NULL;
-	struct cache_entry *e;
-	uint8_t key[32];
-	bool ok, have_key;
+	struct webauth_job job;
+	enum webauth_verdict v;
+	bool ok = false;
 
 	if (cached)
 		*cached = false;
-	for (unsigned i = 0; i < wc->n_users; i++)
-		if (strcmp(wc->users[i].name, user) == 0)
-			hash = wc->users[i].value;
-	have_key = cache_key(wa, user, hash ? hash : DUMMY_HASH, pass, key) == 0;
-	/* One bcrypt at a time: the lock also keeps a burst of guesses from
-	 * taking every core. */
-	pthread_mutex_lock(&wa->lock);
-	e = have_key ? cache_find(wa, key, now_ms) : NULL;
-	if (e) {
-		ok = e->ok;
+	if (webauth_job_init(wa, wc, user, pass, &job) < 0)
+		return false;
+	v = webauth_cached(wa, &job, now_ms);
+	if (v != WEBAUTH_UNCACHED) {
+		ok = v == WEBAUTH_GRANTED;
 		if (cached)
 			*cached = true;
 	} else {
-		ok = webauth_bcrypt_matches(hash ? hash : DUMMY_HASH, pass) && hash;
-		if (have_key) {
-			e = cache_victim(wa, now_ms);
-			memcpy(e->key, key, sizeof(key));
-			e->used = true;
-			e->ok = ok;
-			e->expires_ms = now_ms + WEBAUTH_CACHE_TTL_MS;
-		}
+		ok = webauth_job_run(wa, &job, now_ms);
 	}
-	pthread_mutex_unlock(&wa->lock);
-	explicit_bzero(key, sizeof(key));
+	webauth_job_wipe(&job);
 	return ok;
 }

@@ -94,6 +94,11 @@ bool webconfig_is_bcrypt(const char *s)
 	return true;
 }
 
+int webconfig_bcrypt_cost(const char *hash)
+{
+	return (hash[4] - '0') * 10 + (hash[5] - '0');
+}
+
 static yaml_node_t *node(struct ctx *c, int index)
 {
 	return yaml_document_get_node(c->doc, index);
@@ -395,6 +400,12 @@ static int user_pair(struct ctx *c, const char *key, const yaml_node_t *k, const
 			    "basic_auth_users: the password of \"%.60s\" is not a bcrypt hash "
 			    "($2y$10$ and 53 characters; make one with htpasswd -nBC 10 \"\")",
 			    key);
+	if (webconfig_bcrypt_cost(hash) > WEBCONFIG_BCRYPT_MAX_COST)
+		return fail(c, v,
+			    "basic_auth_users: the password hash of \"%.60s\" has bcrypt cost %d, "
+			    "above the maximum %d (each check would take seconds; make one with "
+			    "htpasswd -nBC 10 \"\")",
+			    key, webconfig_bcrypt_cost(hash), WEBCONFIG_BCRYPT_MAX_COST);
 	u = realloc(wc->users, (wc->n_users + 1) * sizeof(*u));
 	if (!u)
 		return oom(c);

@@ -69,6 +69,18 @@ void webconfig_free(struct webconfig *wc);
 
 /* True when s has the shape of a bcrypt hash: $2a$/$2b$/$2y$, cost 04..31, 53 chars. */
 bool webconfig_is_bcrypt(const char *s);
+/* The cost of a hash webconfig_is_bcrypt accepts (the two digits after "$2y$"). */
+int webconfig_bcrypt_cost(const char *hash);
+
+/*
+ * The highest bcrypt cost basic_auth_users may use. Each step doubles the
+ * time of a check: about 70 ms at 10, 1.1 s at 14, 9 s at 17 (htpasswd's
+ * maximum) on one core of a 2020s server. A check above a second holds a
+ * verification worker (docs/security.md) that long for every guess, and a
+ * shutdown waits for the one running; 14 is four times the toolkit's
+ * default (10) and still under ~1 s.
+ */
+#define WEBCONFIG_BCRYPT_MAX_COST 14
 
 /* The client_auth_type name of a mode, e.g. "RequireAndVerifyClientCert". */
 const char *webconfig_client_auth_name(enum webconfig_client_auth a);

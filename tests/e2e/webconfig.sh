@@ -244,6 +244,12 @@ check "start: YAML syntax error: exit 2, one line" bad_start "invalid YAML" \
 	"basic_auth_users: [alice"
 check "start: a password that is not a bcrypt hash: exit 2" bad_start "not a bcrypt hash" \
 	"basic_auth_users: {alice: secret}"
+# htpasswd -B takes costs up to 17 (about 9 s a check): refused above 14
+# shellcheck disable=SC2016 # a bcrypt hash, not an expansion
+COST15='$2y$15$fERX.LxZMtEMPJVyc1htvuFO/y8HXO2hNPH1ZjckJqxve2YzPGYzG'
+check "start: a hash above bcrypt cost 14: exit 2, one line" bad_start \
+	'the password hash of "alice" has bcrypt cost 15, above the maximum 14' \
+	"basic_auth_users: {alice: '$COST15'}"
 check "start: missing key_file: exit 2" bad_start "missing one of key or key_file" \
 	"tls_server_config: {cert_file: server.crt}"
 check "start: unreadable cert_file: exit 2" bad_start "cannot read .*nope.crt" \

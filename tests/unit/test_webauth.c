@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cmocka.h>
 
@@ -144,14 +145,14 @@ static void test_check_and_cache(void **state)
 	assert_false(webauth_check(wa, wc, "carol", "secret", now + 1, &cached));
 	assert_true(cached);
 	assert_true(webauth_check(wa, wc, "bob", "pa:ss w0rd", now, NULL));
-	/* entries expire */
+	/* entries expire a TTL after their last use */
 	assert_true(
-		webauth_check(wa, wc, "alice", "secret", now + WEBAUTH_CACHE_TTL_MS + 10, &cached));
+		webauth_check(wa, wc, "alice", "secret", now + 2 * WEBAUTH_CACHE_TTL_MS, &cached));
 	assert_false(cached);
 	/* cleared on reload */
 	webauth_clear(wa);
-	assert_true(
-		webauth_check(wa, wc, "alice", "secret", now + WEBAUTH_CACHE_TTL_MS + 20, &cached));
+	assert_true(webauth_check(wa, wc, "alice", "secret", now + 2 * WEBAUTH_CACHE_TTL_MS + 20,
+				  &cached));
 	assert_false(cached);
 	webauth_free(wa);
 	webconfig_free(wc);
@@ -180,6 +181,117 @@ static void test_cache_is_bounded(void **state)
 	webconfig_free(wc);
 }
 
+/* A grant used within its TTL lives on: a regular scraper needs one bcrypt. */
+static void test_grant_slides(void **state)
+{
+	struct webconfig *wc = users();
+	struct webauth *wa = webauth_new();
+	uint64_t now = 1000000;
+	bool cached;
+
+	assert_true(webauth_check(wa, wc, "alice", "secret", now, &cached));
+	assert_false(cached);
+	for (int i = 1; i <= 10; i++) {
+		assert_true(webauth_check(wa, wc, "alice", "secret",
+					  now + (uint64_t)i * WEBAUTH_CACHE_TTL_MS / 2, &cached));
+		assert_true(cached);
+	}
+	/* a denial does not slide */
+	assert_false(webauth_check(wa, wc, "alice", "wrong", now, &cached));
+	assert_false(
+		webauth_check(wa, wc, "alice", "wrong", now + WEBAUTH_CACHE_TTL_MS - 1, &cached));
+	assert_true(cached);
+	assert_false(webauth_check(wa, wc, "alice", "wrong", now + WEBAUTH_CACHE_TTL_MS, &cached));
+	assert_false(cached);
+	webauth_free(wa);
+	webconfig_free(wc);
+}
+
+/* More distinct wrong passwords than slots never push a grant out. */
+static void test_denials_keep_grants(void **state)
+{
+	struct webconfig *wc = users();
+	struct webauth *wa = webauth_new();
+	char pass[32];
+	bool cached;
+
+	assert_true(webauth_check(wa, wc, "alice", "secret", 5000, NULL));
+	assert_true(webauth_check(wa, wc, "bob", "pa:ss w0rd", 5000, NULL));
+	for (int i = 0; i < 2 * WEBAUTH_CACHE_SLOTS; i++) {
+		snprintf(pass, sizeof(pass), "guess%d", i);
+		assert_false(webauth_check(wa, wc, i % 2 ? "alice" : "mallory", pass,
+					   5001 + (uint64_t)i, NULL));
+	}
+	assert_true(webauth_check(wa, wc, "alice", "secret", 6000, &cached));
+	assert_true(cached);
+	assert_true(webauth_check(wa, wc, "bob", "pa:ss w0rd", 6000, &cached));
+	assert_true(cached);
+	webauth_free(wa);
+	webconfig_free(wc);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Username probing: with hashes of htpasswd -B's default cost (5), an
+ * unknown user must take as long as a known one with a wrong password (a
+ * fixed cost-10 dummy made it 25 times slower). Medians of interleaved,
+ * uncached checks; the bounds are generous against a busy machine.
+ */
+static void test_unknown_user_same_time(void **state)
+{
+	static const char yaml[] =
+		"basic_auth_users:\n"
+		/* htpasswd -nbB "" secret */
+		"  alice: $2y$05$XkRYAZ9dKDydcEcCLhdgd.Y.K5.LNtVNQ6d81QuWpFOiyWWKyTOb.\n"
+		"  bob: $2y$05$Z8AHXnKnqpNIqpttTj09NuDq4zpFYTt50Xr8oMYCPwtW2vNAdlbpi\n";
+	enum { N = 31 };
+	uint64_t known[N], unknown[N];
+	char err[256], pass[32];
+	struct webconfig *wc = webconfig_parse(yaml, strlen(yaml), NULL, err, sizeof(err));
+	struct webauth *wa = webauth_new();
+	bool cached;
+	double ratio;
+
+	assert_non_null(wc);
+	assert_true(webauth_check(wa, wc, "alice", "secret", 1000, &cached));
+	for (int i = 0; i < N; i++) {
+		uint64_t t0, t1, t2;
+
+		snprintf(pass, sizeof(pass), "guess%d", i);
+		t0 = now_ns();
+		assert_false(webauth_check(wa, wc, "alice", pass, 1000, &cached));
+		t1 = now_ns();
+		assert_false(cached);
+		assert_false(webauth_check(wa, wc, "carol", pass, 1000, &cached));
+		t2 = now_ns();
+		assert_false(cached);
+		known[i] = t1 - t0;
+		unknown[i] = t2 - t1;
+	}
+	qsort(known, N, sizeof(known[0]), cmp_u64);
+	qsort(unknown, N, sizeof(unknown[0]), cmp_u64);
+	ratio = (double)unknown[N / 2] / (double)known[N / 2];
+	print_message("median: known user, wrong password %.2f ms; unknown user %.2f ms\n",
+		      known[N / 2] / 1e6, unknown[N / 2] / 1e6);
+	assert_true(ratio > 0.5 && ratio < 2.0);
+	webauth_free(wa);
+	webconfig_free(wc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -188,6 +300,9 @@ int main(void)
 		cmocka_unit_test(test_bcrypt),
 		cmocka_unit_test(test_check_and_cache),
 		cmocka_unit_test(test_cache_is_bounded),
+		cmocka_unit_test(test_grant_slides),
+		cmocka_unit_test(test_denials_keep_grants),
+		cmocka_unit_test(test_unknown_user_same_time),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -206,6 +206,14 @@ static void test_bad_files(void **state)
 		{"basic_auth_users:\n  alice: "
 		 "$2y$03$fERX.LxZMtEMPJVyc1htvuFO/y8HXO2hNPH1ZjckJqxve2YzPGYzG\n",
 		 "is not a bcrypt hash"},
+		/* cost 15 and 17: each check would take seconds (htpasswd -nbBC 17) */
+		{"basic_auth_users:\n  alice: "
+		 "$2y$15$fERX.LxZMtEMPJVyc1htvuFO/y8HXO2hNPH1ZjckJqxve2YzPGYzG\n",
+		 "line 2: basic_auth_users: the password hash of \"alice\" has bcrypt cost 15, "
+		 "above the maximum 14"},
+		{"basic_auth_users:\n  alice: "
+		 "$2y$17$fERX.LxZMtEMPJVyc1htvuFO/y8HXO2hNPH1ZjckJqxve2YzPGYzG\n",
+		 "has bcrypt cost 17, above the maximum 14"},
 		{"basic_auth_users:\n  alice: " HASH_ALICE "\n  alice: " HASH_BOB "\n",
 		 "line 3: basic_auth_users: key \"alice\" is given twice"},
 		{"basic_auth_users:\n  \"a:b\": " HASH_ALICE "\n", "contains ':'"},
@@ -231,6 +239,22 @@ static void test_bad_files(void **state)
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		assert_bad(bad[i].yaml, bad[i].want);
+}
+
+/* The maximum cost itself is accepted, and its cost read back. */
+static void test_bcrypt_max_cost(void **state)
+{
+	const char *hash = "$2y$14$fERX.LxZMtEMPJVyc1htvuFO/y8HXO2hNPH1ZjckJqxve2YzPGYzG";
+	char yaml[200];
+	struct webconfig *wc;
+
+	(void)state;
+	snprintf(yaml, sizeof(yaml), "basic_auth_users:\n  alice: %s\n", hash);
+	wc = parse(yaml, NULL);
+	assert_non_null(wc);
+	assert_int_equal(webconfig_bcrypt_cost(wc->users[0].value), WEBCONFIG_BCRYPT_MAX_COST);
+	webconfig_free(wc);
+	assert_int_equal(webconfig_bcrypt_cost(HASH_ALICE), 4);
 }
 
 static void test_bcrypt_shape(void **state)
@@ -348,6 +372,7 @@ int main(void)
 		cmocka_unit_test(test_inline_pem_and_modes),
 		cmocka_unit_test(test_bad_files),
 		cmocka_unit_test(test_bcrypt_shape),
+		cmocka_unit_test(test_bcrypt_max_cost),
 		cmocka_unit_test(test_robustness),
 	};
 

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * How many bcrypt checks one client may cost: a token bucket per client
+ * address (an IPv4 address, or an IPv6 /64, which one host usually holds
+ * whole) in a fixed table. Only checks that miss the auth cache spend a
+ * token, and a check that succeeds gives it back: a scraper with the right
+ * password never runs out, while one guessing passwords gets
+ * AUTHLIMIT_BURST at once and then AUTHLIMIT_PER_S a second. Not thread
+ * safe: the HTTP thread owns it.
+ */
+#ifndef RDMA_EXPORTER_AUTHLIMIT_H
+#define RDMA_EXPORTER_AUTHLIMIT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#define AUTHLIMIT_SLOTS 256
+#define AUTHLIMIT_BURST 10
+#define AUTHLIMIT_PER_S 2
+
+struct authlimit_entry {
+	uint8_t key[17]; /* family, then 4 or 8 address bytes */
+	bool used;
+	uint64_t tokens_mt; /* milli-tokens */
+	uint64_t at_ms;	    /* when tokens_mt was last brought up to date */
+};
+
+struct authlimit {
+	struct authlimit_entry slot[AUTHLIMIT_SLOTS];
+};
+
+/*
+ * Spends one check for the client at addr at now_ms (monotonic). False
+ * when it has none left: answer without a bcrypt. A full table evicts the
+ * client idle longest (a full bucket again after AUTHLIMIT_BURST /
+ * AUTHLIMIT_PER_S seconds, so evicting it loses nothing unless the table
+ * is flooded from more than AUTHLIMIT_SLOTS addresses). Clients that are
+ * not IP (a UNIX socket) are not limited.
+ */
+bool authlimit_take(struct authlimit *al, const struct sockaddr *addr, uint64_t now_ms);
+
+/* Gives back the token of a check that succeeded (a full bucket stays full). */
+void authlimit_refund(struct authlimit *al, const struct sockaddr *addr, uint64_t now_ms);
+
+#endif
