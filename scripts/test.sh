@@ -65,7 +65,7 @@ mkdir -p "$tsan_reports"
 # service_units and service_package run no daemon.
 tsan_rc=0
 (cd build-tsan &&
-	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:exitcode=66:log_path=$tsan_reports/report \
+	RDMA_EXPORTER_TEST_SLOWDOWN=5 TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:exitcode=66:log_path=$tsan_reports/report \
 	"${tsan_run[@]}" ctest --output-on-failure --no-tests=error \
 	-L '^(unit|e2e|service|bench-smoke)$' -E '^service_(units|package)$') || tsan_rc=$?
 if [ -n "$(ls -A "$tsan_reports")" ]; then

@@ -84,7 +84,7 @@ hup() {
 }
 
 # code [CURL ARGS...] URL: the HTTP status, 000 when no HTTP answer came
-code() { curl -s -o /dev/null -w '%{http_code}' --max-time 5 "$@"; }
+code() { curl -s -o /dev/null -w '%{http_code}' --max-time 15 "$@"; }
 tls() { code --cacert "$CONF/ca.crt" "$@"; }
 expect() { # expect WANT ACTUAL
 	[ "$1" = "$2" ] && return 0
