@@ -552,7 +552,8 @@ static int check_depth(const char *data, size_t len, char *err, size_t errlen)
 				snprintf(err, errlen,
 					 "line %lu: mappings and sequences nested deeper than %d "
 					 "levels",
-					 (unsigned long)ev.start_mark.line + 1, WEBCONFIG_MAX_DEPTH);
+					 (unsigned long)ev.start_mark.line + 1,
+					 WEBCONFIG_MAX_DEPTH);
 				r = -EINVAL;
 			}
 		} else if (type == YAML_MAPPING_END_EVENT || type == YAML_SEQUENCE_END_EVENT) {
