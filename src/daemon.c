@@ -264,6 +264,8 @@ static int web_reloader_join(struct web_reloader *r)
 	if (pthread_timedjoin_np(r->thread, NULL, &until) != 0)
 		return -ETIMEDOUT;
 	r->started = false;
+	pthread_cond_destroy(&r->wake);
+	pthread_mutex_destroy(&r->lock);
 	return 0;
 }
 
