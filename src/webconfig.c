@@ -428,6 +428,24 @@ static int http_pair(struct ctx *c, const char *key, const yaml_node_t *k, const
 	return fail(c, k, "unknown key \"%.60s\" in http_server_config", key);
 }
 
+/*
+ * Room for pair n in *pairs, which holds n: the array doubles when n is a
+ * power of two (its size then), so tens of thousands of users cost a few
+ * copies, not one each (a realloc that moves copies the whole array).
+ * Returns the array, or NULL with *pairs unchanged.
+ */
+static struct webconfig_pair *grow_pairs(struct webconfig_pair **pairs, unsigned n)
+{
+	struct webconfig_pair *p;
+
+	if (n & (n - 1))
+		return *pairs; /* room left: the size is the next power of two */
+	p = realloc(*pairs, (n ? 2 * (size_t)n : 1) * sizeof(*p));
+	if (p)
+		*pairs = p;
+	return p;
+}
+
 static int user_pair(struct ctx *c, const char *key, const yaml_node_t *k, const yaml_node_t *v)
 {
 	struct webconfig *wc = c->wc;
@@ -447,10 +465,9 @@ static int user_pair(struct ctx *c, const char *key, const yaml_node_t *k, const
 			    "basic_auth_users: the password of \"%.60s\" is not a bcrypt hash "
 			    "($2y$10$ and 53 characters; make one with htpasswd -nBC 10 \"\")",
 			    key);
-	u = realloc(wc->users, (wc->n_users + 1) * sizeof(*u));
+	u = grow_pairs(&wc->users, wc->n_users);
 	if (!u)
 		return oom(c);
-	wc->users = u;
 	u[wc->n_users].name = strdup(key);
 	u[wc->n_users].value = strdup(hash);
 	wc->n_users++;

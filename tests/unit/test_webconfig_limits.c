@@ -142,19 +142,19 @@ static void test_many_users_linear(void **state)
 	assert_int_equal(wc->n_users, 55000);
 	assert_string_equal(wc->users[54999].name, "u54999");
 	webconfig_free(wc);
+	free(yaml);
 	print_message("55000 users parsed in %.3f s\n", s);
 	if (s > 3.0)
 		fail_msg("%.2f s to parse 55000 users", s);
-	free(yaml);
 
 	/* The same with u17 again at the end: found, with its line (header + 55,000 + 1). */
 	yaml = users_file(55000, "  u17: \"" HASH "\"\n");
 	s = timed_parse(yaml, &wc);
+	free(yaml);
 	assert_null(wc);
 	assert_string_equal(err, "line 55002: basic_auth_users: key \"u17\" is given twice");
 	if (s > 3.0)
 		fail_msg("%.2f s to find the repeated user", s);
-	free(yaml);
 }
 
 /* The first repeat is the one reported, where the pair-by-pair check did. */
