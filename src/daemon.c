@@ -126,33 +126,6 @@ static bool sysfs_enabled(const struct exporter_config *cfg)
 }
 
 /*
- * SIGHUP: a good --web.config.file applies to the next request (users,
- * headers) and the next connection (TLS); a bad one leaves the one in force.
- * Turning TLS on or off waits for a restart.
- */
-static void reload_web_config(struct http_server *http, const char *path)
-{
-	struct web_settings *ws;
-	char err[512];
-
-	if (!path || !http)
-		return;
-	ws = web_settings_load(path, err, sizeof(err));
-	if (!ws) {
-		log_error("web config not reloaded, the previous one stays in force",
-			  "file=%s err=%s", path, err);
-		return;
-	}
-	if (!http_server_set_web(http, ws))
-		log_warn("web config reloaded, but its TLS change needs a restart",
-			 "file=%s tls=%s", path, ws->wc->tls ? "on" : "off");
-	else
-		log_info("web config reloaded", "file=%s users=%u headers=%u tls=%s", path,
-			 ws->wc->n_users, ws->wc->n_headers, ws->wc->tls ? "on" : "off");
-	web_settings_unref(ws);
-}
-
-/*
  * Test seam (daemon.h): resolved only where a test binary defines it, so in
  * rdma_exporter the weak reference is NULL and each call site is one
  * untaken branch during shutdown.
@@ -165,6 +138,137 @@ static void test_hook(const char *stage)
 		daemon_test_hook(stage);
 }
 
+/*
+ * SIGHUP: a good --web.config.file applies to the next request (users,
+ * headers) and the next connection (TLS); a bad one leaves the one in force.
+ * Turning TLS on or off waits for a restart.
+ */
+static void apply_web_config(struct http_server *http, const char *path, struct web_settings *ws)
+{
+	if (!http_server_set_web(http, ws))
+		log_warn("web config reloaded, but its TLS change needs a restart",
+			 "file=%s tls=%s", path, ws->wc->tls ? "on" : "off");
+	else
+		log_info("web config reloaded", "file=%s users=%u headers=%u tls=%s", path,
+			 ws->wc->n_users, ws->wc->n_headers, ws->wc->tls ? "on" : "off");
+}
+
+static struct web_settings *load_web_config(const char *path)
+{
+	struct web_settings *ws;
+	char err[512];
+
+	ws = web_settings_load(path, err, sizeof(err));
+	if (!ws)
+		log_error("web config not reloaded, the previous one stays in force",
+			  "file=%s err=%s", path, err);
+	return ws;
+}
+
+/*
+ * Reloads of the web config run on a thread of their own, so that the
+ * signal thread always takes the next signal: a stop is never held up by a
+ * reload, whatever the reload waits on. SIGHUPs that come during a reload
+ * make one more. The lock orders installing the new settings before the
+ * web server stops, never after.
+ */
+struct web_reloader {
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	pthread_t thread;
+	bool started, pending, stopping;
+	struct http_server *http;
+	const char *path;
+};
+
+/* How long the stop waits for a reload in progress before exiting without it. */
+#define WEB_RELOAD_STOP_TIMEOUT_MS 2000
+
+static void *web_reloader_main(void *arg)
+{
+	struct web_reloader *r = arg;
+	struct web_settings *ws;
+
+	pthread_mutex_lock(&r->lock);
+	for (;;) {
+		while (!r->pending && !r->stopping)
+			pthread_cond_wait(&r->wake, &r->lock);
+		if (r->stopping)
+			break;
+		r->pending = false;
+		pthread_mutex_unlock(&r->lock);
+		test_hook("web_reload");
+		ws = load_web_config(r->path);
+		pthread_mutex_lock(&r->lock);
+		if (ws && !r->stopping)
+			apply_web_config(r->http, r->path, ws);
+		web_settings_unref(ws);
+	}
+	pthread_mutex_unlock(&r->lock);
+	return NULL;
+}
+
+/* Without a thread (none could start), reloads run on the signal thread. */
+static void web_reloader_start(struct web_reloader *r, struct http_server *http, const char *path)
+{
+	*r = (struct web_reloader){.http = http, .path = path};
+	if (!path)
+		return;
+	pthread_mutex_init(&r->lock, NULL);
+	pthread_cond_init(&r->wake, NULL);
+	r->started = pthread_create(&r->thread, NULL, web_reloader_main, r) == 0;
+	if (!r->started)
+		log_warn("cannot start the web config reload thread; reloading on the signal "
+			 "thread");
+}
+
+static void web_reloader_request(struct web_reloader *r)
+{
+	struct web_settings *ws;
+
+	if (!r->path)
+		return;
+	if (!r->started) {
+		ws = load_web_config(r->path);
+		if (ws)
+			apply_web_config(r->http, r->path, ws);
+		web_settings_unref(ws);
+		return;
+	}
+	pthread_mutex_lock(&r->lock);
+	r->pending = true;
+	pthread_cond_signal(&r->wake);
+	pthread_mutex_unlock(&r->lock);
+}
+
+/* Before the web server stops: no reload installs anything after this. */
+static void web_reloader_stop(struct web_reloader *r)
+{
+	if (!r->started)
+		return;
+	pthread_mutex_lock(&r->lock);
+	r->stopping = true;
+	pthread_cond_signal(&r->wake);
+	pthread_mutex_unlock(&r->lock);
+}
+
+/* 0, or -ETIMEDOUT when a reload still runs (the process exits without it). */
+static int web_reloader_join(struct web_reloader *r)
+{
+	struct timespec until;
+
+	if (!r->started)
+		return 0;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += WEB_RELOAD_STOP_TIMEOUT_MS / 1000;
+	if (pthread_timedjoin_np(r->thread, NULL, &until) != 0)
+		return -ETIMEDOUT;
+	r->started = false;
+	pthread_cond_destroy(&r->wake);
+	pthread_mutex_destroy(&r->lock);
+	return 0;
+}
+
 /* Everything daemon_main acquires, so that each step can hand it on. */
 struct daemon {
 	struct config_collector cc[CONFIG_MAX_COLLECTORS];
@@ -175,6 +279,7 @@ struct daemon {
 	struct snapshot_slot slot;
 	struct netdev_set rdma_netdevs;
 	struct web_settings *web;
+	struct web_reloader reloader;
 	sigset_t sigs;
 	char err[512];
 	char *sysfs_abs;
@@ -391,6 +496,7 @@ static int start_serving(struct daemon *d)
 		log_error("cannot start the poller thread");
 		return -1;
 	}
+	web_reloader_start(&d->reloader, d->http, d->cfg.web_config_file);
 	notify_ready();
 	return 0;
 }
@@ -400,7 +506,11 @@ static const char *stop_signal_name(int sig)
 	return sig == SIGTERM ? "SIGTERM" : sig == SIGQUIT ? "SIGQUIT" : "SIGINT";
 }
 
-/* Serves SIGHUP until a stop signal comes. */
+/*
+ * Serves SIGHUP until a stop signal comes. Nothing here blocks: the web
+ * config is re-read on the reload thread, so a stop signal is always taken
+ * at once and the shutdown watchdog armed.
+ */
 static void wait_for_stop(struct daemon *d)
 {
 	int sig;
@@ -412,7 +522,7 @@ static void wait_for_stop(struct daemon *d)
 			log_info("re-scanning devices and reopening counter files",
 				 "signal=SIGHUP");
 			poller_request_reload(d->poller);
-			reload_web_config(d->http, d->cfg.web_config_file);
+			web_reloader_request(&d->reloader);
 			continue;
 		}
 		log_info("shutting down", "signal=%s", stop_signal_name(sig));
@@ -423,6 +533,7 @@ static void wait_for_stop(struct daemon *d)
 /* Releases in reverse order what open_resources and start_serving took. */
 static int teardown(struct daemon *d, int rc)
 {
+	web_reloader_stop(&d->reloader);
 	test_hook("http_stop");
 	http_server_stop(d->http);
 	test_hook("poller_stop");
@@ -431,6 +542,11 @@ static int teardown(struct daemon *d, int rc)
 		 * poll thread still uses (the process exit ends it). */
 		log_error("the poller did not stop in time; exiting without it", "timeout_ms=%d",
 			  POLLER_STOP_TIMEOUT_MS);
+		return 1;
+	}
+	if (web_reloader_join(&d->reloader) < 0) {
+		log_error("a web config reload is still running; exiting without it",
+			  "timeout_ms=%d", WEB_RELOAD_STOP_TIMEOUT_MS);
 		return 1;
 	}
 	test_hook("release");

@@ -8,9 +8,16 @@
 
 int open_regular_at(int dirfd, const char *path)
 {
-	struct stat st;
-	int fd = openat(dirfd, path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	struct stat before, st;
+	int fd;
 
+	/* Look before opening: opening a device node can have effects of its own
+	 * (a tape rewinds, a tty becomes the controlling one) and can block. */
+	if (fstatat(dirfd, path, &before, 0) < 0)
+		return -errno;
+	if (!S_ISREG(before.st_mode))
+		return -EINVAL;
+	fd = openat(dirfd, path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	if (fstat(fd, &st) < 0) {
@@ -19,7 +26,8 @@ int open_regular_at(int dirfd, const char *path)
 		close(fd);
 		return -e;
 	}
-	if (!S_ISREG(st.st_mode)) {
+	/* Swapped for something else between the two looks: refused the same way. */
+	if (!S_ISREG(st.st_mode) || st.st_dev != before.st_dev || st.st_ino != before.st_ino) {
 		close(fd);
 		return -EINVAL;
 	}

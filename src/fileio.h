@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Opening the files the daemon reads (sysfs attributes and counters, procfs,
- * the probe's target file) so that nothing there can block it: a FIFO, a
+ * the probe's target file, the web config and the PEM files it names) so that
+ * nothing there can block it: a FIFO, a
  * socket or a device node at such a path (a wrong --path.sysfs, a bind
  * mount) would otherwise hang a read, or the open itself, forever.
  */
@@ -9,12 +10,15 @@
 #define RDMA_EXPORTER_FILEIO_H
 
 /*
- * openat(dirfd, path) read-only with O_NONBLOCK (the open of a FIFO does not
- * wait for a writer), O_NOCTTY and O_CLOEXEC, then fstat: returns the fd of a
- * regular file, or -errno of the open, or -EINVAL for anything that is not a
- * regular file (closed again, nothing read). dirfd may be AT_FDCWD. Sysfs
- * attributes and procfs files are regular files; reads of regular files
- * ignore O_NONBLOCK.
+ * Looks first (fstatat, following symlinks like the open): anything that is
+ * not a regular file is refused with -EINVAL without being opened, so a FIFO,
+ * a socket or a device node is never opened at all. A regular file is then
+ * opened read-only with O_NONBLOCK (should it have become a FIFO meanwhile,
+ * the open does not wait for a writer), O_NOCTTY and O_CLOEXEC, and fstat
+ * must find a regular file with the same device and inode as the first look
+ * (else -EINVAL, closed again, nothing read). Returns the fd, or -errno of
+ * the stat or the open. dirfd may be AT_FDCWD. Sysfs attributes and procfs
+ * files are regular files; reads of regular files ignore O_NONBLOCK.
  */
 int open_regular_at(int dirfd, const char *path);
 

@@ -242,6 +242,59 @@ static int client_auth_field(struct ctx *c, const yaml_node_t *n, enum webconfig
 		    v);
 }
 
+/* FNV-1a: spreads key names over the table of first_repeat. */
+static size_t key_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325u;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3u;
+	return (size_t)h;
+}
+
+static const char *scalar_key(struct ctx *c, const yaml_node_pair_t *p)
+{
+	const yaml_node_t *k = node(c, p->key);
+
+	return k && k->type == YAML_SCALAR_NODE ? (const char *)k->data.scalar.value : NULL;
+}
+
+/*
+ * The index in map of the first pair whose key repeats an earlier key (the
+ * pair count when none does), so that each_pair reports it where it did when
+ * it compared pair by pair. One pass over an open-addressing table of indexes,
+ * linear in the number of keys (basic_auth_users can hold tens of thousands).
+ * -ENOMEM when the table cannot be allocated.
+ */
+static int first_repeat(struct ctx *c, const yaml_node_t *map, size_t *repeat)
+{
+	const yaml_node_pair_t *pairs = map->data.mapping.pairs.start;
+	size_t n = (size_t)(map->data.mapping.pairs.top - pairs), size = 16, *slots;
+
+	*repeat = n;
+	while (size < 2 * n)
+		size *= 2;
+	slots = calloc(size, sizeof(*slots)); /* pair index + 1; 0 is empty */
+	if (!slots)
+		return -ENOMEM;
+	for (size_t i = 0; i < n && *repeat == n; i++) {
+		const char *key = scalar_key(c, &pairs[i]);
+		size_t h;
+
+		if (!key)
+			continue;
+		for (h = key_hash(key) & (size - 1); slots[h]; h = (h + 1) & (size - 1)) {
+			if (strcmp(scalar_key(c, &pairs[slots[h] - 1]), key) == 0) {
+				*repeat = i;
+				break;
+			}
+		}
+		slots[h] = i + 1;
+	}
+	free(slots);
+	return 0;
+}
+
 /*
  * Calls fn for each key of a mapping node (null counts as an empty mapping).
  * Keys must be plain strings and appear once.
@@ -250,10 +303,14 @@ typedef int (*pair_fn)(struct ctx *c, const char *key, const yaml_node_t *k, con
 
 static int each_pair(struct ctx *c, const yaml_node_t *map, const char *what, pair_fn fn)
 {
+	size_t repeat;
+
 	if (is_null(map))
 		return 0;
 	if (map->type != YAML_MAPPING_NODE)
 		return fail(c, map, "%s must be a mapping", what);
+	if (first_repeat(c, map, &repeat) < 0)
+		return oom(c);
 	for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
 	     p++) {
 		const yaml_node_t *k = node(c, p->key), *v = node(c, p->value);
@@ -267,13 +324,8 @@ static int each_pair(struct ctx *c, const yaml_node_t *map, const char *what, pa
 		r = scalar(c, k, "a key", &key);
 		if (r < 0)
 			return r;
-		for (yaml_node_pair_t *q = map->data.mapping.pairs.start; q < p; q++) {
-			const yaml_node_t *prev = node(c, q->key);
-
-			if (prev && prev->type == YAML_SCALAR_NODE &&
-			    strcmp((const char *)prev->data.scalar.value, key) == 0)
-				return fail(c, k, "%s: key \"%.60s\" is given twice", what, key);
-		}
+		if ((size_t)(p - map->data.mapping.pairs.start) == repeat)
+			return fail(c, k, "%s: key \"%.60s\" is given twice", what, key);
 		r = fn(c, key, k, v);
 		if (r < 0)
 			return r;
@@ -381,6 +433,24 @@ static int http_pair(struct ctx *c, const char *key, const yaml_node_t *k, const
 	return fail(c, k, "unknown key \"%.60s\" in http_server_config", key);
 }
 
+/*
+ * Room for pair n in *pairs, which holds n: the array doubles when n is a
+ * power of two (its size then), so tens of thousands of users cost a few
+ * copies, not one each (a realloc that moves copies the whole array).
+ * Returns the array, or NULL with *pairs unchanged.
+ */
+static struct webconfig_pair *grow_pairs(struct webconfig_pair **pairs, unsigned n)
+{
+	struct webconfig_pair *p;
+
+	if (n & (n - 1))
+		return *pairs; /* room left: the size is the next power of two */
+	p = realloc(*pairs, (n ? 2 * (size_t)n : 1) * sizeof(*p));
+	if (p)
+		*pairs = p;
+	return p;
+}
+
 static int user_pair(struct ctx *c, const char *key, const yaml_node_t *k, const yaml_node_t *v)
 {
 	struct webconfig *wc = c->wc;
@@ -406,10 +476,9 @@ static int user_pair(struct ctx *c, const char *key, const yaml_node_t *k, const
 			    "above the maximum %d (each check would take seconds; make one with "
 			    "htpasswd -nBC 10 \"\")",
 			    key, webconfig_bcrypt_cost(hash), WEBCONFIG_BCRYPT_MAX_COST);
-	u = realloc(wc->users, (wc->n_users + 1) * sizeof(*u));
+	u = grow_pairs(&wc->users, wc->n_users);
 	if (!u)
 		return oom(c);
-	wc->users = u;
 	u[wc->n_users].name = strdup(key);
 	u[wc->n_users].value = strdup(hash);
 	wc->n_users++;
@@ -486,6 +555,50 @@ void webconfig_free(struct webconfig *wc)
 	free(wc);
 }
 
+/*
+ * Walks the events of the first document, before the loader builds it, and
+ * refuses mappings and sequences nested deeper than WEBCONFIG_MAX_DEPTH. It
+ * stops at the first level too deep, so its cost is linear in the input;
+ * syntax errors are left to the loader, which finds the same ones.
+ */
+static int check_depth(const char *data, size_t len, char *err, size_t errlen)
+{
+	yaml_parser_t parser;
+	yaml_event_t ev;
+	int depth = 0, r = 0;
+
+	if (!yaml_parser_initialize(&parser)) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	yaml_parser_set_input_string(&parser, (const unsigned char *)data, len);
+	while (r == 0 && yaml_parser_parse(&parser, &ev)) {
+		yaml_event_type_t type = ev.type;
+
+		if (type == YAML_MAPPING_START_EVENT || type == YAML_SEQUENCE_START_EVENT) {
+			if (++depth > WEBCONFIG_MAX_DEPTH) {
+				snprintf(err, errlen,
+					 "line %lu: mappings and sequences nested deeper than %d "
+					 "levels",
+					 (unsigned long)ev.start_mark.line + 1,
+					 WEBCONFIG_MAX_DEPTH);
+				r = -EINVAL;
+			}
+		} else if (type == YAML_MAPPING_END_EVENT || type == YAML_SEQUENCE_END_EVENT) {
+			depth--;
+		}
+		yaml_event_delete(&ev);
+		if (type == YAML_DOCUMENT_END_EVENT || type == YAML_STREAM_END_EVENT)
+			break;
+	}
+	if (r == 0 && parser.error == YAML_MEMORY_ERROR) {
+		snprintf(err, errlen, "out of memory");
+		r = -ENOMEM;
+	}
+	yaml_parser_delete(&parser);
+	return r;
+}
+
 struct webconfig *webconfig_parse(const char *data, size_t len, const char *dir, char *err,
 				  size_t errlen)
 {
@@ -498,6 +611,10 @@ struct webconfig *webconfig_parse(const char *data, size_t len, const char *dir,
 
 	if (!wc) {
 		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	if (check_depth(data, len, err, errlen) < 0) {
+		free(wc);
 		return NULL;
 	}
 	wc->min_version = WEBCONFIG_TLS12;

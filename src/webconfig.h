@@ -58,6 +58,14 @@ struct webconfig {
 };
 
 /*
+ * Mappings and sequences nest at most this deep (the format needs 3:
+ * tls_server_config.cipher_suites). Deeper is refused before the document is
+ * built, in time linear in the input: libyaml's scanner and loader take time
+ * quadratic in the depth (60,000 levels of {a: {a: ...}} took 16 s).
+ */
+#define WEBCONFIG_MAX_DEPTH 32
+
+/*
  * Parses len bytes of YAML. dir is the directory of the file, joined to
  * relative paths (NULL or "" leaves them as they are). Returns the config,
  * or NULL with a one-line reason in err (NULL and "out of memory" when

@@ -12,30 +12,36 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fileio.h"
 #include "log.h"
 
 /* Certificates, keys and the config itself are small; refuse anything huge. */
 #define MAX_FILE_BYTES (4u << 20)
 
-/* Reads a whole file, NUL-terminated. 0 or -errno. */
+/*
+ * Reads a whole file, NUL-terminated. 0 or -errno: -EINVAL for anything but a
+ * regular file (a FIFO, a socket, a device node: never opened, see fileio.h,
+ * so a FIFO with no writer cannot hold a reload or the signal it waits on),
+ * -EFBIG above MAX_FILE_BYTES.
+ */
 static int read_file(const char *path, char **out, size_t *outlen)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open_regular_at(AT_FDCWD, path);
 	struct stat st;
 	size_t len = 0;
 	char *data;
 
 	if (fd < 0)
-		return -errno;
+		return fd;
 	if (fstat(fd, &st) < 0) {
 		int r = -errno;
 
 		close(fd);
 		return r;
 	}
-	if (!S_ISREG(st.st_mode) || (size_t)st.st_size > MAX_FILE_BYTES) {
+	if ((size_t)st.st_size > MAX_FILE_BYTES) {
 		close(fd);
-		return S_ISDIR(st.st_mode) ? -EISDIR : -EFBIG;
+		return -EFBIG;
 	}
 	data = malloc((size_t)st.st_size + 1);
 	if (!data) {
@@ -59,6 +65,16 @@ static int read_file(const char *path, char **out, size_t *outlen)
 	return 0;
 }
 
+/* What read_file's error means, for the one-line reason. */
+static const char *read_error(int r, char *buf, size_t buflen)
+{
+	if (r == -EINVAL)
+		return "not a regular file";
+	if (r == -EFBIG)
+		return "larger than 4 MiB";
+	return log_strerror(r, buf, buflen);
+}
+
 /* PEM from a file (preferred) or the inline text. */
 static int pem(const char *file, const char *inline_text, const char *what, char **out, char *err,
 	       size_t errlen)
@@ -70,7 +86,7 @@ static int pem(const char *file, const char *inline_text, const char *what, char
 		r = read_file(file, out, NULL);
 		if (r < 0)
 			snprintf(err, errlen, "%s: cannot read \"%s\": %s", what, file,
-				 log_strerror(r, eb, sizeof(eb)));
+				 read_error(r, eb, sizeof(eb)));
 		return r;
 	}
 	*out = strdup(inline_text ? inline_text : "");
@@ -169,7 +185,7 @@ struct web_settings *web_settings_load(const char *path, char *err, size_t errle
 	r = read_file(path, &data, &len);
 	if (r < 0) {
 		snprintf(err, errlen, "cannot read \"%s\": %s", path,
-			 log_strerror(r, eb, sizeof(eb)));
+			 read_error(r, eb, sizeof(eb)));
 		goto fail;
 	}
 	pathcopy = strdup(path);

@@ -4,7 +4,9 @@
  * plus a definition of daemon_test_hook() that hangs the shutdown stage
  * named by RDMA_EXPORTER_TEST_HANG ("http_stop", "poller_stop", "release"),
  * so that tests/e2e/shutdown-watchdog.sh can check that the shutdown
- * watchdog ends the process anyway. Built only with the tests; never
+ * watchdog ends the process anyway, or the web config reload
+ * ("web_reload"), so that tests/e2e/reload-limits.sh can check that SIGTERM
+ * is still taken while a reload hangs. Built only with the tests; never
  * installed.
  */
 #include <stdio.h>
@@ -24,7 +26,7 @@ void daemon_test_hook(const char *stage)
 	fprintf(stderr, "hangtest: hanging at stage %s\n", stage);
 	fflush(stderr);
 	/* Stop signals stay blocked in this thread (daemon.c): only the
-	 * watchdog's _exit() ends this. */
+	 * watchdog's _exit(), or the process exit, ends this. */
 	for (;;)
 		pause();
 }
