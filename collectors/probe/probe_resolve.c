@@ -43,9 +43,13 @@ static int pick_local(struct probe_state *st, struct peer *pe, uint64_t now_ns)
 	struct sockaddr_in6 src;
 	socklen_t sl = sizeof(src);
 	uint8_t gid[16];
-	int fd;
+	int fd, gi;
 	bool have_src = false;
 
+	pe->have_src = false;
+	/* No port open: no route look-up (its socket would take a port a moment). */
+	if (probe_slot_pick(st, NULL, now_ns, &gi) < 0)
+		return -1;
 	fd = socket(AF_INET6, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (fd >= 0) {
 		struct sockaddr_in6 dst = pe->addr;

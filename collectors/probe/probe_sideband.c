@@ -19,6 +19,7 @@
 #include <net/if.h>
 #include <net/if_arp.h>
 #include <netpacket/packet.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -171,12 +172,21 @@ static size_t local_candidates(struct probe_bind_cand *c, size_t max)
 	return n;
 }
 
-/* The addresses to listen on now, into st->want (under lock: reads the ports). */
+#define MAX_GIDS (MAX_SLOTS * (PROBE_GID_CACHE + 1))
+
+/* Out of memory: the set wanted last time, tried again at the next sync. */
+static size_t keep_wanted(const struct probe_state *st, struct probe_bind_addr *out)
+{
+	memcpy(out, st->want, st->n_want * sizeof(*out));
+	return st->n_want;
+}
+
+/* The addresses to listen on now, into out (under lock: reads the ports). */
 static size_t wanted(struct probe_state *st, struct probe_bind_addr *out)
 {
-	static struct probe_bind_cand cands[MAX_CANDS];		    /* the engine thread only */
-	static uint8_t gids[MAX_SLOTS * (PROBE_GID_CACHE + 1)][16]; /* the engine thread only */
-	size_t n_gids = 0, n_cands;
+	struct probe_bind_cand *cands = NULL;
+	uint8_t(*gids)[16] = NULL;
+	size_t n_gids = 0, n_cands, n = 0;
 	bool open = false, ib = false;
 	uint64_t now = clock_mono_ns();
 
@@ -188,6 +198,8 @@ static size_t wanted(struct probe_state *st, struct probe_bind_addr *out)
 
 		if (!s->used || !s->open)
 			continue;
+		if (!open && !(gids = malloc(MAX_GIDS * sizeof(*gids))))
+			return keep_wanted(st, out);
 		open = true;
 		if (!s->p.ethernet) {
 			ib = true;
@@ -201,12 +213,18 @@ static size_t wanted(struct probe_state *st, struct probe_bind_addr *out)
 	if (!open)
 		return 0;
 	if (st->n_fixed > 0) {
-		memcpy(out, st->fixed, (size_t)st->n_fixed * sizeof(*out));
-		return (size_t)st->n_fixed;
+		n = (size_t)st->n_fixed;
+		memcpy(out, st->fixed, n * sizeof(*out));
+	} else if ((cands = malloc(MAX_CANDS * sizeof(*cands)))) {
+		n_cands = local_candidates(cands, MAX_CANDS);
+		n = probe_bind_select(cands, n_cands, (const uint8_t(*)[16])gids, n_gids, ib, out,
+				      PROBE_BIND_MAX);
+	} else {
+		n = keep_wanted(st, out);
 	}
-	n_cands = local_candidates(cands, MAX_CANDS);
-	return probe_bind_select(cands, n_cands, (const uint8_t(*)[16])gids, n_gids, ib, out,
-				 PROBE_BIND_MAX);
+	free(cands);
+	free(gids);
+	return n;
 }
 
 static void close_sb(struct probe_state *st, size_t i, const char *why)
