@@ -35,6 +35,7 @@ static int parse_one(const char *s, size_t len, struct probe_bind_addr *a, char 
 	char txt[INET6_ADDRSTRLEN + 1];
 	struct in6_addr a6;
 	struct in_addr a4;
+	bool is4, is6;
 
 	if (len == 0)
 		return bad(why, whylen, s, len, "is empty");
@@ -43,7 +44,14 @@ static int parse_one(const char *s, size_t len, struct probe_bind_addr *a, char 
 	memcpy(txt, s, len);
 	txt[len] = '\0';
 	memset(a, 0, sizeof(*a));
-	if (inet_pton(AF_INET, txt, &a4) == 1) {
+	is6 = inet_pton(AF_INET6, txt, &a6) == 1;
+	if (is6 && IN6_IS_ADDR_V4MAPPED(&a6)) {
+		memcpy(&a4, (const uint8_t *)&a6 + 12, 4); /* ::ffff:a.b.c.d is IPv4 */
+		is4 = true;
+	} else {
+		is4 = inet_pton(AF_INET, txt, &a4) == 1;
+	}
+	if (is4) {
 		a->addr[10] = a->addr[11] = 0xff;
 		memcpy(a->addr + 12, &a4, 4);
 		if (a4.s_addr == htonl(INADDR_ANY) || IN_MULTICAST(ntohl(a4.s_addr)) ||
@@ -53,7 +61,7 @@ static int parse_one(const char *s, size_t len, struct probe_bind_addr *a, char 
 				   "broadcast)");
 		return 0;
 	}
-	if (inet_pton(AF_INET6, txt, &a6) != 1)
+	if (!is6)
 		return bad(why, whylen, s, len,
 			   "is not an IPv4 or IPv6 address (no port, no brackets: the port is "
 			   "--collector.probe.port)");

@@ -405,6 +405,9 @@ static void test_bind_parse(void **state)
 	assert_int_equal(probe_bind_parse("0.0.0.0", a, why, sizeof(why)), -EINVAL);
 	assert_non_null(strstr(why, "wildcard"));
 	assert_int_equal(probe_bind_parse("::", a, why, sizeof(why)), -EINVAL);
+	assert_int_equal(probe_bind_parse("::ffff:0.0.0.0", a, why, sizeof(why)), -EINVAL);
+	assert_int_equal(probe_bind_parse("::ffff:192.0.2.1", a, why, sizeof(why)), 1);
+	assert_memory_equal(a[0].addr, v4, 16);
 	assert_int_equal(probe_bind_parse("239.1.1.1", a, why, sizeof(why)), -EINVAL);
 	assert_int_equal(probe_bind_parse("fe80::1", a, why, sizeof(why)), -EINVAL);
 	assert_non_null(strstr(why, "link-local"));
