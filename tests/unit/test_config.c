@@ -329,8 +329,13 @@ static void test_collector_flags(void **state)
 	expect_error(PARSE(&cfg, "--collector.probe.responder=1"), "takes no value");
 	expect_error(PARSE(&cfg, "--no-collector.probe.responder=0"), "takes no value");
 	expect_error(PARSE(&cfg, "--no-collector.probe.targets-file=x"), "unknown");
+}
 
-	/* text flags: checked by the flag's check(), its reason in the error */
+/* Text flags: checked by the flag's check(), its reason in the error. */
+static void test_text_flags(void **state)
+{
+	struct exporter_config cfg;
+
 	assert_int_equal(PARSE(&cfg, "--collector.probe"), 0);
 	assert_null(cfg.collector_flag_strs[1][5]);
 	assert_int_equal(PARSE(&cfg, "--collector.probe.listen=10.0.0.1"), 0);
@@ -369,15 +374,11 @@ static void test_listen_split(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_durations),
-		cmocka_unit_test(test_defaults),
-		cmocka_unit_test(test_values),
-		cmocka_unit_test(test_disable_defaults),
-		cmocka_unit_test(test_help_version),
-		cmocka_unit_test(test_errors),
-		cmocka_unit_test(test_listen_split),
-		cmocka_unit_test(test_collector_flags),
-		cmocka_unit_test(test_collector_flag_values),
+		cmocka_unit_test(test_durations),    cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_values),	     cmocka_unit_test(test_disable_defaults),
+		cmocka_unit_test(test_help_version), cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_listen_split), cmocka_unit_test(test_collector_flags),
+		cmocka_unit_test(test_text_flags),   cmocka_unit_test(test_collector_flag_values),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
