@@ -413,6 +413,22 @@ static int check_next_value(const char *flag, size_t nlen, const char *v, char *
 		    (int)nlen, flag, v, (int)nlen, flag);
 }
 
+/* The value of a flag kept as text (REGEX, TEXT, PATH), checked: 0 or -EINVAL. */
+static int check_text_flag(const struct collector_flag *cf, const char *name, size_t nlen,
+			   const char *v, char *err, size_t errlen)
+{
+	char why[160] = "";
+
+	if (cf->kind == COLLECTOR_FLAG_REGEX && check_regex(v))
+		return fail(err, errlen, "invalid --%.*s regex \"%s\" (POSIX extended)", (int)nlen,
+			    name, v);
+	if (cf->kind == COLLECTOR_FLAG_TEXT && cf->check && cf->check(v, why, sizeof(why)) < 0)
+		return fail(err, errlen, "--%.*s: %s", (int)nlen, name, why);
+	if (cf->kind == COLLECTOR_FLAG_PATH && !*v)
+		return fail(err, errlen, "--%.*s: empty path", (int)nlen, name);
+	return 0;
+}
+
 static int apply_collector_flag(struct exporter_config *cfg,
 				const struct config_collector *collectors, unsigned n,
 				const char *name, size_t nlen, bool negated, bool has_eq,
@@ -451,21 +467,10 @@ static int apply_collector_flag(struct exporter_config *cfg,
 				return fail(err, errlen, "--%.*s needs a value", (int)nlen, name);
 			if (!has_eq && check_next_value(name, nlen, v, err, errlen) < 0)
 				return -EINVAL;
-			if (cf->kind == COLLECTOR_FLAG_REGEX) {
-				int r = check_regex(v);
-
-				if (r)
-					return fail(err, errlen,
-						    "invalid --%.*s regex \"%s\" (POSIX extended)",
-						    (int)nlen, name, v);
-				cfg->collector_flag_strs[i][f] = v;
-				*used = !has_eq;
-				return 1;
-			}
-			if (cf->kind == COLLECTOR_FLAG_PATH) {
-				if (!*v)
-					return fail(err, errlen, "--%.*s: empty path", (int)nlen,
-						    name);
+			if (cf->kind == COLLECTOR_FLAG_REGEX || cf->kind == COLLECTOR_FLAG_TEXT ||
+			    cf->kind == COLLECTOR_FLAG_PATH) {
+				if (check_text_flag(cf, name, nlen, v, err, errlen) < 0)
+					return -EINVAL;
 				cfg->collector_flag_strs[i][f] = v;
 				*used = !has_eq;
 				return 1;
@@ -750,6 +755,7 @@ void config_usage(FILE *out, const char *argv0, const struct config_collector *c
 					k == COLLECTOR_FLAG_UINT    ? "N"
 					: k == COLLECTOR_FLAG_REGEX ? "RE"
 					: k == COLLECTOR_FLAG_PATH  ? "PATH"
+					: k == COLLECTOR_FLAG_TEXT  ? collectors[i].flags[f].metavar
 								    : "D");
 			print_wrapped(out, collectors[i].flags[f].help, 35, 80);
 		}

@@ -33,6 +33,9 @@ enum collector_flag_kind {
 				    given); whether it exists is the collector's business */
 	COLLECTOR_FLAG_BOOL,	 /* --collector.C.F / --no-collector.C.F, no value; 1 or 0,
 				    def is the default */
+	COLLECTOR_FLAG_TEXT,	 /* text checked by the flag's check() at parse time, in
+				    collector_flag_strs (NULL: not given); metavar is shown in
+				    --help */
 };
 
 /*
@@ -45,6 +48,9 @@ struct collector_flag {
 	const char *help; /* one line for --help, says what the default means */
 	enum collector_flag_kind kind;
 	uint64_t def, min, max;
+	/* COLLECTOR_FLAG_TEXT: 0, or -EINVAL with why set (pure: no I/O). */
+	int (*check)(const char *value, char *why, size_t whylen);
+	const char *metavar; /* COLLECTOR_FLAG_TEXT: e.g. "ADDR[,ADDR...]" */
 };
 
 /* What the flag parser needs to know about each collector. */

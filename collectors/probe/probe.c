@@ -54,8 +54,7 @@ static void probe_free(void *state)
 	}
 	if (st->have_list)
 		probe_target_list_free(&st->list);
-	if (st->udp_fd >= 0)
-		close(st->udp_fd);
+	probe_sideband_close_all(st);
 	if (st->stop_fd >= 0)
 		close(st->stop_fd);
 	probe_ratelimit_free(&st->rl);
@@ -76,12 +75,13 @@ static int probe_init(const struct collector_ctx *ctx, void **state)
 {
 	struct probe_state *st = calloc(1, sizeof(*st));
 	const char *path = ctx->flag_strs ? ctx->flag_strs[PROBE_FLAG_TARGETS_FILE] : NULL;
+	const char *listen = ctx->flag_strs ? ctx->flag_strs[PROBE_FLAG_LISTEN_ADDRESS] : NULL;
 	char host[256] = "";
 	int r;
 
 	if (!st)
 		return -ENOMEM;
-	st->udp_fd = st->stop_fd = -1;
+	st->stop_fd = -1;
 	pthread_mutex_init(&st->lock, NULL);
 	st->filter = ctx->filter;
 	st->sysfs_fd = ctx->sysfs_fd;
@@ -104,6 +104,15 @@ static int probe_init(const struct collector_ctx *ctx, void **state)
 	r = st->peers ? 0 : -ENOMEM;
 	if (r == 0 && path && !(st->targets_path = strdup(path)))
 		r = -ENOMEM;
+	if (r == 0 && listen) {
+		char why[160];
+
+		r = probe_bind_parse(listen, st->fixed, why, sizeof(why));
+		if (r >= 0) {
+			st->n_fixed = r;
+			r = 0;
+		}
+	}
 	if (r == 0)
 		r = probe_ratelimit_init(&st->rl, RL_SLOTS, RL_RATE, RL_BURST);
 	if (r == 0)
@@ -117,18 +126,8 @@ static int probe_init(const struct collector_ctx *ctx, void **state)
 		probe_free(st);
 		return r;
 	}
-	if (st->responder || path) {
-		st->udp_fd = probe_sideband_open(st);
-		if (st->udp_fd < 0) {
-			log_warn(path ? "cannot open the discovery socket: peers cannot find this "
-					"node's probe QP and the mesh is off"
-				      : "cannot open the discovery socket: peers cannot find this "
-					"node's probe QP",
-				 "collector=probe udp_port=%u err=%s",
-				 st->responder ? st->udp_port : 0, strerror(-st->udp_fd));
-			st->udp_fd = -1;
-		}
-	}
+	/* The file is read before the first poll publishes its numbers. */
+	probe_check_targets_file(st, false);
 	r = pthread_create(&st->thread, NULL, probe_engine, st);
 	if (r != 0) {
 		probe_free(st);
@@ -202,6 +201,17 @@ static const struct collector_flag probe_flags[PROBE_FLAG_COUNT_] = {
 			.help = "Answer other nodes' probes and discovery queries. Default on.",
 			.kind = COLLECTOR_FLAG_BOOL,
 			.def = 1,
+		},
+	[PROBE_FLAG_LISTEN_ADDRESS] =
+		{
+			.name = "listen-address",
+			.help = "Local addresses of the discovery sideband, comma-separated IP "
+				"literals (the port is --collector.probe.port). Default: the "
+				"addresses of the RDMA netdevs (RoCE GIDs, IPoIB), never the "
+				"wildcard.",
+			.kind = COLLECTOR_FLAG_TEXT,
+			.check = probe_bind_check,
+			.metavar = "ADDR[,ADDR...]",
 		},
 };
 

@@ -280,14 +280,15 @@ static void round_if_due(struct probe_state *st, uint64_t now_ms, uint64_t *next
  * *spin as step_peers, *failed as drain_all.
  */
 static uint64_t step_locked(struct probe_state *st, uint64_t now_ms, uint64_t *next_round,
-			    bool udp_ready, bool *spin, int *failed)
+			    unsigned udp_ready, bool *spin, int *failed)
 {
 	uint64_t next_ns;
 
 	pthread_mutex_lock(&st->lock);
 	round_if_due(st, now_ms, next_round);
-	if (udp_ready && st->udp_fd >= 0)
-		probe_sideband_input(st);
+	for (size_t i = 0; i < st->n_sb; i++)
+		if (udp_ready & (1u << i))
+			probe_sideband_input(st, &st->sb[i]);
 	drain_all(st, failed);
 	next_ns = step_peers(st, clock_mono_ns(), spin);
 	if (!*spin && *failed < 0) {
@@ -336,24 +337,29 @@ static void clear_wakeup(struct probe_state *st)
 /*
  * Sleeps in poll() until wake_ms or an event: a stop or reload request, a
  * sideband datagram, a completion (whose event is taken here). Returns
- * whether the sideband has input.
+ * which sideband sockets have input (bit i: st->sb[i]).
  */
-static bool wait_events(struct probe_state *st, uint64_t wake_ms)
+static unsigned wait_events(struct probe_state *st, uint64_t wake_ms)
 {
-	struct pollfd fds[2 + MAX_SLOTS];
+	struct pollfd fds[1 + PROBE_BIND_MAX + MAX_SLOTS];
 	uint64_t now_ms = clock_mono_ms();
 	int nfds = 0, timeout = wake_ms > now_ms ? (int)(wake_ms - now_ms) : 0;
-	bool udp_ready;
+	unsigned udp_ready = 0;
+	int f0;
 
 	fds[nfds++] = (struct pollfd){.fd = st->stop_fd, .events = POLLIN};
-	fds[nfds++] = (struct pollfd){.fd = st->udp_fd, .events = POLLIN};
+	for (size_t i = 0; i < st->n_sb; i++)
+		fds[nfds++] = (struct pollfd){.fd = st->sb[i].fd, .events = POLLIN};
+	f0 = nfds;
 	for (int i = 0; i < MAX_SLOTS; i++)
 		if (st->slots[i].used && st->slots[i].open)
 			fds[nfds++] = (struct pollfd){.fd = probe_port_fd(&st->slots[i].p),
 						      .events = POLLIN};
 	poll(fds, (nfds_t)nfds, timeout);
-	udp_ready = fds[1].revents & POLLIN;
-	for (int i = 0, f = 2; i < MAX_SLOTS; i++)
+	for (size_t i = 0; i < st->n_sb; i++)
+		if (fds[1 + i].revents & POLLIN)
+			udp_ready |= 1u << i;
+	for (int i = 0, f = f0; i < MAX_SLOTS; i++)
 		if (st->slots[i].used && st->slots[i].open && fds[f++].revents & POLLIN)
 			probe_port_take_events(&st->slots[i].p);
 	if (fds[0].revents & POLLIN)
@@ -373,13 +379,14 @@ static void engine_teardown(struct probe_state *st)
 			probe_peer_free(st, &st->peers[i]);
 	pthread_mutex_unlock(&st->lock);
 	probe_reap_graves(st, true);
+	probe_sideband_close_all(st);
 }
 
 void *probe_engine(void *arg)
 {
 	struct probe_state *st = arg;
 	uint64_t next_round = clock_mono_ms() + st->interval_ms, next_sync = 0;
-	bool udp_ready = false;
+	unsigned udp_ready = 0;
 
 	for (;;) {
 		uint64_t now_ms = clock_mono_ms(), next_ns;
@@ -390,6 +397,8 @@ void *probe_engine(void *arg)
 			break;
 		if (now_ms >= next_sync || hup) {
 			probe_sync_ports(st);
+			probe_sideband_sync(st);
+			udp_ready = 0; /* the table may have changed */
 			probe_check_targets_file(st, hup);
 			probe_reap_graves(st, false);
 			next_sync = now_ms + SYNC_PERIOD_MS;
@@ -400,7 +409,7 @@ void *probe_engine(void *arg)
 			continue;
 		}
 		if (spin) {
-			udp_ready = false;
+			udp_ready = 0;
 			continue;
 		}
 		udp_ready = wait_events(st, wake_time_ms(next_sync, next_round, next_ns));

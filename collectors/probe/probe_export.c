@@ -9,7 +9,7 @@
 
 static const char *const reason_names[R_REASONS] = {"resolve", "qp", "send", "completion", "poll"};
 static const char *const drop_names[D_N] = {"malformed", "ratelimit", "unexpected", "send"};
-static const char *const ddrop_names[DD_N] = {"malformed", "ratelimit", "noport"};
+static const char *const ddrop_names[DD_N] = {"malformed", "ratelimit", "noport", "unexpected"};
 
 #define ADD(expr)                                                                                  \
 	do {                                                                                       \
@@ -125,15 +125,16 @@ int probe_collect(void *state, struct metric_sink *sink, struct collector_stats 
 					"Whether the last read of the targets file succeeded.",
 					METRIC_GAUGE, METRIC_NO_LABELS, st->reload_ok));
 	}
-	if (st->udp_fd >= 0 && st->responder) {
+	if (st->responder || st->targets_path) {
 		ADD(metric_sink_add_u64(sink, "rdma_probe_discovery_requests_total",
 					"Discovery queries answered on the UDP sideband.",
 					METRIC_COUNTER, METRIC_NO_LABELS, st->disc_requests));
 		for (int i = 0; i < DD_N; i++)
 			ADD(metric_sink_add_u64(
 				sink, "rdma_probe_discovery_dropped_total",
-				"Discovery datagrams not answered: malformed, ratelimit (over the "
-				"per-source limit), noport (no probe port is open).",
+				"Discovery datagrams dropped: malformed, ratelimit (over the "
+				"per-source limit), noport (no probe port is open), unexpected (an "
+				"answer to no query in flight).",
 				METRIC_COUNTER, METRIC_LABELS({"reason", ddrop_names[i]}),
 				st->disc_dropped[i]));
 	}

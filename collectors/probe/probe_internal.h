@@ -11,7 +11,8 @@
  *   probe_slots.c     local ports: in line with the verbs device list, open, close
  *   probe_peers.c     the peer table, the targets file and its rotating sample
  *   probe_resolve.c   a peer's resolution: DNS, local port, discovery query
- *   probe_sideband.c  the UDP discovery socket: open, drain
+ *   probe_sideband.c  the UDP discovery sockets: bound to the RDMA netdevs'
+ *                     addresses while a port is open, drained
  *   probe_responder.c answers to other nodes: probe requests, discovery queries
  *   probe_export.c    collect(): the numbers copied into the metric sink
  */
@@ -29,6 +30,7 @@
 
 #include "collector.h"
 #include "histogram.h"
+#include "probe_bind.h"
 #include "probe_discovery.h"
 #include "probe_port.h"
 #include "probe_ratelimit.h"
@@ -36,12 +38,14 @@
 
 #define MAX_SLOTS	64
 #define MAX_FILE_LABELS PROBE_TARGETS_MAX_LABELS
+/* A port's GID table is re-read when older than this (a RoCE address may come and go). */
+#define GID_MAX_AGE_NS (5ull * 1000000000ull)
 
 /* Indexes of pe->errors, s->dropped and st->disc_dropped; their label
  * values are in probe_export.c. */
 enum reason { R_RESOLVE, R_OPEN, R_SEND, R_COMPLETION, R_POLL, R_REASONS };
 enum drop { D_MALFORMED, D_RATELIMIT, D_UNEXPECTED, D_SEND, D_N };
-enum ddrop { DD_MALFORMED, DD_RATELIMIT, DD_NOPORT, DD_N };
+enum ddrop { DD_MALFORMED, DD_RATELIMIT, DD_NOPORT, DD_UNEXPECTED, DD_N };
 
 struct slot {
 	bool used, open;
@@ -78,6 +82,8 @@ struct peer {
 	enum rstate rs;
 	struct gaicb *gai;
 	struct sockaddr_in6 addr; /* IPv4 as v4-mapped */
+	uint8_t src[16];	  /* the route's source address (as a GID) */
+	bool have_src;
 	uint64_t nonce, query_deadline_ms, retry_at_ms;
 	unsigned query_tries, fails;
 	struct ibv_ah *ah; /* remote peers only; loopback uses the port's */
@@ -109,8 +115,19 @@ struct probe_state {
 	int stop_fd; /* eventfd: stop or reload requested */
 	int stop;    /* under lock */
 	int hup;     /* under lock: re-read the targets file */
-	int udp_fd;  /* discovery sideband, -1 when none */
-	bool udp_v6; /* AF_INET6 dual stack (else AF_INET) */
+	/* Discovery sideband: one socket per address, open only while a probe
+	 * port is; the addresses from --collector.probe.listen-address (fixed)
+	 * or the RDMA netdevs' (probe_sideband_sync). */
+	struct sideband {
+		int fd;
+		struct probe_bind_addr a;
+	} sb[PROBE_BIND_MAX];
+	size_t n_sb;
+	struct probe_bind_addr fixed[PROBE_BIND_MAX];
+	int n_fixed;				     /* 0: the RDMA netdevs' addresses */
+	struct probe_bind_addr want[PROBE_BIND_MAX]; /* the last set wanted */
+	size_t n_want;
+	bool want_valid;
 	uint32_t session;
 	uint64_t seq;
 	uint64_t node_offset;
@@ -160,16 +177,18 @@ void probe_backoff(struct probe_state *st, struct peer *pe, uint64_t now_ms);
 void probe_start_resolve(struct probe_state *st, struct peer *pe, uint64_t now_ms);
 void probe_check_dns(struct probe_state *st, struct peer *pe, uint64_t now_ms);
 void probe_send_query(struct probe_state *st, struct peer *pe, uint64_t now_ms);
-void probe_take_answer(struct probe_state *st, const struct probe_disc *d);
+bool probe_take_answer(struct probe_state *st, const struct probe_disc *d);
 
 /* probe_sideband.c */
-int probe_sideband_open(struct probe_state *st);
-void probe_sideband_input(struct probe_state *st);
+void probe_sideband_sync(struct probe_state *st);
+void probe_sideband_close_all(struct probe_state *st);
+void probe_sideband_input(struct probe_state *st, const struct sideband *sb);
+int probe_sideband_for(const struct probe_state *st, const uint8_t *src, bool have_src, bool v4);
 
 /* probe_responder.c */
 void probe_answer_request(struct probe_state *st, struct slot *s, const struct probe_rx *rx,
 			  uint64_t now);
-void probe_answer_query(struct probe_state *st, const struct probe_disc *q,
+void probe_answer_query(struct probe_state *st, int fd, const struct probe_disc *q,
 			const struct sockaddr *from, socklen_t fl, const uint8_t *dst_gid);
 
 /* probe_export.c */

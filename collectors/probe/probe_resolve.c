@@ -43,9 +43,13 @@ static int pick_local(struct probe_state *st, struct peer *pe, uint64_t now_ns)
 	struct sockaddr_in6 src;
 	socklen_t sl = sizeof(src);
 	uint8_t gid[16];
-	int fd;
+	int fd, gi;
 	bool have_src = false;
 
+	pe->have_src = false;
+	/* No port open: no route look-up (its socket would take a port a moment). */
+	if (probe_slot_pick(st, NULL, now_ns, &gi) < 0)
+		return -1;
 	fd = socket(AF_INET6, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (fd >= 0) {
 		struct sockaddr_in6 dst = pe->addr;
@@ -58,6 +62,9 @@ static int pick_local(struct probe_state *st, struct peer *pe, uint64_t now_ns)
 	}
 	if (have_src)
 		addr_gid(&src, gid);
+	pe->have_src = have_src;
+	if (have_src)
+		memcpy(pe->src, gid, 16);
 	return probe_slot_pick(st, have_src ? gid : NULL, now_ns, &pe->sgid_index);
 }
 
@@ -69,14 +76,16 @@ void probe_send_query(struct probe_state *st, struct peer *pe, uint64_t now_ms)
 	struct sockaddr_in a4 = {.sin_family = AF_INET};
 	const struct sockaddr *sa = (const struct sockaddr *)&a6;
 	socklen_t sl = sizeof(a6);
+	bool v4 = IN6_IS_ADDR_V4MAPPED(&pe->addr.sin6_addr);
+	int sb = probe_sideband_for(st, pe->src, pe->have_src, v4);
 
 	if (getrandom(&pe->nonce, sizeof(pe->nonce), GRND_NONBLOCK) != sizeof(pe->nonce))
 		pe->nonce = clock_mono_ns() ^ ((uint64_t)st->session << 32) ^ (uintptr_t)pe;
 	q.nonce = pe->nonce;
 	probe_disc_encode(&q, pkt, sizeof(pkt));
 	a6.sin6_port = htons(pe->dport ? pe->dport : st->udp_port);
-	if (!st->udp_v6) {
-		/* an AF_INET socket: only IPv4-mapped addresses can be reached */
+	if (v4) {
+		/* IPv4 sideband sockets are AF_INET */
 		memcpy(&a4.sin_addr, (const uint8_t *)&pe->addr.sin6_addr + 12, 4);
 		a4.sin_port = a6.sin6_port;
 		sa = (const struct sockaddr *)&a4;
@@ -85,16 +94,18 @@ void probe_send_query(struct probe_state *st, struct peer *pe, uint64_t now_ms)
 	pe->rs = RS_QUERY;
 	pe->query_tries++;
 	pe->query_deadline_ms = now_ms + st->timeout_ms;
-	if (st->udp_fd < 0 || sendto(st->udp_fd, pkt, sizeof(pkt), MSG_DONTWAIT, sa, sl) < 0)
+	if (sb < 0 || sendto(st->sb[sb].fd, pkt, sizeof(pkt), MSG_DONTWAIT, sa, sl) < 0)
 		pe->query_deadline_ms = now_ms; /* fails at the next check */
 }
 
-/* The address is known: pick the local port, then ask the peer. */
+/* The address is known: pick the local port, then ask the peer from the
+ * sideband socket of the route's source address (or one of its family). */
 static void start_query(struct probe_state *st, struct peer *pe, uint64_t now_ms)
 {
 	int s = pick_local(st, pe, clock_mono_ns());
 
-	if (s < 0 || (!st->udp_v6 && !IN6_IS_ADDR_V4MAPPED(&pe->addr.sin6_addr))) {
+	if (s < 0 || probe_sideband_for(st, pe->src, pe->have_src,
+					IN6_IS_ADDR_V4MAPPED(&pe->addr.sin6_addr)) < 0) {
 		probe_backoff(st, pe, now_ms);
 		return;
 	}
@@ -181,7 +192,8 @@ void probe_check_dns(struct probe_state *st, struct peer *pe, uint64_t now_ms)
 		start_query(st, pe, now_ms);
 }
 
-void probe_take_answer(struct probe_state *st, const struct probe_disc *d)
+/* Takes an answer to one of our queries in flight; false when it is none's. */
+bool probe_take_answer(struct probe_state *st, const struct probe_disc *d)
 {
 	for (size_t i = 0; i < st->n_peers; i++) {
 		struct peer *pe = &st->peers[i];
@@ -193,17 +205,18 @@ void probe_take_answer(struct probe_state *st, const struct probe_disc *d)
 		s = pe->slot >= 0 ? &st->slots[pe->slot] : NULL;
 		if (!s || !s->open || (d->link_layer == PROBE_DISC_LINK_ETH) != s->p.ethernet) {
 			probe_backoff(st, pe, clock_mono_ms());
-			return;
+			return true;
 		}
 		r = probe_port_peer_ah(&s->p, d->gid, d->lid, pe->sgid_index, &pe->ah);
 		if (r < 0) {
 			probe_backoff(st, pe, clock_mono_ms());
-			return;
+			return true;
 		}
 		pe->qpn = d->qpn;
 		pe->rs = RS_READY;
 		pe->fails = 0;
 		pe->round_sent = pe->round_replies = 0;
-		return;
+		return true;
 	}
+	return false;
 }

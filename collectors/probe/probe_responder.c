@@ -13,7 +13,7 @@
 #include "probe_packet.h"
 
 /* Answers a discovery query that arrived for local address dst. */
-void probe_answer_query(struct probe_state *st, const struct probe_disc *q,
+void probe_answer_query(struct probe_state *st, int fd, const struct probe_disc *q,
 			const struct sockaddr *from, socklen_t fl, const uint8_t *dst_gid)
 {
 	struct probe_disc a = {
@@ -39,7 +39,7 @@ void probe_answer_query(struct probe_state *st, const struct probe_disc *q,
 	a.lid = pick->p.lid;
 	a.link_layer = pick->p.ethernet ? PROBE_DISC_LINK_ETH : PROBE_DISC_LINK_IB;
 	if (probe_disc_encode(&a, pkt, sizeof(pkt)) == PROBE_DISC_LEN &&
-	    sendto(st->udp_fd, pkt, sizeof(pkt), MSG_DONTWAIT, from, fl) == PROBE_DISC_LEN)
+	    sendto(fd, pkt, sizeof(pkt), MSG_DONTWAIT, from, fl) == PROBE_DISC_LEN)
 		st->disc_requests++;
 }
 

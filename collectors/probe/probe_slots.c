@@ -23,9 +23,6 @@
 #include "log.h"
 #include "probe_packet.h"
 
-/* A port's GID table is re-read when older than this (a RoCE address may come and go). */
-#define GID_MAX_AGE_NS (5ull * 1000000000ull)
-
 static struct slot *find_slot(struct probe_state *st, const char *dev, uint8_t port)
 {
 	for (int i = 0; i < MAX_SLOTS; i++)

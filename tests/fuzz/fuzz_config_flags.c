@@ -115,6 +115,7 @@ static void check_config(const struct exporter_config *cfg, const char *buf, siz
 				FUZZ_CHECK(!s || (s[0] && in_args(s, buf, size)));
 				break;
 			case COLLECTOR_FLAG_REGEX:
+			case COLLECTOR_FLAG_TEXT:
 				FUZZ_CHECK(!s || in_args(s, buf, size));
 				break;
 			}

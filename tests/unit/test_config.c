@@ -5,12 +5,22 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
 
 #include "config.h"
 #include "log.h"
+
+/* The check of the "listen" text flag: no ':' (as a port would be). */
+static int check_no_colon(const char *v, char *why, size_t whylen)
+{
+	if (!strchr(v, ':'))
+		return 0;
+	snprintf(why, whylen, "\"%s\" has a port", v);
+	return -EINVAL;
+}
 
 static const struct collector_flag probe_flags[] = {
 	{.name = "count",
@@ -28,6 +38,11 @@ static const struct collector_flag probe_flags[] = {
 	{.name = "peers", .help = "peer names", .kind = COLLECTOR_FLAG_REGEX},
 	{.name = "targets-file", .help = "target list", .kind = COLLECTOR_FLAG_PATH},
 	{.name = "responder", .help = "answer probes", .kind = COLLECTOR_FLAG_BOOL, .def = 1},
+	{.name = "listen",
+	 .help = "listen addresses",
+	 .kind = COLLECTOR_FLAG_TEXT,
+	 .check = check_no_colon,
+	 .metavar = "ADDR"},
 };
 
 static const struct config_collector collectors[] = {
@@ -36,7 +51,7 @@ static const struct config_collector collectors[] = {
 	 .help = "latency probes",
 	 .default_enabled = false,
 	 .flags = probe_flags,
-	 .n_flags = 5},
+	 .n_flags = 6},
 };
 
 static char err[256];
@@ -316,6 +331,22 @@ static void test_collector_flags(void **state)
 	expect_error(PARSE(&cfg, "--no-collector.probe.targets-file=x"), "unknown");
 }
 
+/* Text flags: checked by the flag's check(), its reason in the error. */
+static void test_text_flags(void **state)
+{
+	struct exporter_config cfg;
+
+	assert_int_equal(PARSE(&cfg, "--collector.probe"), 0);
+	assert_null(cfg.collector_flag_strs[1][5]);
+	assert_int_equal(PARSE(&cfg, "--collector.probe.listen=10.0.0.1"), 0);
+	assert_string_equal(cfg.collector_flag_strs[1][5], "10.0.0.1");
+	assert_int_equal(PARSE(&cfg, "--collector.probe.listen", "10.0.0.2"), 0);
+	assert_string_equal(cfg.collector_flag_strs[1][5], "10.0.0.2");
+	expect_error(PARSE(&cfg, "--collector.probe.listen=10.0.0.1:80"),
+		     "--collector.probe.listen: \"10.0.0.1:80\" has a port");
+	expect_error(PARSE(&cfg, "--collector.probe.listen"), "needs a value");
+}
+
 static void test_listen_split(void **state)
 {
 	char host[64];
@@ -343,15 +374,11 @@ static void test_listen_split(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_durations),
-		cmocka_unit_test(test_defaults),
-		cmocka_unit_test(test_values),
-		cmocka_unit_test(test_disable_defaults),
-		cmocka_unit_test(test_help_version),
-		cmocka_unit_test(test_errors),
-		cmocka_unit_test(test_listen_split),
-		cmocka_unit_test(test_collector_flags),
-		cmocka_unit_test(test_collector_flag_values),
+		cmocka_unit_test(test_durations),    cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_values),	     cmocka_unit_test(test_disable_defaults),
+		cmocka_unit_test(test_help_version), cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_listen_split), cmocka_unit_test(test_collector_flags),
+		cmocka_unit_test(test_text_flags),   cmocka_unit_test(test_collector_flag_values),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -159,7 +159,8 @@ else
 fi
 dmal=$(value rdma_probe_discovery_dropped_total 'reason="malformed"')
 dmal=${dmal:-0}
-printf 'not a discovery query' > /dev/udp/127.0.0.1/$HTTP_PORT
+# the sideband listens on the RDMA netdev's address only (never 127.0.0.1)
+printf 'not a discovery query' > /dev/udp/$A_IP/$HTTP_PORT
 wait_value 10 "$OUT/scrape-inject-udp.txt" rdma_probe_discovery_dropped_total 'reason="malformed"' \
     ge $((dmal + 1))
 v=$(value rdma_probe_discovery_dropped_total 'reason="malformed"')

@@ -14,12 +14,16 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include <arpa/inet.h>
+#include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -32,6 +36,7 @@
 #include "log.h"
 #include "probe.h"
 #include "probe_discovery.h"
+#include "probe_internal.h"
 
 static void test_lifecycle_without_devices(void **state)
 {
@@ -150,6 +155,50 @@ static void send_udp(uint16_t port, const void *data, size_t len)
 	close(fd);
 }
 
+/* UDP sockets this process holds: /proc/self/fd socket inodes found in
+ * /proc/self/net/udp or udp6. */
+static int udp_sockets(void)
+{
+	static const char *const tables[] = {"/proc/self/net/udp", "/proc/self/net/udp6"};
+	unsigned long inodes[256];
+	int n_inodes = 0, n = 0;
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+
+	assert_non_null(d);
+	while ((e = readdir(d)) && n_inodes < 256) {
+		char link[300], target[64];
+		ssize_t l;
+
+		snprintf(link, sizeof(link), "/proc/self/fd/%s", e->d_name);
+		l = readlink(link, target, sizeof(target) - 1);
+		if (l <= 0)
+			continue;
+		target[l] = '\0';
+		if (sscanf(target, "socket:[%lu]", &inodes[n_inodes]) == 1)
+			n_inodes++;
+	}
+	closedir(d);
+	for (int t = 0; t < 2; t++) {
+		FILE *f = fopen(tables[t], "r");
+		char line[512];
+
+		if (!f)
+			continue; /* no IPv6 */
+		while (fgets(line, sizeof(line), f)) {
+			unsigned long ino;
+
+			/* sl local rem st tx:rx tr:when retrnsmt uid timeout inode */
+			if (sscanf(line, "%*s %*s %*s %*s %*s %*s %*s %*s %*s %lu", &ino) != 1)
+				continue;
+			for (int i = 0; i < n_inodes; i++)
+				n += inodes[i] == ino;
+		}
+		fclose(f);
+	}
+	return n;
+}
+
 static void test_targets_file_and_sideband(void **state)
 {
 	char dir[] = "/tmp/probe-test-XXXXXX", path[64], line[256];
@@ -160,8 +209,6 @@ static void test_targets_file_and_sideband(void **state)
 	};
 	const char *strs[PROBE_FLAG_COUNT_] = {0};
 	struct collector_ctx ctx = {.sysfs_fd = -1, .flags = flags, .flag_strs = strs};
-	struct probe_disc q = {.type = PROBE_DISC_QUERY, .nonce = 42};
-	unsigned char pkt[PROBE_DISC_LEN];
 	time_t t0 = time(NULL) - 100;
 	struct buf out;
 	void *st = NULL;
@@ -175,6 +222,7 @@ static void test_targets_file_and_sideband(void **state)
 	nanosleep(&(struct timespec){0, 300 * 1000 * 1000}, NULL); /* a sync or two */
 	assert_true(wait_line(st, "rdma_probe_targets_file_reload_success 0"));
 	assert_true(wait_line(st, "rdma_probe_targets 0"));
+	assert_int_equal(udp_sockets(), 0);
 
 	/* Three targets, at most two probed. With no RDMA port here, every probed
 	 * peer fails to resolve (no local port), with its file labels. */
@@ -217,18 +265,208 @@ static void test_targets_file_and_sideband(void **state)
 	probe_collector_ops.reload(st);
 	assert_true(wait_line(st, "rdma_probe_targets 1"));
 
-	/* Sideband: garbage is counted as malformed; a query finds no port. */
+	/* No RDMA port: no discovery socket, but its counters are there. */
 	assert_true(wait_line(st, "rdma_probe_discovery_dropped_total{reason=\"malformed\"} 0"));
-	send_udp(port, "garbage", 7);
-	assert_true(wait_line(st, "rdma_probe_discovery_dropped_total{reason=\"malformed\"} 1"));
-	assert_int_equal(probe_disc_encode(&q, pkt, sizeof(pkt)), PROBE_DISC_LEN);
-	send_udp(port, pkt, sizeof(pkt));
-	assert_true(wait_line(st, "rdma_probe_discovery_dropped_total{reason=\"noport\"} 1"));
-	assert_true(wait_line(st, "rdma_probe_discovery_requests_total 0"));
+	assert_int_equal(udp_sockets(), 0);
 
 	probe_collector_ops.free(st);
 	unlink(path);
 	rmdir(dir);
+}
+
+/* A valid targets file is loaded before init returns: the first poll
+ * already shows its targets and a successful load. */
+static void test_targets_file_in_first_scrape(void **state)
+{
+	char dir[] = "/tmp/probe-test-XXXXXX", path[64];
+	const uint64_t flags[PROBE_FLAG_COUNT_] = {
+		[PROBE_FLAG_INTERVAL] = 100, [PROBE_FLAG_COUNT] = 1,
+		[PROBE_FLAG_TIMEOUT] = 10,   [PROBE_FLAG_MAX_TARGETS] = 64,
+		[PROBE_FLAG_PORT] = 9879,    [PROBE_FLAG_RESPONDER] = 1};
+	const char *strs[PROBE_FLAG_COUNT_] = {0};
+	struct collector_ctx ctx = {.sysfs_fd = -1, .flags = flags, .flag_strs = strs};
+	struct buf out;
+	void *st = NULL;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/targets.json", dir);
+	strs[PROBE_FLAG_TARGETS_FILE] = path;
+	write_file(path, "[{\"targets\": [\"10.0.0.1\", \"10.0.0.2\"]}]", time(NULL) - 100);
+	assert_int_equal(probe_collector_ops.init(&ctx, &st), 0);
+	scrape(st, &out);
+	assert_line(out.data, "rdma_probe_targets 2");
+	assert_line(out.data, "rdma_probe_targets_file_reload_success 1");
+	buf_free(&out);
+	/* No RDMA port here: no discovery socket, not even the client's. */
+	assert_int_equal(udp_sockets(), 0);
+	probe_collector_ops.free(st);
+	unlink(path);
+	rmdir(dir);
+}
+
+/* Takes what came to the sideband socket sb of st. */
+static void sideband_take(struct probe_state *st)
+{
+	struct pollfd p = {.fd = st->sb[0].fd, .events = POLLIN};
+
+	assert_int_equal(poll(&p, 1, 2000), 1);
+	pthread_mutex_lock(&st->lock);
+	probe_sideband_input(st, &st->sb[0]);
+	pthread_mutex_unlock(&st->lock);
+}
+
+/* The sideband's input through its seam (a socket bound to 127.0.0.1, no
+ * engine, no RDMA port): garbage is malformed, a query finds no port, an
+ * answer to no query in flight is unexpected, one to ours is taken. */
+static void test_sideband_input(void **state)
+{
+	struct probe_state *st = calloc(1, sizeof(*st));
+	struct sockaddr_in a = {.sin_family = AF_INET};
+	socklen_t al = sizeof(a);
+	struct probe_disc q = {.type = PROBE_DISC_QUERY, .nonce = 42};
+	struct probe_disc ans = {
+		.type = PROBE_DISC_ANSWER, .nonce = 7, .qpn = 5, .link_layer = PROBE_DISC_LINK_ETH};
+	unsigned char pkt[PROBE_DISC_LEN];
+	int fd;
+
+	assert_non_null(st);
+	pthread_mutex_init(&st->lock, NULL);
+	st->responder = true;
+	st->interval_ms = 1000;
+	st->n_peers = 1;
+	st->peers = calloc(1, sizeof(*st->peers));
+	assert_non_null(st->peers);
+	assert_int_equal(probe_ratelimit_init(&st->disc_rl, 16, 100.0, 100.0), 0);
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	assert_true(fd >= 0);
+	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &al), 0);
+	st->sb[0].fd = fd;
+	st->sb[0].a.addr[10] = st->sb[0].a.addr[11] = 0xff;
+	memcpy(st->sb[0].a.addr + 12, &a.sin_addr, 4);
+	st->n_sb = 1;
+
+	send_udp(ntohs(a.sin_port), "garbage", 7);
+	sideband_take(st);
+	assert_int_equal(st->disc_dropped[DD_MALFORMED], 1);
+
+	assert_int_equal(probe_disc_encode(&q, pkt, sizeof(pkt)), PROBE_DISC_LEN);
+	send_udp(ntohs(a.sin_port), pkt, sizeof(pkt));
+	sideband_take(st);
+	assert_int_equal(st->disc_dropped[DD_NOPORT], 1);
+	assert_int_equal(st->disc_requests, 0);
+
+	/* Unsolicited: no peer has a query in flight. */
+	assert_int_equal(probe_disc_encode(&ans, pkt, sizeof(pkt)), PROBE_DISC_LEN);
+	send_udp(ntohs(a.sin_port), pkt, sizeof(pkt));
+	sideband_take(st);
+	assert_int_equal(st->disc_dropped[DD_UNEXPECTED], 1);
+
+	/* Ours (same nonce, query in flight): taken, not counted; with no local
+	 * port to probe from, the peer backs off. */
+	st->peers[0] = (struct peer){.used = true, .slot = -1, .rs = RS_QUERY, .nonce = 7};
+	send_udp(ntohs(a.sin_port), pkt, sizeof(pkt));
+	sideband_take(st);
+	assert_int_equal(st->disc_dropped[DD_UNEXPECTED], 1);
+	assert_int_equal(st->peers[0].rs, RS_WAIT);
+	assert_int_equal(st->disc_dropped[DD_MALFORMED], 1);
+
+	probe_sideband_close_all(st);
+	assert_int_equal(st->n_sb, 0);
+	probe_ratelimit_free(&st->disc_rl);
+	free(st->peers);
+	pthread_mutex_destroy(&st->lock);
+	free(st);
+}
+
+/* --collector.probe.listen-address values. */
+static void test_bind_parse(void **state)
+{
+	struct probe_bind_addr a[PROBE_BIND_MAX];
+	char why[160] = "", many[PROBE_BIND_MAX * 16 + 32] = "";
+	static const uint8_t v4[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 192, 0, 2, 1};
+
+	assert_int_equal(probe_bind_parse("192.0.2.1", a, why, sizeof(why)), 1);
+	assert_memory_equal(a[0].addr, v4, 16);
+	assert_true(probe_bind_is_v4(&a[0]));
+	assert_int_equal(probe_bind_parse("192.0.2.1,2001:db8::1", a, why, sizeof(why)), 2);
+	assert_false(probe_bind_is_v4(&a[1]));
+	assert_int_equal(a[1].addr[0], 0x20);
+	assert_int_equal(a[1].addr[15], 1);
+	assert_int_equal(probe_bind_check("::1", why, sizeof(why)), 0);
+
+	assert_int_equal(probe_bind_parse("", a, why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, "is empty"));
+	assert_int_equal(probe_bind_parse("192.0.2.1,", a, why, sizeof(why)), -EINVAL);
+	assert_int_equal(probe_bind_parse("192.0.2.1:9879", a, why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, "no port"));
+	assert_int_equal(probe_bind_parse("[2001:db8::1]", a, why, sizeof(why)), -EINVAL);
+	assert_int_equal(probe_bind_parse("0.0.0.0", a, why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, "wildcard"));
+	assert_int_equal(probe_bind_parse("::", a, why, sizeof(why)), -EINVAL);
+	assert_int_equal(probe_bind_parse("::ffff:0.0.0.0", a, why, sizeof(why)), -EINVAL);
+	assert_int_equal(probe_bind_parse("::ffff:192.0.2.1", a, why, sizeof(why)), 1);
+	assert_memory_equal(a[0].addr, v4, 16);
+	assert_int_equal(probe_bind_parse("239.1.1.1", a, why, sizeof(why)), -EINVAL);
+	assert_int_equal(probe_bind_parse("fe80::1", a, why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, "link-local"));
+	assert_int_equal(probe_bind_parse("host.example", a, why, sizeof(why)), -EINVAL);
+	assert_int_equal(probe_bind_parse("10.0.0.1,10.0.0.1", a, why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, "twice"));
+	for (int i = 0; i <= PROBE_BIND_MAX; i++)
+		snprintf(many + strlen(many), sizeof(many) - strlen(many), "%s10.0.0.%d",
+			 i ? "," : "", i + 1);
+	assert_int_equal(probe_bind_parse(many, a, why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, "more than 16"));
+	assert_int_equal(probe_bind_check("10.0.0.1,,10.0.0.2", why, sizeof(why)), -EINVAL);
+}
+
+static struct probe_bind_cand cand4(uint8_t last, bool ipoib)
+{
+	struct probe_bind_cand c = {.ipoib = ipoib};
+
+	c.a.addr[10] = c.a.addr[11] = 0xff;
+	c.a.addr[12] = 10;
+	c.a.addr[15] = last;
+	return c;
+}
+
+/* The sideband's addresses from the interfaces' and the ports' GIDs. */
+static void test_bind_select(void **state)
+{
+	struct probe_bind_cand c[5] = {cand4(1, false), cand4(2, false), cand4(3, true),
+				       cand4(1, false)};
+	struct probe_bind_addr out[PROBE_BIND_MAX];
+	uint8_t gids[2][16];
+
+	/* fe80::1 on interface 7: a link-local RoCE GID keeps its scope */
+	c[4].a.addr[0] = 0xfe;
+	c[4].a.addr[1] = 0x80;
+	c[4].a.addr[15] = 1;
+	c[4].a.scope = 7;
+	memcpy(gids[0], c[1].a.addr, 16);
+	memcpy(gids[1], c[4].a.addr, 16);
+
+	/* No port open: nothing (the caller does not even ask); no GID, no IB: nothing. */
+	assert_int_equal(probe_bind_select(c, 5, NULL, 0, false, out, PROBE_BIND_MAX), 0);
+	/* RoCE: only the addresses that are GIDs of a port. */
+	assert_int_equal(
+		probe_bind_select(c, 5, (const uint8_t(*)[16])gids, 2, false, out, PROBE_BIND_MAX),
+		2);
+	assert_memory_equal(out[0].addr, c[1].a.addr, 16);
+	assert_memory_equal(out[1].addr, c[4].a.addr, 16);
+	assert_int_equal(out[1].scope, 7);
+	/* InfiniBand: the IPoIB interfaces' addresses too; a duplicate once. */
+	memcpy(gids[1], c[0].a.addr, 16);
+	assert_int_equal(
+		probe_bind_select(c, 5, (const uint8_t(*)[16])gids, 2, true, out, PROBE_BIND_MAX),
+		3);
+	assert_int_equal(out[0].addr[15], 1);
+	assert_int_equal(out[1].addr[15], 2);
+	assert_int_equal(out[2].addr[15], 3);
+	/* Capped. */
+	assert_int_equal(probe_bind_select(c, 5, (const uint8_t(*)[16])gids, 2, true, out, 1), 1);
 }
 
 static void test_flags_declared(void **state)
@@ -251,6 +489,11 @@ static void test_flags_declared(void **state)
 	assert_string_equal(probe_collector_ops.flags[PROBE_FLAG_RESPONDER].name, "responder");
 	assert_int_equal(probe_collector_ops.flags[PROBE_FLAG_RESPONDER].kind, COLLECTOR_FLAG_BOOL);
 	assert_int_equal(probe_collector_ops.flags[PROBE_FLAG_RESPONDER].def, 1);
+	assert_string_equal(probe_collector_ops.flags[PROBE_FLAG_LISTEN_ADDRESS].name,
+			    "listen-address");
+	assert_int_equal(probe_collector_ops.flags[PROBE_FLAG_LISTEN_ADDRESS].kind,
+			 COLLECTOR_FLAG_TEXT);
+	assert_non_null(probe_collector_ops.flags[PROBE_FLAG_LISTEN_ADDRESS].check);
 	assert_true(probe_collector_ops.default_enabled);
 }
 
@@ -259,6 +502,10 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_lifecycle_without_devices),
 		cmocka_unit_test(test_targets_file_and_sideband),
+		cmocka_unit_test(test_targets_file_in_first_scrape),
+		cmocka_unit_test(test_sideband_input),
+		cmocka_unit_test(test_bind_parse),
+		cmocka_unit_test(test_bind_select),
 		cmocka_unit_test(test_flags_declared),
 	};
 

@@ -22,6 +22,7 @@
 
 #include <cmocka.h>
 
+#include "probe_bind.h"
 #include "probe_discovery.h"
 #include "probe_packet.h"
 #include "probe_ratelimit.h"
@@ -609,6 +610,69 @@ static void test_ratelimit_random_time(void **state)
 	probe_ratelimit_free(&rl);
 }
 
+/* --collector.probe.listen-address over every one-byte change and every
+ * prefix of valid lists, and random strings of address characters: an
+ * error is -EINVAL with a one-line reason; a success gives 1 to
+ * PROBE_BIND_MAX distinct addresses, none the wildcard, that parse again
+ * from their own text. */
+static void fuzz_bind(const char *s)
+{
+	struct probe_bind_addr a[PROBE_BIND_MAX];
+	char why[160] = "";
+	int n = probe_bind_parse(s, a, why, sizeof(why));
+
+	if (n < 0) {
+		assert_int_equal(n, -EINVAL);
+		assert_true(why[0] != '\0');
+		assert_null(strchr(why, '\n'));
+		assert_int_equal(probe_bind_check(s, why, sizeof(why)), -EINVAL);
+		return;
+	}
+	assert_true(n >= 1 && n <= PROBE_BIND_MAX);
+	for (int i = 0; i < n; i++) {
+		static const uint8_t zero[16], v4zero[16] = {[10] = 0xff, [11] = 0xff};
+
+		assert_true(memcmp(a[i].addr, zero, 16) != 0);
+		assert_true(memcmp(a[i].addr, v4zero, 16) != 0);
+		assert_int_equal(a[i].scope, 0);
+		for (int j = 0; j < i; j++)
+			assert_true(memcmp(a[i].addr, a[j].addr, 16) != 0);
+	}
+	assert_int_equal(probe_bind_check(s, why, sizeof(why)), 0);
+}
+
+static void test_bind_addresses(void **state)
+{
+	static const char *const good[] = {"10.0.0.1", "10.0.0.1,fd00::1,192.0.2.7",
+					   "2001:db8::1,::ffff:10.1.1.1", "::1", "::ffff:1.0.0.0"};
+	static const char alphabet[] = "0123456789abcdef.:,[]%fe80x ";
+	uint64_t seed = 0x5eed;
+	char buf[128];
+
+	for (size_t g = 0; g < sizeof(good) / sizeof(good[0]); g++) {
+		size_t len = strlen(good[g]);
+
+		for (size_t cut = 0; cut <= len; cut++) {
+			snprintf(buf, sizeof(buf), "%.*s", (int)cut, good[g]);
+			fuzz_bind(buf);
+		}
+		for (size_t off = 0; off < len; off++)
+			for (size_t c = 0; c < sizeof(alphabet) - 1; c++) {
+				snprintf(buf, sizeof(buf), "%s", good[g]);
+				buf[off] = alphabet[c];
+				fuzz_bind(buf);
+			}
+	}
+	for (int i = 0; i < 20000; i++) {
+		size_t len = rng_next(&seed) % 64;
+
+		for (size_t k = 0; k < len; k++)
+			buf[k] = alphabet[rng_next(&seed) % (sizeof(alphabet) - 1)];
+		buf[len] = '\0';
+		fuzz_bind(buf);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -619,6 +683,7 @@ int main(void)
 		cmocka_unit_test(test_discovery),
 		cmocka_unit_test(test_ratelimit_model),
 		cmocka_unit_test(test_ratelimit_random_time),
+		cmocka_unit_test(test_bind_addresses),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
