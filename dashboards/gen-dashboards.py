@@ -1,12 +1,11 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
 #
-# Writes the Grafana dashboards in this directory (rdma-fleet.json,
-# rdma-node.json, rdma-pingmesh.json). The JSON files are checked in for
-# import; this script is their source: edit it, run it, commit both.
-# tests/monitoring/dashboards-test.py fails if the JSON and this script differ.
-#
-#   dashboards/gen-dashboards.py [OUTPUT_DIR]
+# The Grafana dashboards in this directory (rdma-fleet.json, rdma-node.json,
+# rdma-pingmesh.json). The JSON files are checked in for import; this module is
+# their source, run by scripts/gen-monitoring.py with the configuration in
+# alerts/config.yml (one generator for the rules and the dashboards): edit it,
+# run that, commit both. ctest monitoring_generated fails if they differ.
 #
 # Conventions: schemaVersion 39 (Grafana 10.4/11); every panel and query uses
 # the datasource variable ${datasource} (no datasource UID is hard-coded); stable
@@ -14,8 +13,6 @@
 # Panels read the recording rules of alerts/rdma-recording.rules.yml where one
 # exists, so the dashboards and the alerts show the same numbers.
 import json
-import os
-import sys
 
 DS = {"type": "prometheus", "uid": "${datasource}"}
 SCHEMA_VERSION = 39
@@ -518,13 +515,9 @@ def pingmesh():
     return d
 
 
-def main():
-    out = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__))
+def generate(cfg):
+    """{file name: JSON text} of every dashboard, for scripts/gen-monitoring.py."""
+    out = {}
     for name, fn in (("rdma-fleet.json", fleet), ("rdma-node.json", node), ("rdma-pingmesh.json", pingmesh)):
-        with open(os.path.join(out, name), "w") as fh:
-            json.dump(fn().json(), fh, indent=2, sort_keys=False)
-            fh.write("\n")
-
-
-if __name__ == "__main__":
-    main()
+        out[name] = json.dumps(fn().json(), indent=2, sort_keys=False) + "\n"
+    return out

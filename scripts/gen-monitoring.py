@@ -1,0 +1,155 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+#
+# Generates alerts/*.rules.yml (from alerts/templates/*.rules.yml.in) and
+# dashboards/*.json (from dashboards/gen-dashboards.py) from one configuration:
+# alerts/config.yml, the defaults, with the keys of --config laid over it.
+#
+#   gen-monitoring.py                       rewrite the files in the source tree
+#   gen-monitoring.py --check               exit 1 if a checked-in file is not what
+#                                           this writes (ctest monitoring_generated)
+#   gen-monitoring.py --config FILE --out DIR
+#                                           your own copies, in DIR/alerts and
+#                                           DIR/dashboards
+#
+# A template names a configuration value as [[key]] or [[key.sub]]; [[key|percent]]
+# writes a ratio as a percentage. Anything else in the template is copied as it is.
+import argparse
+import copy
+import decimal
+import difflib
+import importlib.util
+import os
+import re
+import sys
+
+import yaml
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+DEFAULTS = os.path.join("alerts", "config.yml")
+TEMPLATES = os.path.join("alerts", "templates")
+
+
+def merge(base, over, path=""):
+    """over's keys replace base's; a key base does not have is an error (a typo
+    would otherwise be ignored silently)."""
+    out = copy.deepcopy(base)
+    for k, v in (over or {}).items():
+        if k not in base:
+            raise SystemExit(f"gen-monitoring: unknown configuration key {path}{k}")
+        if isinstance(base[k], dict) and isinstance(v, dict):
+            out[k] = merge(base[k], v, f"{path}{k}.")
+        else:
+            out[k] = v
+    return out
+
+
+def load_config(root, user_file=None):
+    with open(os.path.join(root, DEFAULTS)) as fh:
+        cfg = yaml.safe_load(fh)
+    if user_file:
+        with open(user_file) as fh:
+            cfg = merge(cfg, yaml.safe_load(fh))
+    return cfg
+
+
+def number(v):
+    """A number as PromQL and people read it: 0.00002, not 2e-05; 1, not 1.0."""
+    d = decimal.Decimal(str(v)).normalize()
+    return format(d, "f")
+
+
+def lookup(cfg, key):
+    v = cfg
+    for part in key.split("."):
+        if not isinstance(v, dict) or part not in v:
+            raise KeyError(key)
+        v = v[part]
+    return v
+
+
+def render(text, cfg, where):
+    def sub(m):
+        key, _, fmt = m.group(1).strip().partition("|")
+        try:
+            v = lookup(cfg, key)
+        except KeyError:
+            raise SystemExit(f"gen-monitoring: {where}: [[{m.group(1)}]] is not in the configuration")
+        if fmt == "percent":
+            return number(decimal.Decimal(str(v)) * 100) + "%"
+        if fmt:
+            raise SystemExit(f"gen-monitoring: {where}: unknown format |{fmt}")
+        if isinstance(v, bool) or not isinstance(v, (int, float, str)):
+            raise SystemExit(f"gen-monitoring: {where}: [[{key}]] is not a number or a string")
+        return number(v) if isinstance(v, (int, float)) else v
+    return re.sub(r"\[\[([^\]]+)\]\]", sub, text)
+
+
+def rules(root, cfg):
+    """{relative path: text} of every rule file."""
+    out = {}
+    tdir = os.path.join(root, TEMPLATES)
+    for name in sorted(os.listdir(tdir)):
+        if not name.endswith(".rules.yml.in"):
+            continue
+        with open(os.path.join(tdir, name)) as fh:
+            out[os.path.join("alerts", name[:-3])] = render(fh.read(), cfg, name)
+    return out
+
+
+def dashboards(root, cfg):
+    path = os.path.join(root, "dashboards", "gen-dashboards.py")
+    spec = importlib.util.spec_from_file_location("gen_dashboards", path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+    spec.loader.exec_module(mod)
+    return {os.path.join("dashboards", n): t for n, t in mod.generate(cfg).items()}
+
+
+def generate(root, cfg):
+    files = rules(root, cfg)
+    files.update(dashboards(root, cfg))
+    return files
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description="Generate alerts/ and dashboards/ from one configuration.")
+    ap.add_argument("--config", help="YAML file with the keys to change from alerts/config.yml")
+    ap.add_argument("--out", help="write under this directory instead of the source tree")
+    ap.add_argument("--check", action="store_true", help="fail if the source tree's files are not current")
+    ap.add_argument("--root", default=ROOT, help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    root = os.path.abspath(args.root)
+    if args.check and (args.config or args.out):
+        ap.error("--check compares the defaults with the source tree: no --config or --out")
+    files = generate(root, load_config(root, args.config))
+    if args.check:
+        stale = 0
+        for rel, text in sorted(files.items()):
+            try:
+                with open(os.path.join(root, rel)) as fh:
+                    have = fh.read()
+            except FileNotFoundError:
+                have = ""
+            if have != text:
+                stale += 1
+                sys.stdout.writelines(difflib.unified_diff(have.splitlines(True), text.splitlines(True),
+                                                           rel, rel + " (generated)", n=1))
+        if stale:
+            print(f"gen-monitoring: {stale} file(s) not current: run scripts/gen-monitoring.py "
+                  "and commit the result", file=sys.stderr)
+            return 1
+        print(f"gen-monitoring: {len(files)} files are current")
+        return 0
+    out = os.path.abspath(args.out) if args.out else root
+    for rel, text in sorted(files.items()):
+        path = os.path.join(out, rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w") as fh:
+            fh.write(text)
+    print(f"gen-monitoring: wrote {len(files)} files under {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
