@@ -16,6 +16,8 @@ import json
 
 DS = {"type": "prometheus", "uid": "${datasource}"}
 SCHEMA_VERSION = 39
+# alerts/config.yml's selector: the job variable offers only the jobs it matches.
+JOB_SELECTOR = ""
 SEL = 'job=~"$job", instance=~"$instance"'
 SELD = SEL + ', device=~"$device"'
 SELP = SELD + ', port=~"$port"'
@@ -161,7 +163,7 @@ class Dashboard:
             return v
         vs = [{"name": "datasource", "label": "Data source", "type": "datasource", "query": "prometheus",
                "refresh": 1, "regex": "", "current": {}, "options": [], "hide": 0},
-              qvar("job", "Job", "label_values(rdma_exporter_build_info, job)"),
+              qvar("job", "Job", "label_values(rdma_exporter_build_info{%s}, job)" % JOB_SELECTOR),
               qvar("instance", "Instance", 'label_values(rdma_exporter_build_info{job=~"$job"}, instance)',
                    multi=self.instance_multi, include_all=self.instance_multi),
               qvar("device", "Device", "label_values(rdma_port_info{%s}, device)" % SEL),
@@ -517,6 +519,8 @@ def pingmesh():
 
 def generate(cfg):
     """{file name: JSON text} of every dashboard, for scripts/gen-monitoring.py."""
+    global JOB_SELECTOR
+    JOB_SELECTOR = cfg["selector"]
     out = {}
     for name, fn in (("rdma-fleet.json", fleet), ("rdma-node.json", node), ("rdma-pingmesh.json", pingmesh)):
         out[name] = json.dumps(fn().json(), indent=2, sort_keys=False) + "\n"
