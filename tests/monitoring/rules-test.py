@@ -130,8 +130,8 @@ for name, a in sorted(alerts.items()):
     desc = ann.get("description", "")
     check("$labels.instance" in desc, f"{name}: description names the instance")
     check(name in per_instance or
-          re.search(r"\$labels\.(device|port|netdev|target|collector)\b", desc) is not None,
-          f"{name}: description names the device, port, netdev, target or collector")
+          re.search(r"\$labels\.(device|port|netdev|target|collector|object)\b", desc) is not None,
+          f"{name}: description names the device, port, netdev, target, collector or object kind")
     check("$value" in desc, f"{name}: description gives the value")
     url = ann.get("runbook_url", "")
     check(url.startswith(RUNBOOK_BASE + "#") and url.split("#", 1)[1] in anchors,
