@@ -1,12 +1,11 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
 #
-# Writes the Grafana dashboards in this directory (rdma-fleet.json,
-# rdma-node.json, rdma-pingmesh.json). The JSON files are checked in for
-# import; this script is their source: edit it, run it, commit both.
-# tests/monitoring/dashboards-test.py fails if the JSON and this script differ.
-#
-#   dashboards/gen-dashboards.py [OUTPUT_DIR]
+# The Grafana dashboards in this directory (rdma-fleet.json, rdma-node.json,
+# rdma-pingmesh.json). The JSON files are checked in for import; this module is
+# their source, run by scripts/gen-monitoring.py with the configuration in
+# alerts/config.yml (one generator for the rules and the dashboards): edit it,
+# run that, commit both. ctest monitoring_generated fails if they differ.
 #
 # Conventions: schemaVersion 39 (Grafana 10.4/11); every panel and query uses
 # the datasource variable ${datasource} (no datasource UID is hard-coded); stable
@@ -14,11 +13,11 @@
 # Panels read the recording rules of alerts/rdma-recording.rules.yml where one
 # exists, so the dashboards and the alerts show the same numbers.
 import json
-import os
-import sys
 
 DS = {"type": "prometheus", "uid": "${datasource}"}
 SCHEMA_VERSION = 39
+# alerts/config.yml's selector: the job variable offers only the jobs it matches.
+JOB_SELECTOR = ""
 SEL = 'job=~"$job", instance=~"$instance"'
 SELD = SEL + ', device=~"$device"'
 SELP = SELD + ', port=~"$port"'
@@ -164,7 +163,7 @@ class Dashboard:
             return v
         vs = [{"name": "datasource", "label": "Data source", "type": "datasource", "query": "prometheus",
                "refresh": 1, "regex": "", "current": {}, "options": [], "hide": 0},
-              qvar("job", "Job", "label_values(rdma_exporter_build_info, job)"),
+              qvar("job", "Job", "label_values(rdma_exporter_build_info{%s}, job)" % JOB_SELECTOR),
               qvar("instance", "Instance", 'label_values(rdma_exporter_build_info{job=~"$job"}, instance)',
                    multi=self.instance_multi, include_all=self.instance_multi),
               qvar("device", "Device", "label_values(rdma_port_info{%s}, device)" % SEL),
@@ -518,13 +517,11 @@ def pingmesh():
     return d
 
 
-def main():
-    out = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__))
+def generate(cfg):
+    """{file name: JSON text} of every dashboard, for scripts/gen-monitoring.py."""
+    global JOB_SELECTOR
+    JOB_SELECTOR = cfg["selector"]
+    out = {}
     for name, fn in (("rdma-fleet.json", fleet), ("rdma-node.json", node), ("rdma-pingmesh.json", pingmesh)):
-        with open(os.path.join(out, name), "w") as fh:
-            json.dump(fn().json(), fh, indent=2, sort_keys=False)
-            fh.write("\n")
-
-
-if __name__ == "__main__":
-    main()
+        out[name] = json.dumps(fn().json(), indent=2, sort_keys=False) + "\n"
+    return out

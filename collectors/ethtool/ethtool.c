@@ -24,6 +24,7 @@
 #include "devfilter.h"
 #include "ethtool_names.h"
 #include "log.h"
+#include "strparse.h"
 
 #define NL_TIMEOUT_MS 1000
 
@@ -493,6 +494,9 @@ static const char help_pfc_req[] =
 	"PFC pause requests sent for the priority, from DCB struct ieee_pfc requests.";
 static const char help_pfc_ind[] =
 	"PFC pause indications received for the priority, from DCB struct ieee_pfc indications.";
+static const char help_carrier[] =
+	"Times the netdev's carrier (link) went down, whatever the driver, from sysfs "
+	"class/net/NETDEV/carrier_down_count (Linux 4.16 or later).";
 static const char help_raw[] =
 	"Raw driver ethtool statistic selected by --collector.ethtool.stat-include, as the "
 	"driver reports it (no type or unit known).";
@@ -689,6 +693,56 @@ static bool read_pfc(struct ethtool_state *st, struct eth_netdev *d, struct coll
 	return false;
 }
 
+/*
+ * class/net/NETDEV/carrier_down_count under the sysfs root: 0 with *out, -ENOENT
+ * where there is none (no sysfs root, a kernel before 4.16, a netdev sysfs does
+ * not show), another -errno when it cannot be read or parsed. The kernel counts
+ * every carrier loss of the netdev, so RoCE link flaps show on drivers whose
+ * ethtool statistics have no link-down counter.
+ */
+static int read_carrier_downs(int sysfs_fd, const char *netdev, uint64_t *out)
+{
+	char path[64 + IF_NAMESIZE], buf[32];
+	const char *s = buf;
+	size_t len;
+	ssize_t n;
+	int f, e;
+
+	if (sysfs_fd < 0)
+		return -ENOENT;
+	snprintf(path, sizeof(path), "class/net/%s/carrier_down_count", netdev);
+	f = open_regular_at(sysfs_fd, path);
+	if (f < 0)
+		return f;
+	n = read(f, buf, sizeof(buf) - 1);
+	e = errno;
+	close(f);
+	if (n < 0)
+		return -e;
+	len = (size_t)n;
+	str_trim(&s, &len);
+	return parse_u64_dec(s, len, out);
+}
+
+/* The carrier-down counter of one netdev: 0 (emitted or absent) or -ENOMEM. */
+static int emit_carrier(struct ethtool_state *st, struct metric_sink *sink, struct eth_netdev *d,
+			struct collector_stats *stats)
+{
+	uint64_t downs;
+	int r = read_carrier_downs(st->sysfs_fd, d->name, &downs);
+
+	if (r == -ENOENT)
+		return 0;
+	if (r < 0) {
+		stats->read_errors++;
+		warn_once(d, "class/net carrier_down_count", r);
+		return 0;
+	}
+	return collector_sink_result(
+		metric_sink_add_u64(sink, "rdma_netdev_carrier_down_events_total", help_carrier,
+				    METRIC_COUNTER, METRIC_LABELS({"netdev", d->name}), downs));
+}
+
 /* One netdev: 0 (emitted, maybe partly), -ENODEV (gone: skipped), -ENOMEM. */
 static int poll_netdev(struct ethtool_state *st, struct metric_sink *sink, struct eth_netdev *d,
 		       struct collector_stats *stats)
@@ -707,8 +761,8 @@ static int poll_netdev(struct ethtool_state *st, struct metric_sink *sink, struc
 		return r;
 	have_pause = read_pause(st, d, stats, &pause);
 	have_pfc = read_pfc(st, d, stats, &pfc);
-	return emit_netdev(st, sink, d, have_pause ? &pause : NULL, have_pfc ? &pfc : NULL,
-			   stats_ok);
+	r = emit_netdev(st, sink, d, have_pause ? &pause : NULL, have_pfc ? &pfc : NULL, stats_ok);
+	return r < 0 ? r : emit_carrier(st, sink, d, stats);
 }
 
 static int ethtool_collect(void *state, struct metric_sink *sink, struct collector_stats *stats)

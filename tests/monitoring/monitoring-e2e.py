@@ -17,7 +17,8 @@
 #     files loaded.
 # Then, through the HTTP API: every target is up; every rule is healthy and
 # its expression evaluates; the alerts each fixture was built for are pending
-# or firing (and RDMADeviceDown is not, on the healthy exporter); every
+# or firing (a port down since the start, never ACTIVE, is RDMAPortDownUnused and
+# not RDMADeviceDown; RDMADeviceDown is not on the healthy exporter); every
 # dashboard query (template variables replaced by real job, instance, device
 # and port values of each target, in turn) parses and returns data on at least
 # one target; every variable query finds values; and every metric name used by
@@ -306,7 +307,7 @@ try:
         return [a for a in alerts if a["labels"].get("alertname") == name
                 and all(a["labels"].get(k) == v for k, v in labels.items())]
     expect = [
-        ("RDMADeviceDown", dict(instance=inst_of.get("erroring"), device="mlx5_1", port="1")),
+        ("RDMAPortDownUnused", dict(instance=inst_of.get("erroring"), device="mlx5_1", port="1")),
         ("RDMAPortFlapping", dict(instance=inst_of.get("erroring"), device="mlx5_0", port="1")),
         ("RDMAHighErrorRate", dict(instance=inst_of.get("erroring"), device="mlx5_0", port="1")),
         ("RDMAPortSymbolErrors", dict(instance=inst_of.get("erroring"), device="mlx5_0")),
@@ -325,10 +326,12 @@ try:
         t(bool(got), f"alert {name} is pending or firing on " + ",".join(f"{k}={v}" for k, v in labels.items()),
           "alerts now: " + " ".join(sorted({a['labels']['alertname'] for a in alerts})))
     t(not alert("RDMADeviceDown", instance=inst_of.get("mlx5-roce")), "no RDMADeviceDown on the healthy exporter")
-    down = alert("RDMADeviceDown", instance=inst_of.get("erroring"), device="mlx5_1")
+    t(not alert("RDMADeviceDown", instance=inst_of.get("erroring"), device="mlx5_1"),
+      "no RDMADeviceDown for the port that was never ACTIVE")
+    down = alert("RDMAPortDownUnused", instance=inst_of.get("erroring"), device="mlx5_1")
     desc = down[0]["annotations"].get("description", "") if down else ""
-    t(f"{inst_of.get('erroring')}: mlx5_1 port 1 has rdma_port_state 1 for over 1m" in desc,
-      "RDMADeviceDown's description names the instance, device, port, family and value", desc)
+    t(f"{inst_of.get('erroring')}: mlx5_1 port 1 has rdma_port_state 1 and was not ACTIVE" in desc,
+      "RDMAPortDownUnused's description names the instance, device, port, family and value", desc)
     t(not alert("RDMAExporterSnapshotStale"), "no RDMAExporterSnapshotStale")
     t(not alert("RDMAExporterCollectorFailing"), "no RDMAExporterCollectorFailing")
     t(any(a["state"] == "firing" for a in alert("RDMAPortFlapping")), "RDMAPortFlapping fires (no for:)")

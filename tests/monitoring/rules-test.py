@@ -16,6 +16,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 
 import yaml
 
@@ -23,6 +24,9 @@ ROOT = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else
                        os.path.join(os.path.dirname(__file__), "..", ".."))
 ALERTS = os.path.join(ROOT, "alerts")
 TESTS = os.path.join(ROOT, "tests", "monitoring", "rules-test.yml")
+with open(os.path.join(ALERTS, "config.yml")) as fh:
+    CONFIG = yaml.safe_load(fh)
+RUNBOOK_BASE = CONFIG["runbook_base_url"]
 RULE_FILES = sorted(os.path.join(ALERTS, f) for f in os.listdir(ALERTS)
                     if f.endswith(".rules.yml"))
 
@@ -72,6 +76,39 @@ alerts = {r["alert"]: r for r in rules if "alert" in r}
 records = sorted({r["record"] for r in rules if "record" in r})
 check(len(alerts) > 0 and len(records) > 0, f"{len(alerts)} alerts and {len(records)} recording rule names found")
 
+# ---- what a configuration other than the defaults generates also loads -----------------
+EXAMPLE = """
+selector: 'job="rdma", cluster="a"'
+runbook_base_url: "https://wiki.example.com/rdma/RUNBOOK.md"
+ports:
+  expected: 'device=~"mlx5_[01]", port="1"'
+  compare_fleet_rate: false
+  expected_rates:
+    - {match: 'hca_type="MT4129"', bytes_per_second: 50000000000}
+    - {match: 'instance=~"gpu.*"', bytes_per_second: 25000000000}
+thresholds:
+  RDMAQueueFull: 0.95
+"""
+with tempfile.TemporaryDirectory() as tmp:
+    with open(os.path.join(tmp, "example.yml"), "w") as fh:
+        fh.write(EXAMPLE)
+    r = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "gen-monitoring.py"), "--root", ROOT,
+                        "--config", os.path.join(tmp, "example.yml"), "--out", tmp],
+                       capture_output=True, text=True)
+    if check(r.returncode == 0, "gen-monitoring.py with another configuration", r.stderr):
+        gen = sorted(os.path.join(tmp, "alerts", f) for f in os.listdir(os.path.join(tmp, "alerts")))
+        r = subprocess.run(["promtool", "check", "rules"] + gen, capture_output=True, text=True)
+        check(r.returncode == 0, "promtool check rules on it", r.stdout + r.stderr)
+        with open(os.path.join(tmp, "alerts", "rdma-alerts.rules.yml")) as fh:
+            text = fh.read()
+        for want in ('up{job="rdma", cluster="a"}', 'rdma_port_state{device=~"mlx5_[01]", port="1"}',
+                     "> 0.95", "threshold 95%", "https://wiki.example.com/rdma/RUNBOOK.md#rdmadevicedown"):
+            check(want in text, f"the configuration's {want} is in the generated alerts")
+        with open(os.path.join(tmp, "alerts", "rdma-recording.rules.yml")) as fh:
+            text = fh.read()
+        check('{hca_type="MT4129"} + 50000000000' in text and '"fleet"' not in text,
+              "expected rates replace the fleet comparison in rdma_port:rate_bytes_per_second:expected")
+
 # ---- RUNBOOK.md: one section per alert, the threshold table ----------------------------
 with open(os.path.join(ALERTS, "RUNBOOK.md")) as fh:
     runbook = fh.read()
@@ -93,12 +130,12 @@ for name, a in sorted(alerts.items()):
     desc = ann.get("description", "")
     check("$labels.instance" in desc, f"{name}: description names the instance")
     check(name in per_instance or
-          re.search(r"\$labels\.(device|port|netdev|target|collector)\b", desc) is not None,
-          f"{name}: description names the device, port, netdev, target or collector")
+          re.search(r"\$labels\.(device|port|netdev|target|collector|object)\b", desc) is not None,
+          f"{name}: description names the device, port, netdev, target, collector or object kind")
     check("$value" in desc, f"{name}: description gives the value")
     url = ann.get("runbook_url", "")
-    check(url.startswith("alerts/RUNBOOK.md#") and url.split("#", 1)[1] in anchors,
-          f"{name}: runbook_url {url} is a section of alerts/RUNBOOK.md")
+    check(url.startswith(RUNBOOK_BASE + "#") and url.split("#", 1)[1] in anchors,
+          f"{name}: runbook_url {url} is runbook_base_url '#' a section of alerts/RUNBOOK.md")
     check(url.split("#", 1)[-1] == name.lower(), f"{name}: runbook anchor is #{name.lower()}")
     t = thresholds.get(name)
     if check(t is not None, f"{name}: row in RUNBOOK.md's threshold table"):

@@ -6,9 +6,10 @@
  * the driver's own, DCB PFC, raw statistics, and every failure the issue
  * names: unsupported sources, a netdev that vanishes or is renamed, a
  * statistics count that changes between the names and the values, a driver
- * with thousands of statistics.
+ * with thousands of statistics; the carrier-down counter from a sysfs tree.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,6 +17,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -207,6 +210,8 @@ static struct fake_dev *add_mlx5(struct fake *f, const char *name)
 struct run {
 	struct fake fake;
 	struct collector_ctx ctx;
+	int sysfs_root; /* a directory fd when has_sysfs_root */
+	bool has_sysfs_root;
 	struct netdev_set rdma;
 	const char *strs[ETHTOOL_FLAG_COUNT];
 	void *state;
@@ -228,7 +233,7 @@ static void run_init(struct run *r)
 		.pfc = f_pfc,
 	};
 
-	r->ctx.sysfs_fd = -1;
+	r->ctx.sysfs_fd = r->has_sysfs_root ? r->sysfs_root : -1;
 	if (r->ctx.rescan_interval_s == 0)
 		r->ctx.rescan_interval_s = 60;
 	r->ctx.poll_interval_ms = 1000;
@@ -496,6 +501,77 @@ static void test_thousands_of_stats(void **unused)
 	run_free(&r);
 }
 
+/* DIR/class/net/NETDEV/carrier_down_count holding text; NULL text: only the directory. */
+static void make_carrier(const char *dir, const char *netdev, const char *text)
+{
+	char p[512];
+	FILE *f;
+
+	snprintf(p, sizeof(p), "%s/class", dir);
+	mkdir(p, 0700);
+	snprintf(p, sizeof(p), "%s/class/net", dir);
+	mkdir(p, 0700);
+	snprintf(p, sizeof(p), "%s/class/net/%s", dir, netdev);
+	assert_int_equal(mkdir(p, 0700), 0);
+	if (!text)
+		return;
+	snprintf(p, sizeof(p), "%s/class/net/%s/carrier_down_count", dir, netdev);
+	f = fopen(p, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static void remove_carrier(const char *dir, const char *netdev)
+{
+	char p[512];
+
+	snprintf(p, sizeof(p), "%s/class/net/%s/carrier_down_count", dir, netdev);
+	unlink(p);
+	snprintf(p, sizeof(p), "%s/class/net/%s", dir, netdev);
+	rmdir(p);
+}
+
+static void test_carrier_down_count(void **unused)
+{
+	static const char *const rdma[] = {"a", "b", "c", NULL};
+	char dir[] = "/tmp/ethtool-carrier-XXXXXX", p[512];
+	struct run r = {0};
+
+	assert_non_null(mkdtemp(dir));
+	make_carrier(dir, "a", "3\n");
+	make_carrier(dir, "b", "lots\n"); /* unreadable: one read error, no sample */
+	make_carrier(dir, "c", NULL);	  /* a kernel before 4.16: nothing, no error */
+	r.sysfs_root = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	assert_true(r.sysfs_root >= 0);
+	r.has_sysfs_root = true;
+	add_mlx5(&r.fake, "a");
+	add_mlx5(&r.fake, "b");
+	add_mlx5(&r.fake, "c");
+	publish(&r, rdma);
+	run_init(&r);
+	run_poll(&r);
+	assert_int_equal(r.rc, 0);
+	assert_int_equal(r.stats.devices, 3);
+	assert_int_equal(r.stats.read_errors, 1);
+	assert_line(r.text, "rdma_netdev_carrier_down_events_total{netdev=\"a\"} 3");
+	assert_no(r.text, "rdma_netdev_carrier_down_events_total{netdev=\"b\"}");
+	assert_no(r.text, "rdma_netdev_carrier_down_events_total{netdev=\"c\"}");
+	/* b's other families are still there */
+	assert_line(r.text, "rdma_netdev_priority_pause_frames_total{netdev=\"b\",direction=\"rx\","
+			    "priority=\"3\"} 42");
+	run_free(&r);
+	close(r.sysfs_root);
+	remove_carrier(dir, "a");
+	remove_carrier(dir, "b");
+	remove_carrier(dir, "c");
+	snprintf(p, sizeof(p), "%s/class/net", dir);
+	rmdir(p);
+	snprintf(p, sizeof(p), "%s/class", dir);
+	rmdir(p);
+	assert_int_equal(rmdir(dir), 0);
+}
+
 static void test_rdma_set_changes(void **unused)
 {
 	static const char *const one[] = {"a", NULL};
@@ -563,6 +639,7 @@ int main(void)
 		cmocka_unit_test(test_thousands_of_stats),
 		cmocka_unit_test(test_rdma_netdev_elsewhere),
 		cmocka_unit_test(test_rdma_set_changes),
+		cmocka_unit_test(test_carrier_down_count),
 	};
 
 	log_set_level(LOG_ERR);

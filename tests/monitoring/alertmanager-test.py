@@ -1,0 +1,145 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+#
+# alerts/alertmanager.example.yml, with Debian's prometheus-alertmanager:
+#   - amtool check-config accepts it;
+#   - amtool config routes test sends each severity of an RDMA alert to its
+#     receiver (critical pages, warning tickets, info nowhere) and other alerts to
+#     the default;
+#   - a real Alertmanager on 127.0.0.1 with the file, fed alerts through its API:
+#     the inhibitions hold (RDMADeviceDown mutes the other alerts of its port and
+#     only of its port, RDMAExporterDown those of its instance, a missing device
+#     its missing ports), and the alerts group by instance and device.
+# Exit 77 (skip) when amtool or prometheus-alertmanager is not installed, unless
+# CI is set.
+#
+#   alertmanager-test.py [SOURCE_DIR]
+import datetime
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import monlib  # noqa: E402
+
+ROOT = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else
+                       os.path.join(os.path.dirname(__file__), "..", ".."))
+CONFIG = os.path.join(ROOT, "alerts", "alertmanager.example.yml")
+t = monlib.Counter()
+
+AMTOOL = shutil.which("amtool")
+AM = shutil.which("prometheus-alertmanager") or shutil.which("alertmanager")
+if not AMTOOL or not AM:
+    if os.environ.get("CI"):
+        sys.exit("amtool or prometheus-alertmanager not found (scripts/install-deps.sh --test installs them)")
+    print("# SKIP: amtool or prometheus-alertmanager not installed")
+    sys.exit(77)
+
+# ---- amtool ---------------------------------------------------------------------------------
+r = subprocess.run([AMTOOL, "check-config", CONFIG], capture_output=True, text=True)
+t(r.returncode == 0, "amtool check-config alerts/alertmanager.example.yml", r.stdout + r.stderr)
+
+ROUTES = [
+    ("rdma-pager", "alertname=RDMADeviceDown severity=critical job=rdma instance=n1 device=mlx5_0 port=1"),
+    ("rdma-pager", "alertname=RDMADeviceMissing severity=critical job=rdma instance=n1 object=device"),
+    ("rdma-tickets", "alertname=RDMAPortSymbolErrors severity=warning job=rdma instance=n1 device=mlx5_0 port=1"),
+    ("blackhole", "alertname=RDMAPortDownUnused severity=info job=rdma instance=n1 device=mlx5_0 port=2"),
+    ("default", "alertname=NodeDown severity=critical job=node instance=n1"),
+]
+for receiver, labels in ROUTES:
+    r = subprocess.run([AMTOOL, "config", "routes", "test", "--config.file=" + CONFIG,
+                        "--verify.receivers=" + receiver] + labels.split(), capture_output=True, text=True)
+    t(r.returncode == 0, f"{labels.split()[0]} {labels.split()[1]} goes to {receiver}", r.stdout + r.stderr)
+
+
+# ---- a real Alertmanager: inhibitions and grouping ------------------------------------------
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def api(path, body=None):
+    req = urllib.request.Request(f"http://127.0.0.1:{port}/api/v2/{path}",
+                                 data=None if body is None else json.dumps(body).encode(),
+                                 headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=5) as resp:
+        data = resp.read().decode()
+        return json.loads(data) if data else None
+
+
+def alert(**labels):
+    now = datetime.datetime.now(datetime.timezone.utc)
+    return {"labels": dict(labels), "annotations": {},
+            "startsAt": now.isoformat(), "endsAt": (now + datetime.timedelta(hours=1)).isoformat()}
+
+
+tmp = tempfile.mkdtemp(prefix="rdma-alertmanager-")
+port = free_port()
+log = open(os.path.join(tmp, "alertmanager.log"), "w")
+am = subprocess.Popen([AM, "--config.file=" + CONFIG, "--storage.path=" + tmp,
+                       f"--web.listen-address=127.0.0.1:{port}", "--cluster.listen-address="],
+                      stdout=log, stderr=subprocess.STDOUT)
+try:
+    ready = False
+    for _ in range(100):
+        try:
+            api("status")
+            ready = True
+            break
+        except OSError:
+            time.sleep(0.1)
+    if t(ready, "prometheus-alertmanager starts with the example", open(os.path.join(tmp, "alertmanager.log")).read()):
+        P = dict(job="rdma", instance="n1", device="mlx5_0", port="1")
+        sent = [
+            alert(alertname="RDMADeviceDown", severity="critical", **P),
+            alert(alertname="RDMAPortFlapping", severity="warning", **P),
+            alert(alertname="RDMAHighErrorRate", severity="critical", **P),
+            # another port of the same device, and a device-wide alert: not muted
+            alert(alertname="RDMAPortSymbolErrors", severity="warning", **dict(P, port="2")),
+            alert(alertname="RDMAQueueFull", severity="critical", job="rdma", instance="n1",
+                  device="mlx5_0", resource="qp"),
+            # n2's exporter is down: its other alerts are muted, n1's are not
+            alert(alertname="RDMAExporterDown", severity="warning", job="rdma", instance="n2"),
+            alert(alertname="RDMANetdevPhysicalErrors", severity="warning", job="rdma", instance="n2",
+                  netdev="eth0", counter="crc_errors"),
+            # n3 lost a device and with it its ports
+            alert(alertname="RDMADeviceMissing", severity="critical", job="rdma", instance="n3", object="device"),
+            alert(alertname="RDMADeviceMissing", severity="critical", job="rdma", instance="n3", object="port"),
+        ]
+        api("alerts", sent)
+        got = {}
+        for a in api("alerts"):
+            lb = a["labels"]
+            got[(lb["alertname"], lb["instance"], lb.get("port", ""), lb.get("object", ""))] = a["status"]
+        t(len(got) == len(sent), f"Alertmanager holds the {len(sent)} alerts sent", str(sorted(got)))
+        muted = {("RDMAPortFlapping", "n1", "1", ""), ("RDMAHighErrorRate", "n1", "1", ""),
+                 ("RDMANetdevPhysicalErrors", "n2", "", ""), ("RDMADeviceMissing", "n3", "", "port")}
+        for key, status in sorted(got.items()):
+            inhibited = bool(status.get("inhibitedBy"))
+            t(inhibited == (key in muted),
+              f"{key[0]} on {key[1]}{' port ' + key[2] if key[2] else ''}{' ' + key[3] if key[3] else ''} is "
+              + ("inhibited" if key in muted else "not inhibited"), json.dumps(status))
+        groups = api("alerts/groups")
+        n1 = [g for g in groups if g["labels"].get("instance") == "n1" and g["receiver"]["name"] == "rdma-pager"]
+        t(len(n1) == 1 and n1[0]["labels"] == {"job": "rdma", "instance": "n1", "device": "mlx5_0"},
+          "n1's pages for mlx5_0 are one group by job, instance and device",
+          json.dumps([g["labels"] for g in groups]))
+finally:
+    am.terminate()
+    try:
+        am.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        am.kill()
+        am.wait()
+    log.close()
+    shutil.rmtree(tmp, ignore_errors=True)
+
+sys.exit(t.summary())
