@@ -90,3 +90,13 @@ wait_sample() {
 	echo "# $1 is $v, not $2" >&2
 	return 1
 }
+
+# stop_timed: SIGTERM through stop_exporter; sets RC (its status) and MS
+# (milliseconds to exit).
+stop_timed() {
+	local t0
+	t0=$(date +%s%N)
+	stop_exporter
+	RC=$?
+	MS=$((($(date +%s%N) - t0) / 1000000))
+}

@@ -48,14 +48,6 @@ hup_logs() {
 	tail -3 "$TMP/log" >&2
 	return 1
 }
-# stop_timed: SIGTERM through stop_exporter; sets RC and MS (milliseconds to exit)
-stop_timed() {
-	local t0
-	t0=$(date +%s%N)
-	stop_exporter
-	RC=$?
-	MS=$((($(date +%s%N) - t0) / 1000000))
-}
 # start_fails NAME: the exporter refuses $CONF at start with status 2 within 5 s,
 # its error containing $WANT
 start_fails() {

@@ -26,14 +26,6 @@ launch() {
 }
 ready() { curl -s -o /dev/null --max-time 1 "http://127.0.0.1:$PORT/healthz"; }
 
-# stop_timed: SIGTERM through stop_exporter; sets RC and MS (milliseconds to exit).
-stop_timed() {
-	local t0
-	t0=$(date +%s%N)
-	stop_exporter
-	RC=$?
-	MS=$((($(date +%s%N) - t0) / 1000000))
-}
 
 # prompt_exit NAME: started by start_on_free_port, exits 0 within 3 s of SIGTERM.
 prompt_exit() {
