@@ -624,6 +624,59 @@ static enum MHD_Result answer_auth(struct http_server *srv, const struct webconf
 			  MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Basic realm=\"" WEBAUTH_REALM "\"");
 }
 
+const char *http_framing_problem(const struct http_framing *f)
+{
+	if (f->content_length > 1)
+		return "bad request: more than one Content-Length header\n";
+	if (f->transfer_encoding && f->content_length)
+		return "bad request: Transfer-Encoding together with Content-Length\n";
+	if (f->transfer_encoding > 1)
+		return "bad request: more than one Transfer-Encoding header\n";
+	if (f->host > 1)
+		return "bad request: more than one Host header\n";
+	return NULL;
+}
+
+static enum MHD_Result count_framing(void *cls, enum MHD_ValueKind kind, const char *key,
+				     const char *value)
+{
+	struct http_framing *f = cls;
+
+	if (strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH) == 0)
+		f->content_length++;
+	else if (strcasecmp(key, MHD_HTTP_HEADER_TRANSFER_ENCODING) == 0)
+		f->transfer_encoding++;
+	else if (strcasecmp(key, MHD_HTTP_HEADER_HOST) == 0)
+		f->host++;
+	return MHD_YES;
+}
+
+/* The request head's framing headers: NULL, or the 400 body. */
+static const char *framing_problem(struct MHD_Connection *c)
+{
+	struct http_framing f = {0};
+
+	MHD_get_connection_values(c, MHD_HEADER_KIND, count_framing, &f);
+	return http_framing_problem(&f);
+}
+
+/* 400 at once (MHD then closes the connection, the body unread). */
+static enum MHD_Result refuse_framing(struct http_server *srv, struct MHD_Connection *c,
+				      const char *body)
+{
+	struct web_settings *ws;
+	enum MHD_Result ret;
+
+	pthread_mutex_lock(&srv->web_lock);
+	ws = web_settings_ref(srv->web);
+	pthread_mutex_unlock(&srv->web_lock);
+	log_debug("request refused: ambiguous framing", "reason=\"%.*s\"", (int)strcspn(body, "\n"),
+		  body);
+	ret = queue_text(ws ? ws->wc : NULL, c, MHD_HTTP_BAD_REQUEST, body, NULL, NULL);
+	web_settings_unref(ws);
+	return ret;
+}
+
 static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url,
 			      const char *method, const char *version, const char *upload_data,
 			      size_t *upload_data_size, void **req_cls)
@@ -640,6 +693,12 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 	 * Methods we never serve are answered at once, and their body is not
 	 * read (MHD closes the connection).
 	 */
+	if (!*req_cls) {
+		const char *problem = framing_problem(c);
+
+		if (problem)
+			return refuse_framing(srv, c, problem);
+	}
 	if (!*req_cls && (strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0)) {
 		*req_cls = &request_started;
 		return MHD_YES;

@@ -43,6 +43,20 @@ void http_counters_add_metrics(const struct http_counters *counters, struct metr
  * from_client connections open, with open connections in all. Per-client
  * first: a client at its own limit is told so even when the server is full.
  */
+/*
+ * The headers that say where a request ends, as counted in one request
+ * head. libmicrohttpd 0.9.75 accepts two Content-Length headers (serving the
+ * leftover bytes as a second request), Transfer-Encoding with
+ * Content-Length, and two Host headers; a front proxy may read such a
+ * request differently, so the exporter refuses them with 400.
+ */
+struct http_framing {
+	unsigned content_length, transfer_encoding, host;
+};
+
+/* Pure: NULL when f is unambiguous, else the 400 body naming the problem. */
+const char *http_framing_problem(const struct http_framing *f);
+
 enum http_reject http_admit(unsigned from_client, unsigned open, unsigned max_per_client,
 			    unsigned max_connections);
 

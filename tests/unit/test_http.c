@@ -294,6 +294,55 @@ static void test_global_limit(void **state)
 	stop(&f);
 }
 
+static void test_framing_problem(void **state)
+{
+	struct http_framing f = {.content_length = 1, .host = 1};
+
+	assert_null(http_framing_problem(&f));
+	f.content_length = 2;
+	assert_non_null(strstr(http_framing_problem(&f), "more than one Content-Length"));
+	f = (struct http_framing){.transfer_encoding = 1, .content_length = 1, .host = 1};
+	assert_non_null(strstr(http_framing_problem(&f), "Transfer-Encoding together"));
+	f = (struct http_framing){.transfer_encoding = 1, .host = 1};
+	assert_null(http_framing_problem(&f));
+	f = (struct http_framing){.host = 2};
+	assert_non_null(strstr(http_framing_problem(&f), "more than one Host"));
+	f = (struct http_framing){0};
+	assert_null(http_framing_problem(&f));
+}
+
+/* Requests a front proxy could frame differently: 400, never served. */
+static void test_ambiguous_framing(void **state)
+{
+	static const char *const bad[] = {
+		"GET /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n"
+		"Content-Length: 25\r\n\r\n",
+		"GET /metrics HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n"
+		"Content-Length: 3\r\n\r\n",
+		"GET /healthz HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n",
+	};
+	struct fixture f;
+	char buf[4096];
+	int fd;
+
+	start(&f, 8, 5000);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		fd = client(&f);
+		exchange(fd, bad[i], buf, sizeof(buf));
+		if (strncmp(buf, "HTTP/1.1 400", 12) != 0)
+			fail_msg("request %zu answered \"%.40s\", not 400", i, buf);
+		assert_non_null(strstr(buf, "bad request: "));
+		close(fd);
+	}
+	/* one of each is fine */
+	fd = client(&f);
+	exchange(fd, "GET /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n", buf,
+		 sizeof(buf));
+	assert_true(strncmp(buf, "HTTP/1.1 200", 12) == 0);
+	close(fd);
+	stop(&f);
+}
+
 static void test_admit(void **state)
 {
 	/* under both limits */
@@ -316,6 +365,7 @@ int main(void)
 		cmocka_unit_test(test_connection_cap),	 cmocka_unit_test(test_keep_alive),
 		cmocka_unit_test(test_request_deadline), cmocka_unit_test(test_per_client_limit),
 		cmocka_unit_test(test_global_limit),	 cmocka_unit_test(test_admit),
+		cmocka_unit_test(test_framing_problem),	 cmocka_unit_test(test_ambiguous_framing),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
