@@ -170,8 +170,21 @@ check "per-client limit: 10 failures are checked (401), then mostly 429" \
 	"$(tail -20 "$TMP/limit.codes" | grep -c 429)" -ge 10
 check "per-client limit: a 429 costs no bcrypt" \
 	test "$(($(bcrypts) - before))" -eq "$(grep -c 401 "$TMP/limit.codes")"
-check "per-client limit: 429 carries Retry-After" bash -c \
-	"curl -s -D - -o /dev/null --interface 127.0.0.20 -u bob:wrong99 '$url/metrics' | grep -qi '^Retry-After: 1'"
+# The bucket refills at 2/s, so on a slow machine the next request may be
+# checked (401) again: the first 429 of a few quick ones is looked at.
+retry_after_on_429() {
+	local h
+	for _ in 1 2 3 4 5 6 7 8; do
+		h=$(curl -s -D - -o /dev/null --interface 127.0.0.20 -u bob:wrong99 "$url/metrics")
+		if printf '%s' "$h" | head -1 | grep -q ' 429'; then
+			printf '%s' "$h" | grep -qi '^Retry-After: 1'
+			return
+		fi
+	done
+	echo "# no 429 in 8 quick wrong passwords" >&2
+	return 1
+}
+check "per-client limit: 429 carries Retry-After" retry_after_on_429
 check "per-client limit: another address is still checked" expect 200 \
 	"$(code --interface 127.0.0.21 -u bob:hunter2 "$url/metrics")"
 check "per-client limit: the right password from the limited address, once cached, still served" \

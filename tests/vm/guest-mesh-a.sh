@@ -175,19 +175,22 @@ note "phase 3 (injection) done at $(since "$T_START") s"
 ############################################################################
 # Each rewrite gets a later mtime, one second apart at least, so that a change is seen
 # whether the exporter compares seconds or nanoseconds, or only looks for a later one.
+# The file is written beside and renamed into place with its mtime already set: the
+# exporter sees one change per rewrite, never a half-written file or a second mtime.
 MT=$(date +%s)
-bump_mtime() {
+put_targets() { # put_targets CONTENT
     local now
     now=$(date +%s)
     MT=$((MT + 2))
     [ $MT -gt "$now" ] || MT=$((now + 1))
-    touch -d "@$MT" "$TARGETS"
+    printf '%s' "$1" > "$TARGETS.new"
+    touch -d "@$MT" "$TARGETS.new"
+    mv -f "$TARGETS.new" "$TARGETS"
     [ "$(stat -c %Y "$TARGETS")" = $MT ] || note "touch -d @$MT did not set the mtime of $TARGETS"
 }
 errors_logged() { grep 'level=error' "$LOG" | grep -c 'targets-file'; }
 nerr=$(errors_logged)
-printf '[{"targets":["10.0.2.16"],"labels":{"peer":"b"}},{"targets":' > "$TARGETS"
-bump_mtime
+put_targets '[{"targets":["10.0.2.16"],"labels":{"peer":"b"}},{"targets":'
 wait_value 15 "$OUT/scrape-reload-bad.txt" rdma_probe_targets_file_reload_success "" eq 0
 check_value rdma_probe_targets_file_reload_success "" 0
 check_value rdma_probe_targets "" 2
@@ -200,16 +203,14 @@ check "one error line containing targets-file for the bad file ($nerr -> $(error
     test "$(errors_logged)" = $((nerr + 1))
 grep 'level=error' "$LOG" | grep 'targets-file' | tail -1 | sed 's/^/#   /'
 
-echo "$GOOD" > "$TARGETS"
-bump_mtime
+put_targets "$GOOD"
 wait_value 15 "$OUT/scrape-reload-good.txt" rdma_probe_targets_file_reload_success "" eq 1
 check_value rdma_probe_targets_file_reload_success "" 1
 check_value rdma_probe_targets "" 2
 
 # An edit is re-read without a signal (a new mtime, ctime and size): one group fewer
 one='[{"targets":["10.0.2.16"],"labels":{"peer":"b"}}]'
-echo "$one" > "$TARGETS"
-bump_mtime
+put_targets "$one"
 wait_value 15 "$OUT/scrape-reload-edit.txt" rdma_probe_targets "" eq 1
 check_value rdma_probe_targets "" 1
 check_value rdma_probe_targets_file_reload_success "" 1
