@@ -24,17 +24,110 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
 	return -EINVAL;
 }
 
+/* Duration units, largest first: each at most once, in this order (Prometheus). */
+static const struct {
+	const char *unit;
+	uint64_t ms;
+} duration_units[] = {
+	{"y", 365 * 86400000ULL},
+	{"w", 7 * 86400000ULL},
+	{"d", 86400000},
+	{"h", 3600000},
+	{"m", 60000},
+	{"s", 1000},
+	{"ms", 1},
+};
+
+#define N_DURATION_UNITS      (sizeof(duration_units) / sizeof(duration_units[0]))
+#define DURATION_MAX_DECIMALS 9
+
+/* The unit at *p ("ms" before "m": the longer one wins); its index, or -1. */
+static int duration_unit_at(const char **p)
+{
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < N_DURATION_UNITS; i++) {
+			size_t n = strlen(duration_units[i].unit);
+
+			if (n == (pass ? 1u : 2u) && strncmp(*p, duration_units[i].unit, n) == 0) {
+				*p += n;
+				return (int)i;
+			}
+		}
+	return -1;
+}
+
+/*
+ * The decimals [digits, end) times unit_ms, in whole ms: 0, or -EINVAL when
+ * there are none, too many, or they leave a fraction of a millisecond
+ * ("1.5s" is 1500 ms, "1.0005s" is refused).
+ */
+static int duration_fraction(const char *digits, const char *end, uint64_t unit_ms, uint64_t *ms)
+{
+	uint64_t frac = 0, scale = 1;
+	unsigned __int128 x;
+
+	if (end == digits)
+		return -EINVAL;
+	while (end > digits && end[-1] == '0')
+		end--;
+	if (end - digits > DURATION_MAX_DECIMALS)
+		return -EINVAL;
+	for (const char *d = digits; d < end; d++) {
+		frac = frac * 10 + (uint64_t)(*d - '0');
+		scale *= 10;
+	}
+	x = (unsigned __int128)frac * unit_ms;
+	if (x % scale)
+		return -EINVAL;
+	*ms = (uint64_t)(x / scale);
+	return 0;
+}
+
+static const char *skip_digits(const char *p)
+{
+	while (*p >= '0' && *p <= '9')
+		p++;
+	return p;
+}
+
+/*
+ * One NUMBER[.DECIMALS]UNIT group at *p, whose unit must come after *last:
+ * its ms added to *total, or *too_big set when it does not fit 64 bits.
+ * 0 or -EINVAL.
+ */
+static int duration_group(const char **p, int *last, uint64_t *total, bool *too_big)
+{
+	const char *digits = *p, *frac = NULL, *frac_end;
+	uint64_t n, part, frac_ms = 0;
+	int u, r;
+
+	*p = skip_digits(*p);
+	r = parse_u64_dec(digits, (size_t)(*p - digits), &n);
+	if (r == -EINVAL)
+		return r;
+	if (**p == '.')
+		frac = *p + 1;
+	frac_end = frac ? skip_digits(frac) : *p;
+	*p = frac_end;
+	u = duration_unit_at(p);
+	if (u <= *last)
+		return -EINVAL;
+	*last = u;
+	if (frac && duration_fraction(frac, frac_end, duration_units[u].ms, &frac_ms) < 0)
+		return -EINVAL;
+	if (r < 0 || __builtin_mul_overflow(n, duration_units[u].ms, &part) ||
+	    __builtin_add_overflow(part, frac_ms, &part) ||
+	    __builtin_add_overflow(*total, part, total))
+		*too_big = true;
+	return 0;
+}
+
 int config_parse_duration_ms(const char *s, uint64_t *ms)
 {
-	static const struct {
-		const char *unit;
-		uint64_t ms;
-	} units[] = {
-		/* "ms" before "m" so that the longer unit wins */
-		{"ms", 1}, {"s", 1000}, {"m", 60000}, {"h", 3600000}, {"d", 86400000},
-	};
 	uint64_t total = 0;
 	const char *p = s;
+	bool too_big = false;
+	int last = -1;
 
 	if (!s || !*s)
 		return -EINVAL;
@@ -42,27 +135,12 @@ int config_parse_duration_ms(const char *s, uint64_t *ms)
 		*ms = 0;
 		return 0;
 	}
-	while (*p) {
-		const char *digits = p;
-		uint64_t n, part;
-		size_t i;
-		int r;
-
-		while (*p >= '0' && *p <= '9')
-			p++;
-		r = parse_u64_dec(digits, (size_t)(p - digits), &n);
-		if (r < 0)
-			return r;
-		for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-			if (strncmp(p, units[i].unit, strlen(units[i].unit)) == 0)
-				break;
-		if (i == sizeof(units) / sizeof(units[0]))
+	/* A syntax error anywhere wins over a value too large. */
+	while (*p)
+		if (duration_group(&p, &last, &total, &too_big) < 0)
 			return -EINVAL;
-		p += strlen(units[i].unit);
-		if (__builtin_mul_overflow(n, units[i].ms, &part) ||
-		    __builtin_add_overflow(total, part, &total))
-			return -ERANGE;
-	}
+	if (too_big)
+		return -ERANGE;
 	*ms = total;
 	return 0;
 }
@@ -174,8 +252,9 @@ static int parse_duration_flag(const char *flag, size_t nlen, const char *v, uin
 	format_duration_ms(max, hi, sizeof(hi));
 	if (r == -EINVAL)
 		return fail(err, errlen,
-			    "--%.*s: \"%s\" is not a duration (examples: 500ms, 5s, 1m, 1m30s; "
-			    "from %s to %s)",
+			    "--%.*s: \"%s\" is not a duration: write a number and a unit (ms, s, "
+			    "m, h, d, w, y), several from the largest unit down, decimals "
+			    "allowed: 500ms, 1.5s, 1m30s, 1h; from %s to %s",
 			    (int)nlen, flag, v, lo, hi);
 	if (r < 0 || *out < min || *out > max)
 		return fail(err, errlen, "--%.*s: %s is out of range (%s to %s)", (int)nlen, flag,

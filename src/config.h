@@ -100,8 +100,11 @@ void config_usage(FILE *out, const char *argv0, const struct config_collector *c
 		  unsigned n_collectors);
 
 /*
- * Parses a Prometheus-style duration: one or more <integer><unit> groups
- * with units d, h, m, s, ms ("500ms", "1m30s"). Returns 0, -EINVAL or -ERANGE.
+ * Parses a Prometheus-style duration: one or more NUMBER UNIT groups, units
+ * y (365d), w, d, h, m, s, ms, each at most once and largest first ("500ms",
+ * "1m30s", "1h30m"), or "0". Beyond Prometheus, a group may have decimals
+ * ("1.5s", "0.5h") as long as the total is a whole number of milliseconds.
+ * Returns 0, -EINVAL (not a duration) or -ERANGE (over 64 bits of ms).
  */
 int config_parse_duration_ms(const char *s, uint64_t *ms);
 

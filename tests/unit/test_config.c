@@ -85,13 +85,45 @@ static void test_durations(void **state)
 		{"", -EINVAL, 0},
 		{"5", -EINVAL, 0},
 		{"s", -EINVAL, 0},
-		{"1.5s", -EINVAL, 0},
+		/* what Prometheus users type */
+		{"1.5s", 0, 1500},
+		{"1h30m", 0, 5400000},
+		{"2w", 0, 14 * 86400000ULL},
+		{"1y", 0, 365 * 86400000ULL},
+		{"1y2w3d4h5m6s7ms", 0, 365 * 86400000ULL + 17 * 86400000ULL + 14706007},
+		{"0.5h", 0, 1800000},
+		{"1.25m", 0, 75000},
+		{"0s", 0, 0},
+		{"0.001s", 0, 1},
+		{"1.500000000000s", 0, 1500},
+		{"1m0.5s", 0, 60500},
+		/* and what they should not */
+		{"1.0005s", -EINVAL, 0},
+		{"0.5ms", -EINVAL, 0},
+		{"1.s", -EINVAL, 0},
+		{".5s", -EINVAL, 0},
+		{"1..5s", -EINVAL, 0},
+		{"1.5", -EINVAL, 0},
+		{"1,5s", -EINVAL, 0},
+		{"30s1m", -EINVAL, 0},
+		{"1s1s", -EINVAL, 0},
+		{"1m1m", -EINVAL, 0},
+		{"1ms1s", -EINVAL, 0},
+		{"1S", -EINVAL, 0},
+		{"+1s", -EINVAL, 0},
+		{"1 s", -EINVAL, 0},
+		{"1e3ms", -EINVAL, 0},
+		{"1.0000000001s", -EINVAL, 0},
+		{"99999999999999999999s1x", -EINVAL, 0},
 		{"-1s", -EINVAL, 0},
 		{"1x", -EINVAL, 0},
 		{"1s ", -EINVAL, 0},
 		{"10us", -EINVAL, 0},
 		{"99999999999999999999ms", -ERANGE, 0},
 		{"999999999999999999d", -ERANGE, 0},
+		{"600000000y", -ERANGE, 0},
+		{"584942417y19w", -ERANGE, 0}, /* the sum overflows */
+		{"584942417y18w", 0, 584942417ULL * 365 * 86400000 + 126 * 86400000ULL},
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -199,6 +231,15 @@ static void test_errors(void **state)
 	expect_error(PARSE(&cfg, "--poll.interval"), "needs a value");
 	expect_error(PARSE(&cfg, "--poll.interval=5"), "not a duration");
 	expect_error(PARSE(&cfg, "--poll.interval=abc"), "not a duration");
+	/* the refusal lists the accepted forms */
+	expect_error(PARSE(&cfg, "--poll.interval=30s1m"),
+		     "--poll.interval: \"30s1m\" is not a duration: write a number and a unit "
+		     "(ms, s, m, h, d, w, y), several from the largest unit down, decimals "
+		     "allowed: 500ms, 1.5s, 1m30s, 1h; from 100ms to 24h");
+	assert_int_equal(PARSE(&cfg, "--poll.interval=1.5s"), 0);
+	assert_int_equal(cfg.poll_interval_ms, 1500);
+	assert_int_equal(PARSE(&cfg, "--poll.interval=1m30s"), 0);
+	assert_int_equal(cfg.poll_interval_ms, 90000);
 	expect_error(PARSE(&cfg, "--poll.interval=10ms"), "out of range (100ms to 24h)");
 	expect_error(PARSE(&cfg, "--poll.interval=2d"), "out of range (100ms to 24h)");
 	/* overflowing 64 bits of milliseconds: out of range, not "not a duration" */
