@@ -352,6 +352,14 @@ static int set_log_level(struct exporter_config *cfg, const char *flag, const ch
 	return 0;
 }
 
+static int set_log_format(struct exporter_config *cfg, const char *flag, const char *v, char *err,
+			  size_t errlen)
+{
+	if (log_format_parse(v, &cfg->log_json) < 0)
+		return fail(err, errlen, "--%s: \"%s\" is not one of logfmt, json", flag, v);
+	return 0;
+}
+
 static int set_max_conn(struct exporter_config *cfg, const char *flag, const char *v, char *err,
 			size_t errlen)
 {
@@ -419,6 +427,7 @@ static const struct value_flag {
 	{"collector.device-include", set_include},
 	{"collector.device-exclude", set_exclude},
 	{"log.level", set_log_level},
+	{"log.format", set_log_format},
 	{"web.max-connections", set_max_conn},
 	{"web.connection-timeout", set_conn_timeout},
 	{"web.config.file", set_web_config},

@@ -73,6 +73,7 @@ struct exporter_config {
 	const char *device_include; /* NULL = all */
 	const char *device_exclude; /* NULL = none */
 	int log_level;
+	bool log_json; /* --log.format=json */
 	unsigned max_connections;
 	unsigned max_connections_per_client;
 	unsigned connection_timeout_s;

@@ -328,6 +328,7 @@ static int parse_command_line(struct daemon *d, int argc, char *argv[])
 		return 0;
 	}
 	log_set_level(d->cfg.log_level);
+	log_set_json(d->cfg.log_json);
 	return DAEMON_CONTINUE;
 }
 
