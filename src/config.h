@@ -17,6 +17,11 @@
 #define CONFIG_MIN_POLL_INTERVAL_MS 100
 #define CONFIG_MAX_POLL_INTERVAL_MS (24ull * 3600 * 1000)
 #define CONFIG_MAX_COLLECTOR_FLAGS  8
+/* Ranges of the --web.* numbers, shared by the parser and --help. */
+#define CONFIG_MAX_CONNECTIONS		 100000
+#define CONFIG_MIN_CONNECTION_TIMEOUT_MS 1000
+#define CONFIG_MIN_HEADER_TIMEOUT_MS	 100
+#define CONFIG_MAX_WEB_TIMEOUT_MS	 (3600 * 1000)
 
 enum config_action {
 	CONFIG_RUN,
@@ -51,6 +56,9 @@ struct collector_flag {
 	/* COLLECTOR_FLAG_TEXT: 0, or -EINVAL with why set (pure: no I/O). */
 	int (*check)(const char *value, char *why, size_t whylen);
 	const char *metavar; /* COLLECTOR_FLAG_TEXT: e.g. "ADDR[,ADDR...]" */
+	/* COLLECTOR_FLAG_UINT: what is counted, for --help's "Range: 1 to 64 peers."
+	 * (NULL: the help says it). Durations carry their unit. */
+	const char *unit;
 };
 
 /* What the flag parser needs to know about each collector. */

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -412,14 +413,52 @@ static void test_listen_split(void **state)
 			 -EINVAL);
 }
 
+/* --help: lines of at most 80 columns, ranges of numbers and durations, long
+ * flags on a line of their own, long words cut rather than overflowing. */
+static void test_usage_layout(void **state)
+{
+	char *text = NULL, *line, *end;
+	size_t size = 0;
+	FILE *f = open_memstream(&text, &size);
+
+	assert_non_null(f);
+	config_usage(f, "rdma_exporter", collectors, 2);
+	fclose(f);
+	for (line = text; *line; line = end + 1) {
+		end = strchr(line, '\n');
+		assert_non_null(end);
+		if (end - line > 80)
+			fail_msg("line over 80 columns: %.*s", (int)(end - line), line);
+	}
+	assert_non_null(strstr(text, "      --collector.probe.count=N    probes per poll Range: 0 "
+				     "to 100.\n"));
+	assert_non_null(strstr(text, "probe timeout Range: 1ms to 1m.\n"));
+	assert_non_null(strstr(text, "Default 64.\n                                   Range: 1 to "
+				     "100000 connections.\n"));
+	assert_non_null(strstr(text, "      --poll.interval=D            Time between polls."));
+	assert_non_null(strstr(text, "Range: 100ms to 24h.\n"));
+	assert_non_null(strstr(text, "      --web.max-connections-per-client=N\n"
+				     "                                   Concurrent"));
+	assert_non_null(strstr(text, "      --log.format=FORMAT          logfmt, or json"));
+	assert_non_null(strstr(text, "      --collector.sysfs            sysfs counters. Default: "
+				     "enabled.\n"));
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_durations),    cmocka_unit_test(test_defaults),
-		cmocka_unit_test(test_values),	     cmocka_unit_test(test_disable_defaults),
-		cmocka_unit_test(test_help_version), cmocka_unit_test(test_errors),
-		cmocka_unit_test(test_listen_split), cmocka_unit_test(test_collector_flags),
-		cmocka_unit_test(test_text_flags),   cmocka_unit_test(test_collector_flag_values),
+		cmocka_unit_test(test_durations),
+		cmocka_unit_test(test_usage_layout),
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_values),
+		cmocka_unit_test(test_disable_defaults),
+		cmocka_unit_test(test_help_version),
+		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_listen_split),
+		cmocka_unit_test(test_collector_flags),
+		cmocka_unit_test(test_text_flags),
+		cmocka_unit_test(test_collector_flag_values),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
