@@ -24,17 +24,110 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
 	return -EINVAL;
 }
 
+/* Duration units, largest first: each at most once, in this order (Prometheus). */
+static const struct {
+	const char *unit;
+	uint64_t ms;
+} duration_units[] = {
+	{"y", 365 * 86400000ULL},
+	{"w", 7 * 86400000ULL},
+	{"d", 86400000},
+	{"h", 3600000},
+	{"m", 60000},
+	{"s", 1000},
+	{"ms", 1},
+};
+
+#define N_DURATION_UNITS      (sizeof(duration_units) / sizeof(duration_units[0]))
+#define DURATION_MAX_DECIMALS 9
+
+/* The unit at *p ("ms" before "m": the longer one wins); its index, or -1. */
+static int duration_unit_at(const char **p)
+{
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < N_DURATION_UNITS; i++) {
+			size_t n = strlen(duration_units[i].unit);
+
+			if (n == (pass ? 1u : 2u) && strncmp(*p, duration_units[i].unit, n) == 0) {
+				*p += n;
+				return (int)i;
+			}
+		}
+	return -1;
+}
+
+/*
+ * The decimals [digits, end) times unit_ms, in whole ms: 0, or -EINVAL when
+ * there are none, too many, or they leave a fraction of a millisecond
+ * ("1.5s" is 1500 ms, "1.0005s" is refused).
+ */
+static int duration_fraction(const char *digits, const char *end, uint64_t unit_ms, uint64_t *ms)
+{
+	uint64_t frac = 0, scale = 1;
+	unsigned __int128 x;
+
+	if (end == digits)
+		return -EINVAL;
+	while (end > digits && end[-1] == '0')
+		end--;
+	if (end - digits > DURATION_MAX_DECIMALS)
+		return -EINVAL;
+	for (const char *d = digits; d < end; d++) {
+		frac = frac * 10 + (uint64_t)(*d - '0');
+		scale *= 10;
+	}
+	x = (unsigned __int128)frac * unit_ms;
+	if (x % scale)
+		return -EINVAL;
+	*ms = (uint64_t)(x / scale);
+	return 0;
+}
+
+static const char *skip_digits(const char *p)
+{
+	while (*p >= '0' && *p <= '9')
+		p++;
+	return p;
+}
+
+/*
+ * One NUMBER[.DECIMALS]UNIT group at *p, whose unit must come after *last:
+ * its ms added to *total, or *too_big set when it does not fit 64 bits.
+ * 0 or -EINVAL.
+ */
+static int duration_group(const char **p, int *last, uint64_t *total, bool *too_big)
+{
+	const char *digits = *p, *frac = NULL, *frac_end;
+	uint64_t n, part, frac_ms = 0;
+	int u, r;
+
+	*p = skip_digits(*p);
+	r = parse_u64_dec(digits, (size_t)(*p - digits), &n);
+	if (r == -EINVAL)
+		return r;
+	if (**p == '.')
+		frac = *p + 1;
+	frac_end = frac ? skip_digits(frac) : *p;
+	*p = frac_end;
+	u = duration_unit_at(p);
+	if (u <= *last)
+		return -EINVAL;
+	*last = u;
+	if (frac && duration_fraction(frac, frac_end, duration_units[u].ms, &frac_ms) < 0)
+		return -EINVAL;
+	if (r < 0 || __builtin_mul_overflow(n, duration_units[u].ms, &part) ||
+	    __builtin_add_overflow(part, frac_ms, &part) ||
+	    __builtin_add_overflow(*total, part, total))
+		*too_big = true;
+	return 0;
+}
+
 int config_parse_duration_ms(const char *s, uint64_t *ms)
 {
-	static const struct {
-		const char *unit;
-		uint64_t ms;
-	} units[] = {
-		/* "ms" before "m" so that the longer unit wins */
-		{"ms", 1}, {"s", 1000}, {"m", 60000}, {"h", 3600000}, {"d", 86400000},
-	};
 	uint64_t total = 0;
 	const char *p = s;
+	bool too_big = false;
+	int last = -1;
 
 	if (!s || !*s)
 		return -EINVAL;
@@ -42,27 +135,12 @@ int config_parse_duration_ms(const char *s, uint64_t *ms)
 		*ms = 0;
 		return 0;
 	}
-	while (*p) {
-		const char *digits = p;
-		uint64_t n, part;
-		size_t i;
-		int r;
-
-		while (*p >= '0' && *p <= '9')
-			p++;
-		r = parse_u64_dec(digits, (size_t)(p - digits), &n);
-		if (r < 0)
-			return r;
-		for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-			if (strncmp(p, units[i].unit, strlen(units[i].unit)) == 0)
-				break;
-		if (i == sizeof(units) / sizeof(units[0]))
+	/* A syntax error anywhere wins over a value too large. */
+	while (*p)
+		if (duration_group(&p, &last, &total, &too_big) < 0)
 			return -EINVAL;
-		p += strlen(units[i].unit);
-		if (__builtin_mul_overflow(n, units[i].ms, &part) ||
-		    __builtin_add_overflow(total, part, &total))
-			return -ERANGE;
-	}
+	if (too_big)
+		return -ERANGE;
 	*ms = total;
 	return 0;
 }
@@ -174,8 +252,9 @@ static int parse_duration_flag(const char *flag, size_t nlen, const char *v, uin
 	format_duration_ms(max, hi, sizeof(hi));
 	if (r == -EINVAL)
 		return fail(err, errlen,
-			    "--%.*s: \"%s\" is not a duration (examples: 500ms, 5s, 1m, 1m30s; "
-			    "from %s to %s)",
+			    "--%.*s: \"%s\" is not a duration: write a number and a unit (ms, s, "
+			    "m, h, d, w, y), several from the largest unit down, decimals "
+			    "allowed: 500ms, 1.5s, 1m30s, 1h; from %s to %s",
 			    (int)nlen, flag, v, lo, hi);
 	if (r < 0 || *out < min || *out > max)
 		return fail(err, errlen, "--%.*s: %s is out of range (%s to %s)", (int)nlen, flag,
@@ -273,11 +352,19 @@ static int set_log_level(struct exporter_config *cfg, const char *flag, const ch
 	return 0;
 }
 
+static int set_log_format(struct exporter_config *cfg, const char *flag, const char *v, char *err,
+			  size_t errlen)
+{
+	if (log_format_parse(v, &cfg->log_json) < 0)
+		return fail(err, errlen, "--%s: \"%s\" is not one of logfmt, json", flag, v);
+	return 0;
+}
+
 static int set_max_conn(struct exporter_config *cfg, const char *flag, const char *v, char *err,
 			size_t errlen)
 {
 	uint64_t n;
-	int r = parse_uint_flag(flag, v, 1, 100000, &n, err, errlen);
+	int r = parse_uint_flag(flag, v, 1, CONFIG_MAX_CONNECTIONS, &n, err, errlen);
 
 	if (r == 0)
 		cfg->max_connections = (unsigned)n;
@@ -288,7 +375,8 @@ static int set_conn_timeout(struct exporter_config *cfg, const char *flag, const
 			    size_t errlen)
 {
 	uint64_t n;
-	int r = parse_duration_flag(flag, strlen(flag), v, 1000, 3600 * 1000, &n, err, errlen);
+	int r = parse_duration_flag(flag, strlen(flag), v, CONFIG_MIN_CONNECTION_TIMEOUT_MS,
+				    CONFIG_MAX_WEB_TIMEOUT_MS, &n, err, errlen);
 
 	if (r == 0)
 		cfg->connection_timeout_s = (unsigned)(n / 1000);
@@ -299,7 +387,7 @@ static int set_max_conn_per_client(struct exporter_config *cfg, const char *flag
 				   char *err, size_t errlen)
 {
 	uint64_t n;
-	int r = parse_uint_flag(flag, v, 1, 100000, &n, err, errlen);
+	int r = parse_uint_flag(flag, v, 1, CONFIG_MAX_CONNECTIONS, &n, err, errlen);
 
 	if (r == 0)
 		cfg->max_connections_per_client = (unsigned)n;
@@ -310,7 +398,8 @@ static int set_header_timeout(struct exporter_config *cfg, const char *flag, con
 			      char *err, size_t errlen)
 {
 	uint64_t n;
-	int r = parse_duration_flag(flag, strlen(flag), v, 100, 3600 * 1000, &n, err, errlen);
+	int r = parse_duration_flag(flag, strlen(flag), v, CONFIG_MIN_HEADER_TIMEOUT_MS,
+				    CONFIG_MAX_WEB_TIMEOUT_MS, &n, err, errlen);
 
 	if (r == 0)
 		cfg->request_header_timeout_ms = n;
@@ -340,6 +429,7 @@ static const struct value_flag {
 	{"collector.device-include", set_include},
 	{"collector.device-exclude", set_exclude},
 	{"log.level", set_log_level},
+	{"log.format", set_log_format},
 	{"web.max-connections", set_max_conn},
 	{"web.connection-timeout", set_conn_timeout},
 	{"web.config.file", set_web_config},
@@ -675,13 +765,84 @@ int config_parse(struct exporter_config *cfg, int argc, char *const argv[],
 	return 0;
 }
 
-/* Prints text in lines of at most width columns, each indented by indent. */
-static void print_wrapped(FILE *out, const char *text, int indent, int width)
+/* --- --help ------------------------------------------------------------ */
+
+#define HELP_WIDTH  80
+#define HELP_INDENT 35
+
+/* A core flag's line in --help; numeric ones say their range and unit. */
+struct help_flag {
+	const char *flag; /* "--poll.interval=D" */
+	const char *help;
+	enum collector_flag_kind kind; /* UINT, DURATION, or TEXT for anything else */
+	uint64_t min, max;
+	const char *unit; /* UINT: what is counted, e.g. "connections" */
+};
+
+static const struct help_flag core_flags[] = {
+	{"-h, --help", "Show this help and exit.", COLLECTOR_FLAG_TEXT, 0, 0, NULL},
+	{"--version", "Show the version and exit.", COLLECTOR_FLAG_TEXT, 0, 0, NULL},
+	{"--web.listen-address=ADDR",
+	 "Address to listen on: HOST:PORT, :PORT (all interfaces) or [IPV6]:PORT. "
+	 "Default \"" CONFIG_DEFAULT_LISTEN "\".",
+	 COLLECTOR_FLAG_TEXT, 0, 0, NULL},
+	{"--web.telemetry-path=PATH", "Path under which metrics are served. Default \"/metrics\".",
+	 COLLECTOR_FLAG_TEXT, 0, 0, NULL},
+	{"--web.max-connections=N", "Concurrent HTTP connections. Default 64.", COLLECTOR_FLAG_UINT,
+	 1, CONFIG_MAX_CONNECTIONS, "connections"},
+	{"--web.max-connections-per-client=N",
+	 "Concurrent HTTP connections from one client address. Default 8.", COLLECTOR_FLAG_UINT, 1,
+	 CONFIG_MAX_CONNECTIONS, "connections"},
+	{"--web.connection-timeout=D", "Idle HTTP connection timeout. Default 10s.",
+	 COLLECTOR_FLAG_DURATION, CONFIG_MIN_CONNECTION_TIMEOUT_MS, CONFIG_MAX_WEB_TIMEOUT_MS,
+	 NULL},
+	{"--web.request-header-timeout=D",
+	 "Time a client has to send a whole request head. Default 5s.", COLLECTOR_FLAG_DURATION,
+	 CONFIG_MIN_HEADER_TIMEOUT_MS, CONFIG_MAX_WEB_TIMEOUT_MS, NULL},
+	{"--web.config.file=PATH",
+	 "TLS, basic auth and headers (Prometheus exporter-toolkit format); re-read on SIGHUP.",
+	 COLLECTOR_FLAG_TEXT, 0, 0, NULL},
+	{"--path.sysfs=PATH", "sysfs mount point. Default \"/sys\".", COLLECTOR_FLAG_TEXT, 0, 0,
+	 NULL},
+	{"--poll.interval=D",
+	 "Time between polls. Default 5s. Scrapes are served from the last poll and never wait "
+	 "for hardware.",
+	 COLLECTOR_FLAG_DURATION, CONFIG_MIN_POLL_INTERVAL_MS, CONFIG_MAX_POLL_INTERVAL_MS, NULL},
+	{"--collector.sysfs.rescan-interval=D",
+	 "Time between full re-scans of devices and counter files. Default 1m.",
+	 COLLECTOR_FLAG_DURATION, CONFIG_MIN_POLL_INTERVAL_MS, CONFIG_MAX_POLL_INTERVAL_MS, NULL},
+	{"--collector.device-include=RE",
+	 "Only collect RDMA devices whose name matches RE (POSIX extended regex, anchored).",
+	 COLLECTOR_FLAG_TEXT, 0, 0, NULL},
+	{"--collector.device-exclude=RE", "Skip RDMA devices whose name matches RE.",
+	 COLLECTOR_FLAG_TEXT, 0, 0, NULL},
+	{"--collector.disable-defaults",
+	 "Disable all collectors; enable some with --collector.NAME.", COLLECTOR_FLAG_TEXT, 0, 0,
+	 NULL},
+	{"--log.level=LEVEL", "debug, info, warn or error. Default info.", COLLECTOR_FLAG_TEXT, 0,
+	 0, NULL},
+	{"--log.format=FORMAT",
+	 "logfmt, or json: one JSON object a line with the same fields. Default logfmt.",
+	 COLLECTOR_FLAG_TEXT, 0, 0, NULL},
+};
+
+/*
+ * Prints text wrapped at HELP_WIDTH columns, its lines indented by
+ * HELP_INDENT, the first one after lead ("      --flag=V") when lead leaves
+ * room, else on a line of its own. A word longer than a line is cut.
+ */
+static void print_entry(FILE *out, const char *lead, const char *text)
 {
 	const char *p = text;
+	int col = (int)strlen(lead);
 
+	fputs(lead, out);
+	if (col + 1 >= HELP_INDENT) {
+		fputc('\n', out);
+		col = 0;
+	}
 	while (*p) {
-		int room = width - indent, n = (int)strlen(p);
+		int room = HELP_WIDTH - HELP_INDENT, n = (int)strlen(p);
 
 		if (n > room) {
 			n = room;
@@ -690,10 +851,59 @@ static void print_wrapped(FILE *out, const char *text, int indent, int width)
 			if (n == 0)
 				n = room;
 		}
-		fprintf(out, "%*s%.*s\n", indent, "", n, p);
+		fprintf(out, "%*s%.*s\n", HELP_INDENT - col, "", n, p);
+		col = 0;
 		p += n;
 		while (*p == ' ')
 			p++;
+	}
+	if (!*text)
+		fputc('\n', out);
+}
+
+/* help, then "Range: MIN to MAX UNIT." for a number or a duration. */
+static void print_flag(FILE *out, const char *flag, const char *help, enum collector_flag_kind kind,
+		       uint64_t min, uint64_t max, const char *unit)
+{
+	char lead[128], text[1024], lo[32], hi[32];
+
+	snprintf(lead, sizeof(lead), "%s%s", flag[1] == 'h' ? "  " : "      ", flag);
+	if (kind == COLLECTOR_FLAG_DURATION) {
+		format_duration_ms(min, lo, sizeof(lo));
+		format_duration_ms(max, hi, sizeof(hi));
+		snprintf(text, sizeof(text), "%s Range: %s to %s.", help, lo, hi);
+	} else if (kind == COLLECTOR_FLAG_UINT) {
+		snprintf(text, sizeof(text), "%s Range: %llu to %llu%s%s.", help,
+			 (unsigned long long)min, (unsigned long long)max, unit ? " " : "",
+			 unit ? unit : "");
+	} else {
+		snprintf(text, sizeof(text), "%s", help);
+	}
+	print_entry(out, lead, text);
+}
+
+static void print_collector(FILE *out, const struct config_collector *c)
+{
+	char flag[128], help[512];
+
+	snprintf(flag, sizeof(flag), "--collector.%s", c->name);
+	snprintf(help, sizeof(help), "%s. Default: %s.", c->help,
+		 c->default_enabled ? "enabled" : "disabled");
+	print_flag(out, flag, help, COLLECTOR_FLAG_TEXT, 0, 0, NULL);
+	for (unsigned f = 0; f < c->n_flags; f++) {
+		const struct collector_flag *cf = &c->flags[f];
+		enum collector_flag_kind k = cf->kind;
+
+		if (k == COLLECTOR_FLAG_BOOL)
+			snprintf(flag, sizeof(flag), "--[no-]collector.%s.%s", c->name, cf->name);
+		else
+			snprintf(flag, sizeof(flag), "--collector.%s.%s=%s", c->name, cf->name,
+				 k == COLLECTOR_FLAG_UINT    ? "N"
+				 : k == COLLECTOR_FLAG_REGEX ? "RE"
+				 : k == COLLECTOR_FLAG_PATH  ? "PATH"
+				 : k == COLLECTOR_FLAG_TEXT  ? cf->metavar
+							     : "D");
+		print_flag(out, flag, cf->help, k, cf->min, cf->max, cf->unit);
 	}
 }
 
@@ -705,61 +915,17 @@ void config_usage(FILE *out, const char *argv0, const struct config_collector *c
 		"\n"
 		"Prometheus exporter for RDMA devices (InfiniBand, RoCE, iWARP).\n"
 		"\n"
-		"Flags:\n"
-		"  -h, --help                       Show this help and exit.\n"
-		"      --version                    Show the version and exit.\n"
-		"      --web.listen-address=ADDR    Address to listen on: HOST:PORT, :PORT (all\n"
-		"                                   interfaces) or [IPV6]:PORT. Default \"%s\".\n"
-		"      --web.telemetry-path=PATH    Path under which metrics are served.\n"
-		"                                   Default \"/metrics\".\n"
-		"      --web.max-connections=N      Concurrent HTTP connections. Default 64.\n"
-		"      --web.max-connections-per-client=N\n"
-		"                                   Concurrent HTTP connections from one client\n"
-		"                                   address. Default 8.\n"
-		"      --web.connection-timeout=D   Idle HTTP connection timeout. Default 10s.\n"
-		"      --web.request-header-timeout=D\n"
-		"                                   Time a client has to send a whole request\n"
-		"                                   head (100ms..1h). Default 5s.\n"
-		"      --web.config.file=PATH       TLS, basic auth and headers (Prometheus\n"
-		"                                   exporter-toolkit format); re-read on SIGHUP.\n"
-		"      --path.sysfs=PATH            sysfs mount point. Default \"/sys\".\n"
-		"      --poll.interval=D            Time between polls (100ms..24h; 500ms, 5s, "
-		"1m).\n"
-		"                                   Default 5s. Scrapes are served from the last\n"
-		"                                   poll and never wait for hardware.\n"
-		"      --collector.sysfs.rescan-interval=D\n"
-		"                                   Time between full re-scans of devices and\n"
-		"                                   counter files. Default 1m.\n"
-		"      --collector.device-include=RE  Only collect RDMA devices whose name "
-		"matches\n"
-		"                                   RE (POSIX extended regex, anchored).\n"
-		"      --collector.device-exclude=RE  Skip RDMA devices whose name matches RE.\n"
-		"      --collector.disable-defaults Disable all collectors; enable some with\n"
-		"                                   --collector.NAME.\n"
-		"      --log.level=LEVEL            debug, info, warn or error. Default info.\n"
+		"Durations (D): a number and a unit (ms, s, m, h, d, w, y), several from the\n"
+		"largest unit down, decimals allowed: 500ms, 1.5s, 1m30s, 1h.\n"
 		"\n"
-		"Collectors (--collector.NAME enables, --no-collector.NAME disables):\n",
-		argv0, CONFIG_DEFAULT_LISTEN);
-	for (unsigned i = 0; i < n_collectors; i++) {
-		fprintf(out, "      --collector.%-20s %s [default: %s]\n", collectors[i].name,
-			collectors[i].help, collectors[i].default_enabled ? "enabled" : "disabled");
-		for (unsigned f = 0; f < collectors[i].n_flags; f++) {
-			enum collector_flag_kind k = collectors[i].flags[f].kind;
-
-			if (k == COLLECTOR_FLAG_BOOL)
-				fprintf(out, "      --[no-]collector.%s.%s\n", collectors[i].name,
-					collectors[i].flags[f].name);
-			else
-				fprintf(out, "      --collector.%s.%s=%s\n", collectors[i].name,
-					collectors[i].flags[f].name,
-					k == COLLECTOR_FLAG_UINT    ? "N"
-					: k == COLLECTOR_FLAG_REGEX ? "RE"
-					: k == COLLECTOR_FLAG_PATH  ? "PATH"
-					: k == COLLECTOR_FLAG_TEXT  ? collectors[i].flags[f].metavar
-								    : "D");
-			print_wrapped(out, collectors[i].flags[f].help, 35, 80);
-		}
-	}
+		"Flags:\n",
+		argv0);
+	for (size_t i = 0; i < sizeof(core_flags) / sizeof(core_flags[0]); i++)
+		print_flag(out, core_flags[i].flag, core_flags[i].help, core_flags[i].kind,
+			   core_flags[i].min, core_flags[i].max, core_flags[i].unit);
+	fprintf(out, "\nCollectors (--collector.NAME enables, --no-collector.NAME disables):\n");
+	for (unsigned i = 0; i < n_collectors; i++)
+		print_collector(out, &collectors[i]);
 	fprintf(out,
 		"\nExit status: 0 after SIGTERM/SIGINT, 1 on a runtime error, 2 on bad flags.\n");
 }

@@ -17,6 +17,11 @@
 #define CONFIG_MIN_POLL_INTERVAL_MS 100
 #define CONFIG_MAX_POLL_INTERVAL_MS (24ull * 3600 * 1000)
 #define CONFIG_MAX_COLLECTOR_FLAGS  8
+/* Ranges of the --web.* numbers, shared by the parser and --help. */
+#define CONFIG_MAX_CONNECTIONS		 100000
+#define CONFIG_MIN_CONNECTION_TIMEOUT_MS 1000
+#define CONFIG_MIN_HEADER_TIMEOUT_MS	 100
+#define CONFIG_MAX_WEB_TIMEOUT_MS	 (3600 * 1000)
 
 enum config_action {
 	CONFIG_RUN,
@@ -51,6 +56,9 @@ struct collector_flag {
 	/* COLLECTOR_FLAG_TEXT: 0, or -EINVAL with why set (pure: no I/O). */
 	int (*check)(const char *value, char *why, size_t whylen);
 	const char *metavar; /* COLLECTOR_FLAG_TEXT: e.g. "ADDR[,ADDR...]" */
+	/* COLLECTOR_FLAG_UINT: what is counted, for --help's "Range: 1 to 64 peers."
+	 * (NULL: the help says it). Durations carry their unit. */
+	const char *unit;
 };
 
 /* What the flag parser needs to know about each collector. */
@@ -73,6 +81,7 @@ struct exporter_config {
 	const char *device_include; /* NULL = all */
 	const char *device_exclude; /* NULL = none */
 	int log_level;
+	bool log_json; /* --log.format=json */
 	unsigned max_connections;
 	unsigned max_connections_per_client;
 	unsigned connection_timeout_s;
@@ -100,8 +109,11 @@ void config_usage(FILE *out, const char *argv0, const struct config_collector *c
 		  unsigned n_collectors);
 
 /*
- * Parses a Prometheus-style duration: one or more <integer><unit> groups
- * with units d, h, m, s, ms ("500ms", "1m30s"). Returns 0, -EINVAL or -ERANGE.
+ * Parses a Prometheus-style duration: one or more NUMBER UNIT groups, units
+ * y (365d), w, d, h, m, s, ms, each at most once and largest first ("500ms",
+ * "1m30s", "1h30m"), or "0". Beyond Prometheus, a group may have decimals
+ * ("1.5s", "0.5h") as long as the total is a whole number of milliseconds.
+ * Returns 0, -EINVAL (not a duration) or -ERANGE (over 64 bits of ms).
  */
 int config_parse_duration_ms(const char *s, uint64_t *ms);
 

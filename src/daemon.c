@@ -287,6 +287,7 @@ struct daemon {
 	int listen_fd;
 	unsigned max_connections;
 	unsigned fd_reserve;
+	uint64_t watchdog_usec; /* WatchdogSec= in us; 0: none */
 };
 
 /* What a step tells daemon_main: go on, or return this exit status. */
@@ -327,25 +328,26 @@ static int parse_command_line(struct daemon *d, int argc, char *argv[])
 		return 0;
 	}
 	log_set_level(d->cfg.log_level);
+	log_set_json(d->cfg.log_json);
 	return DAEMON_CONTINUE;
 }
 
 /*
- * systemd: a watchdog that the poll interval cannot feed is a configuration
- * error, reported now rather than as a kill loop later. Also takes a
- * socket-activated listening socket.
+ * systemd: the watchdog interval, and a socket-activated listening socket.
+ * No watchdog setting stops the exporter from starting: the poller pings
+ * often enough for any poll interval (poller.h), and a malformed
+ * WATCHDOG_USEC (systemd never sets one) is logged and ignored, since a
+ * restart could not fix it and RestartPreventExitStatus=2 would keep the
+ * service down.
  */
 static int check_service_manager(struct daemon *d)
 {
 	int64_t watchdog_usec;
 
 	watchdog_usec = notify_watchdog_usec(d->err, sizeof(d->err));
-	if (watchdog_usec < 0 ||
-	    notify_watchdog_check((uint64_t)watchdog_usec, d->cfg.poll_interval_ms, d->err,
-				  sizeof(d->err)) < 0) {
-		fprintf(stderr, "rdma_exporter: error: %s\n", d->err);
-		return EXIT_BAD_FLAGS;
-	}
+	if (watchdog_usec < 0)
+		log_warn("ignoring the systemd watchdog", "err=%s", d->err);
+	d->watchdog_usec = watchdog_usec > 0 ? (uint64_t)watchdog_usec : 0;
 	d->listen_fd = notify_listen_fd(d->err, sizeof(d->err));
 	if (d->listen_fd < 0) {
 		fprintf(stderr, "rdma_exporter: error: %s\n", d->err);
@@ -415,6 +417,10 @@ static void log_startup(const struct daemon *d)
 	log_info("starting rdma_exporter", "version=%s revision=%s sysfs=%s poll_interval_ms=%llu",
 		 RDMA_EXPORTER_VERSION, RDMA_EXPORTER_REVISION, sysfs_display_path(d),
 		 (unsigned long long)d->cfg.poll_interval_ms);
+	if (d->watchdog_usec)
+		log_info("systemd watchdog enabled", "watchdog_ms=%llu ping_interval_ms=%llu",
+			 (unsigned long long)(d->watchdog_usec / 1000),
+			 (unsigned long long)notify_watchdog_ping_ms(d->watchdog_usec));
 	if (!any_collector_enabled(&d->cfg))
 		log_warn("every collector is disabled: only the exporter's own metrics are served");
 }
@@ -442,6 +448,7 @@ static int create_poller(struct daemon *d)
 		.flag_strs =
 			(const char *const(*)[CONFIG_MAX_COLLECTOR_FLAGS])cfg->collector_flag_strs,
 		.interval_ms = cfg->poll_interval_ms,
+		.watchdog_ping_ms = notify_watchdog_ping_ms(d->watchdog_usec),
 		.proc_root = "/proc",
 		.self_metrics = add_http_metrics,
 		.self_metrics_arg = &http_counters,
@@ -497,6 +504,8 @@ static int start_serving(struct daemon *d)
 		return -1;
 	}
 	web_reloader_start(&d->reloader, d->http, d->cfg.web_config_file);
+	/* The first poll ran here, before the poller thread pings. */
+	notify_watchdog();
 	notify_ready();
 	return 0;
 }

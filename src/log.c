@@ -5,6 +5,11 @@
  * something that is not printable UTF-8; then it is quoted, with \\ \" \n \r \t
  * and \u00XX inside. Invalid UTF-8 becomes \ufffd, so every record is valid
  * UTF-8 and parses back to its fields.
+ *
+ * --log.format=json writes the same record as one JSON object per line:
+ * {"ts":"...","level":"...","msg":"...","key":"value"...}, the same keys in
+ * the same order, every value a string with the same escapes (all of them
+ * valid JSON escapes), a cut record ending in ,"truncated":true}.
  */
 #include "log.h"
 
@@ -19,6 +24,7 @@
 static int log_level = LOG_INFO;
 static FILE *log_out;
 static int log_journal = -1;
+static int log_json;
 
 static const struct {
 	const char *name;
@@ -61,6 +67,20 @@ void log_set_journal(int mode)
 	__atomic_store_n(&log_journal, mode < 0 ? -1 : mode > 0, __ATOMIC_RELAXED);
 }
 
+void log_set_json(bool json)
+{
+	__atomic_store_n(&log_json, json, __ATOMIC_RELAXED);
+}
+
+int log_format_parse(const char *s, bool *json)
+{
+	if (strcmp(s, "logfmt") == 0 || strcmp(s, "json") == 0) {
+		*json = s[0] == 'j';
+		return 0;
+	}
+	return -EINVAL;
+}
+
 /* Under systemd, stderr is the journal: it timestamps lines itself and
  * takes the priority from a leading <N>. */
 static bool to_journal(void)
@@ -89,6 +109,8 @@ static const char *level_name(int level)
 /* --- the record being built ------------------------------------------- */
 
 #define TRUNCATED " truncated=true"
+/* JSON: the closing brace is part of it, and written alone when not truncated. */
+#define TRUNCATED_JSON ",\"truncated\":true}"
 
 struct line {
 	char *buf;
@@ -96,6 +118,7 @@ struct line {
 	/* Content ends here: the rest holds TRUNCATED, '\n' and the NUL. */
 	size_t limit;
 	bool truncated;
+	bool json; /* ,"key":"value" with every value quoted */
 };
 
 /* All of s or nothing. */
@@ -215,7 +238,7 @@ static bool needs_quote(const char *s, size_t n)
 /* Writes s as a value; returns how many bytes of s made it. */
 static size_t put_value(struct line *l, const char *s, size_t n)
 {
-	bool quote = needs_quote(s, n);
+	bool quote = l->json || needs_quote(s, n);
 	size_t i = 0, step, out_len;
 	const char *out;
 	char esc[8];
@@ -253,23 +276,37 @@ static void put_key(struct line *l, const char *key, size_t n)
 {
 	for (size_t i = 0; i < n && l->len < l->limit; i++) {
 		unsigned char c = (unsigned char)key[i];
+		bool bad = c <= ' ' || c == '=' || c == '"' || c >= 0x7f || (l->json && c == '\\');
 
-		l->buf[l->len++] = c <= ' ' || c == '=' || c == '"' || c >= 0x7f ? '_' : (char)c;
+		l->buf[l->len++] = bad ? '_' : (char)c;
 	}
 }
 
-/* " key=value"; dropped whole when not even one byte of a non-empty value fits. */
+/*
+ * " key=value" (JSON: ,"key":"value"); dropped whole when not even one byte
+ * of a non-empty value fits.
+ */
 static void put_field(struct line *l, const char *key, size_t key_len, const char *v, size_t n)
 {
 	size_t start = l->len;
 
-	if (l->len + 1 + key_len + 1 > l->limit) {
+	if (l->len + key_len + (l->json ? 4 : 2) > l->limit) {
 		l->truncated = true;
 		return;
 	}
-	l->buf[l->len++] = ' ';
+	if (l->json) {
+		memcpy(l->buf + l->len, ",\"", 2);
+		l->len += 2;
+	} else {
+		l->buf[l->len++] = ' ';
+	}
 	put_key(l, key, key_len);
-	l->buf[l->len++] = '=';
+	if (l->json) {
+		memcpy(l->buf + l->len, "\":", 2);
+		l->len += 2;
+	} else {
+		l->buf[l->len++] = '=';
+	}
 	if (put_value(l, v, n) == 0 && (n > 0 || l->truncated))
 		l->len = start;
 }
@@ -552,14 +589,41 @@ static void put_fields(struct line *l, const char *f, va_list *ap, int saved_err
 	}
 }
 
-static size_t format_record(char *buf, size_t size, int level, bool journal,
+/*
+ * "ts=... level=..." or {"ts":"...","level":"..."; in journal mode "<N>" and
+ * no ts. Its length, or -1 when it does not fit prefix.
+ */
+static int record_prefix(char *prefix, size_t size, int level, bool journal, bool json,
+			 const struct timespec *ts)
+{
+	struct timespec now;
+	char date[40];
+	struct tm tm;
+	int n;
+
+	if (journal)
+		return snprintf(prefix, size, json ? "<%d>{\"level\":\"%s\"" : "<%d>level=%s",
+				level, level_name(level));
+	if (!ts) {
+		clock_gettime(CLOCK_REALTIME, &now);
+		ts = &now;
+	}
+	gmtime_r(&ts->tv_sec, &tm);
+	strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%S", &tm);
+	n = snprintf(prefix, size,
+		     json ? "{\"ts\":\"%s.%03ldZ\",\"level\":\"%s\"" : "ts=%s.%03ldZ level=%s",
+		     date, ts->tv_nsec / 1000000L, level_name(level));
+	return n < 0 || (size_t)n >= size ? -1 : n;
+}
+
+static size_t format_record(char *buf, size_t size, int level, bool journal, bool json,
 			    const struct timespec *ts, const char *msg, const char *kvfmt,
 			    va_list *ap, int saved_errno)
 {
-	struct line l = {.buf = buf};
-	char prefix[96], date[40];
-	struct timespec now;
-	struct tm tm;
+	struct line l = {.buf = buf, .json = json};
+	const char *end = json ? TRUNCATED_JSON : TRUNCATED;
+	size_t end_len = strlen(end);
+	char prefix[96];
 	int n;
 
 	if (size > LOG_LINE_MAX)
@@ -567,39 +631,30 @@ static size_t format_record(char *buf, size_t size, int level, bool journal,
 	if (size == 0)
 		return 0;
 	buf[0] = '\0';
-	if (size < sizeof(TRUNCATED) + 1)
+	if (size < end_len + 2)
 		return 0;
-	l.limit = size - sizeof(TRUNCATED) - 1; /* TRUNCATED, '\n', NUL */
+	l.limit = size - end_len - 2; /* the end, '\n', NUL */
 
-	if (journal) {
-		n = snprintf(prefix, sizeof(prefix), "<%d>level=%s", level, level_name(level));
-	} else {
-		if (!ts) {
-			clock_gettime(CLOCK_REALTIME, &now);
-			ts = &now;
-		}
-		gmtime_r(&ts->tv_sec, &tm);
-		strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%S", &tm);
-		n = snprintf(prefix, sizeof(prefix), "ts=%s.%03ldZ level=%s", date,
-			     ts->tv_nsec / 1000000L, level_name(level));
-	}
-	if (n < 0 || (size_t)n >= sizeof(prefix) || !put(&l, prefix, (size_t)n)) {
+	n = record_prefix(prefix, sizeof(prefix), level, journal, json, ts);
+	if (n < 0 || !put(&l, prefix, (size_t)n)) {
 		buf[0] = '\0';
 		return 0;
 	}
 	put_field(&l, "msg", 3, msg, strlen(msg));
 	put_fields(&l, kvfmt, ap, saved_errno);
 	if (l.truncated) {
-		memcpy(l.buf + l.len, TRUNCATED, sizeof(TRUNCATED) - 1);
-		l.len += sizeof(TRUNCATED) - 1;
+		memcpy(l.buf + l.len, end, end_len);
+		l.len += end_len;
+	} else if (json) {
+		l.buf[l.len++] = '}';
 	}
 	l.buf[l.len++] = '\n';
 	l.buf[l.len] = '\0';
 	return l.len;
 }
 
-size_t log_vformat(char *buf, size_t size, int level, bool journal, const struct timespec *ts,
-		   const char *msg, const char *kvfmt, va_list ap)
+static size_t vformat(char *buf, size_t size, int level, bool journal, bool json,
+		      const struct timespec *ts, const char *msg, const char *kvfmt, va_list ap)
 {
 	int saved_errno = errno;
 	va_list aq;
@@ -607,9 +662,27 @@ size_t log_vformat(char *buf, size_t size, int level, bool journal, const struct
 
 	/* a va_list parameter may be an array type: walk a copy through a pointer */
 	va_copy(aq, ap);
-	n = format_record(buf, size, level, journal, ts, msg, kvfmt, &aq, saved_errno);
+	n = format_record(buf, size, level, journal, json, ts, msg, kvfmt, &aq, saved_errno);
 	va_end(aq);
 	errno = saved_errno;
+	return n;
+}
+
+size_t log_vformat(char *buf, size_t size, int level, bool journal, const struct timespec *ts,
+		   const char *msg, const char *kvfmt, va_list ap)
+{
+	return vformat(buf, size, level, journal, false, ts, msg, kvfmt, ap);
+}
+
+size_t log_format_json(char *buf, size_t size, int level, bool journal, const struct timespec *ts,
+		       const char *msg, const char *kvfmt, ...)
+{
+	va_list ap;
+	size_t n;
+
+	va_start(ap, kvfmt);
+	n = vformat(buf, size, level, journal, true, ts, msg, kvfmt, ap);
+	va_end(ap);
 	return n;
 }
 
@@ -636,7 +709,8 @@ void log_emit(int level, const char *msg, const char *kvfmt, ...)
 	if (level > log_get_level())
 		return;
 	va_start(ap, kvfmt);
-	n = log_vformat(line, sizeof(line), level, to_journal(), NULL, msg, kvfmt, ap);
+	n = vformat(line, sizeof(line), level, to_journal(),
+		    __atomic_load_n(&log_json, __ATOMIC_RELAXED), NULL, msg, kvfmt, ap);
 	va_end(ap);
 	/* one fwrite: the stream's lock keeps records from threads whole */
 	out = log_out ? log_out : stderr;

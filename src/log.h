@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Logging in logfmt, one record per line on stderr:
+ * Logging in logfmt (or JSON, --log.format=json), one record per line on stderr:
  *
  *   ts=2026-01-02T03:04:05.678Z level=warn msg="collector failed" collector=sysfs err="I/O"
  *
@@ -45,6 +45,10 @@ void log_set_output(FILE *f);
 /* Journal mode (<N> prefix, no ts=): 1 on, 0 off, -1 from JOURNAL_STREAM
  * (the default). */
 void log_set_journal(int mode);
+/* --log.format: "logfmt" (the default) or "json"; 0 or -EINVAL. */
+int log_format_parse(const char *s, bool *json);
+/* Records as JSON objects (log_format_json) instead of logfmt. */
+void log_set_json(bool json);
 
 /*
  * Formats one record into buf: "<N>level=... " in journal mode, else
@@ -58,6 +62,18 @@ size_t log_vformat(char *buf, size_t size, int level, bool journal, const struct
 	__attribute__((format(printf, 7, 0)));
 size_t log_format(char *buf, size_t size, int level, bool journal, const struct timespec *ts,
 		  const char *msg, const char *kvfmt, ...) __attribute__((format(printf, 7, 8)));
+
+/*
+ * The same record as one JSON object and a newline (--log.format=json):
+ * {"ts":"...","level":"...","msg":"...",FIELDS} where every field is
+ * "key":"value" (values are text, as in logfmt, escaped as JSON strings:
+ * control bytes as \u00XX, invalid UTF-8 as \ufffd); journal mode puts
+ * "<N>" before the brace and leaves out ts. A cut record ends in
+ * ,"truncated":true} and stays valid JSON.
+ */
+size_t log_format_json(char *buf, size_t size, int level, bool journal, const struct timespec *ts,
+		       const char *msg, const char *kvfmt, ...)
+	__attribute__((format(printf, 7, 8)));
 
 /* One record at level, if the level is enabled; use the macros below. */
 void log_emit(int level, const char *msg, const char *kvfmt, ...)

@@ -256,6 +256,41 @@ static bool before(const struct timespec *a, const struct timespec *b)
 	return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
 }
 
+static void watchdog_ping(struct poller *p)
+{
+	if (p->cfg.watchdog_ping)
+		p->cfg.watchdog_ping();
+	else
+		notify_watchdog();
+}
+
+/*
+ * Sleeps until next (the next poll), a reload or a stop, pinging the
+ * watchdog every watchdog_ping_ms meanwhile: the ping deadline is kept
+ * across spurious wake-ups. Called and returns with p->lock held; the ping
+ * itself is sent without it.
+ */
+static void wait_for_poll(struct poller *p, const struct timespec *next)
+{
+	uint64_t every = p->cfg.watchdog_ping_ms;
+	struct timespec ping, until;
+
+	clock_gettime(CLOCK_MONOTONIC, &ping);
+	add_ms(&ping, every);
+	while (!p->stop && !p->reload) {
+		until = every && before(&ping, next) ? ping : *next;
+		if (pthread_cond_timedwait(&p->cond, &p->lock, &until) != ETIMEDOUT)
+			continue;
+		if (!before(&until, next))
+			return; /* the poll is due */
+		pthread_mutex_unlock(&p->lock);
+		watchdog_ping(p);
+		pthread_mutex_lock(&p->lock);
+		clock_gettime(CLOCK_MONOTONIC, &ping);
+		add_ms(&ping, every);
+	}
+}
+
 static void *poller_thread(void *arg)
 {
 	struct poller *p = arg;
@@ -266,9 +301,7 @@ static void *poller_thread(void *arg)
 	for (;;) {
 		add_ms(&next, p->cfg.interval_ms);
 		pthread_mutex_lock(&p->lock);
-		while (!p->stop && !p->reload &&
-		       pthread_cond_timedwait(&p->cond, &p->lock, &next) != ETIMEDOUT)
-			;
+		wait_for_poll(p, &next);
 		do_reload = p->reload;
 		p->reload = false;
 		if (p->stop) {
@@ -287,7 +320,7 @@ static void *poller_thread(void *arg)
 				  "out of memory");
 		if (do_reload)
 			notify_ready();
-		notify_watchdog();
+		watchdog_ping(p);
 
 		/* A poll that overran its slot starts the next one a full
 		 * interval from now instead of running back to back. */

@@ -33,6 +33,15 @@ struct poller_config {
 	 */
 	void (*self_metrics)(void *arg, struct metric_sink *sink);
 	void *self_metrics_arg;
+	/*
+	 * systemd's watchdog: the thread sends WATCHDOG=1 after every poll and,
+	 * while it waits for the next one, every watchdog_ping_ms (0: only after
+	 * polls). Waiting is proof of life whatever the poll interval; a poll or
+	 * a reload stuck in a collector sends nothing, and systemd kills it.
+	 */
+	uint64_t watchdog_ping_ms;
+	/* Sends one WATCHDOG=1; NULL: notify_watchdog(). A test seam. */
+	void (*watchdog_ping)(void);
 	/* How long poller_stop() waits for a poll in progress; 0: 5 s. */
 	uint64_t stop_timeout_ms;
 };

@@ -8,18 +8,13 @@
 /* A STATUS= line is one short sentence; longer text is cut. */
 #define STATUS_MAX 256
 
-int notify_watchdog_check(uint64_t watchdog_usec, uint64_t poll_interval_ms, char *err,
-			  size_t errlen)
+uint64_t notify_watchdog_ping_ms(uint64_t watchdog_usec)
 {
-	if (watchdog_usec == 0 || watchdog_usec / 2 >= poll_interval_ms * 1000)
+	uint64_t ms = watchdog_usec / 4000;
+
+	if (watchdog_usec == 0)
 		return 0;
-	snprintf(
-		err, errlen,
-		"--poll.interval=%llums is too long for the systemd watchdog (WatchdogSec=%llums): "
-		"the poller pings once per poll, so WatchdogSec= must be at least twice the poll "
-		"interval; raise WatchdogSec= or shorten --poll.interval",
-		(unsigned long long)poll_interval_ms, (unsigned long long)(watchdog_usec / 1000));
-	return -ERANGE;
+	return ms ? ms : 1;
 }
 
 #ifdef HAVE_LIBSYSTEMD

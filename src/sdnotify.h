@@ -32,12 +32,14 @@ int notify_listen_fd(char *err, size_t errlen);
 int64_t notify_watchdog_usec(char *err, size_t errlen);
 
 /*
- * Pure policy: the poller pings once per poll, so a watchdog shorter than two
- * poll intervals would kill a healthy exporter whose poll runs a little long.
- * 0 when watchdog_usec (0: no watchdog) fits poll_interval_ms, else -ERANGE
- * with the reason in err.
+ * Pure policy: how often, in ms, to send WATCHDOG=1 for a watchdog of
+ * watchdog_usec (0: none, and 0 is returned): a quarter of it, so that a ping
+ * late by a scheduling hiccup still lands well inside the window systemd
+ * allows (sd_watchdog_enabled(3) asks for at least every half). At least 1.
+ * The poller sends these pings from its sleep between polls as well as after
+ * each poll, so any --poll.interval works with any WatchdogSec=; only a single
+ * poll (or reload) that runs longer than WatchdogSec= starves it.
  */
-int notify_watchdog_check(uint64_t watchdog_usec, uint64_t poll_interval_ms, char *err,
-			  size_t errlen);
+uint64_t notify_watchdog_ping_ms(uint64_t watchdog_usec);
 
 #endif

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * libFuzzer target: log_format (src/log.c), the logfmt record writer.
+ * libFuzzer target: log_format and log_format_json (src/log.c), the record
+ * writers of --log.format=logfmt and json.
  *
  * Input: 2 bytes of buffer size (big endian, taken modulo LOG_LINE_MAX + 1),
- * 1 byte of flags (bit 0 journal mode, bits 1-2 the level), 1 byte of message
+ * 1 byte of flags (bit 0 journal mode, bits 1-2 the level, bit 3 JSON), 1 byte of message
  * length, the message, then the rest as the value of field a (and, reversed,
  * of field b).
  *
@@ -12,10 +13,13 @@
  * tests/include/logfmt_parse.h, written apart from log.c) with ts/level/msg
  * first; msg, a and b read back as their input, each invalid UTF-8 byte as
  * U+FFFD, or, once the record is marked truncated=true, as a prefix of it.
+ * In JSON mode the same, the line read by the strict JSON reader of
+ * tests/include/json_parse.h.
  */
 #include <string.h>
 #include <syslog.h>
 
+#include "../include/json_parse.h"
 #include "../include/logfmt_parse.h"
 #include "fuzz.h"
 #include "log.h"
@@ -69,7 +73,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static char buf[LOG_LINE_MAX + 1], rev[LOG_LINE_MAX];
 	char msg[256], *a;
 	size_t bufsize, msg_len, a_len, n;
-	bool journal, truncated;
+	bool journal, json, truncated;
 	int level;
 
 	if (size < 4)
@@ -77,6 +81,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	bufsize = ((size_t)data[0] << 8 | data[1]) % (LOG_LINE_MAX + 1);
 	journal = data[2] & 1;
 	level = levels[(data[2] >> 1) & 3];
+	json = data[2] & 8;
 	msg_len = data[3];
 	data += 4;
 	size -= 4;
@@ -95,8 +100,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	rev[a_len] = '\0';
 
 	memset(buf, 'X', sizeof(buf));
-	n = log_format(buf, bufsize, level, journal, &ts, msg, "a=%s b=%.*s n=%d", a, (int)a_len,
-		       rev, -1);
+	if (json)
+		n = log_format_json(buf, bufsize, level, journal, &ts, msg, "a=%s b=%.*s n=%d", a,
+				    (int)a_len, rev, -1);
+	else
+		n = log_format(buf, bufsize, level, journal, &ts, msg, "a=%s b=%.*s n=%d", a,
+			       (int)a_len, rev, -1);
 	if (bufsize == 0) {
 		FUZZ_CHECK(n == 0 && buf[0] == 'X');
 		free(a);
@@ -108,7 +117,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		free(a);
 		return 0;
 	}
-	FUZZ_CHECK(logfmt_parse(buf, n, &rec) == 0);
+	if (json)
+		FUZZ_CHECK(json_record_parse(buf, n, &rec) == 0);
+	else
+		FUZZ_CHECK(logfmt_parse(buf, n, &rec) == 0);
 	FUZZ_CHECK(rec.n >= 1);
 	if (journal) {
 		FUZZ_CHECK(rec.priority == level);

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -85,13 +86,45 @@ static void test_durations(void **state)
 		{"", -EINVAL, 0},
 		{"5", -EINVAL, 0},
 		{"s", -EINVAL, 0},
-		{"1.5s", -EINVAL, 0},
+		/* what Prometheus users type */
+		{"1.5s", 0, 1500},
+		{"1h30m", 0, 5400000},
+		{"2w", 0, 14 * 86400000ULL},
+		{"1y", 0, 365 * 86400000ULL},
+		{"1y2w3d4h5m6s7ms", 0, 365 * 86400000ULL + 17 * 86400000ULL + 14706007},
+		{"0.5h", 0, 1800000},
+		{"1.25m", 0, 75000},
+		{"0s", 0, 0},
+		{"0.001s", 0, 1},
+		{"1.500000000000s", 0, 1500},
+		{"1m0.5s", 0, 60500},
+		/* and what they should not */
+		{"1.0005s", -EINVAL, 0},
+		{"0.5ms", -EINVAL, 0},
+		{"1.s", -EINVAL, 0},
+		{".5s", -EINVAL, 0},
+		{"1..5s", -EINVAL, 0},
+		{"1.5", -EINVAL, 0},
+		{"1,5s", -EINVAL, 0},
+		{"30s1m", -EINVAL, 0},
+		{"1s1s", -EINVAL, 0},
+		{"1m1m", -EINVAL, 0},
+		{"1ms1s", -EINVAL, 0},
+		{"1S", -EINVAL, 0},
+		{"+1s", -EINVAL, 0},
+		{"1 s", -EINVAL, 0},
+		{"1e3ms", -EINVAL, 0},
+		{"1.0000000001s", -EINVAL, 0},
+		{"99999999999999999999s1x", -EINVAL, 0},
 		{"-1s", -EINVAL, 0},
 		{"1x", -EINVAL, 0},
 		{"1s ", -EINVAL, 0},
 		{"10us", -EINVAL, 0},
 		{"99999999999999999999ms", -ERANGE, 0},
 		{"999999999999999999d", -ERANGE, 0},
+		{"600000000y", -ERANGE, 0},
+		{"584942417y19w", -ERANGE, 0}, /* the sum overflows */
+		{"584942417y18w", 0, 584942417ULL * 365 * 86400000 + 126 * 86400000ULL},
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -199,6 +232,15 @@ static void test_errors(void **state)
 	expect_error(PARSE(&cfg, "--poll.interval"), "needs a value");
 	expect_error(PARSE(&cfg, "--poll.interval=5"), "not a duration");
 	expect_error(PARSE(&cfg, "--poll.interval=abc"), "not a duration");
+	/* the refusal lists the accepted forms */
+	expect_error(PARSE(&cfg, "--poll.interval=30s1m"),
+		     "--poll.interval: \"30s1m\" is not a duration: write a number and a unit "
+		     "(ms, s, m, h, d, w, y), several from the largest unit down, decimals "
+		     "allowed: 500ms, 1.5s, 1m30s, 1h; from 100ms to 24h");
+	assert_int_equal(PARSE(&cfg, "--poll.interval=1.5s"), 0);
+	assert_int_equal(cfg.poll_interval_ms, 1500);
+	assert_int_equal(PARSE(&cfg, "--poll.interval=1m30s"), 0);
+	assert_int_equal(cfg.poll_interval_ms, 90000);
 	expect_error(PARSE(&cfg, "--poll.interval=10ms"), "out of range (100ms to 24h)");
 	expect_error(PARSE(&cfg, "--poll.interval=2d"), "out of range (100ms to 24h)");
 	/* overflowing 64 bits of milliseconds: out of range, not "not a duration" */
@@ -371,14 +413,52 @@ static void test_listen_split(void **state)
 			 -EINVAL);
 }
 
+/* --help: lines of at most 80 columns, ranges of numbers and durations, long
+ * flags on a line of their own, long words cut rather than overflowing. */
+static void test_usage_layout(void **state)
+{
+	char *text = NULL, *line, *end;
+	size_t size = 0;
+	FILE *f = open_memstream(&text, &size);
+
+	assert_non_null(f);
+	config_usage(f, "rdma_exporter", collectors, 2);
+	fclose(f);
+	for (line = text; *line; line = end + 1) {
+		end = strchr(line, '\n');
+		assert_non_null(end);
+		if (end - line > 80)
+			fail_msg("line over 80 columns: %.*s", (int)(end - line), line);
+	}
+	assert_non_null(strstr(text, "      --collector.probe.count=N    probes per poll Range: 0 "
+				     "to 100.\n"));
+	assert_non_null(strstr(text, "probe timeout Range: 1ms to 1m.\n"));
+	assert_non_null(strstr(text, "Default 64.\n                                   Range: 1 to "
+				     "100000 connections.\n"));
+	assert_non_null(strstr(text, "      --poll.interval=D            Time between polls."));
+	assert_non_null(strstr(text, "Range: 100ms to 24h.\n"));
+	assert_non_null(strstr(text, "      --web.max-connections-per-client=N\n"
+				     "                                   Concurrent"));
+	assert_non_null(strstr(text, "      --log.format=FORMAT          logfmt, or json"));
+	assert_non_null(strstr(text, "      --collector.sysfs            sysfs counters. Default: "
+				     "enabled.\n"));
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_durations),    cmocka_unit_test(test_defaults),
-		cmocka_unit_test(test_values),	     cmocka_unit_test(test_disable_defaults),
-		cmocka_unit_test(test_help_version), cmocka_unit_test(test_errors),
-		cmocka_unit_test(test_listen_split), cmocka_unit_test(test_collector_flags),
-		cmocka_unit_test(test_text_flags),   cmocka_unit_test(test_collector_flag_values),
+		cmocka_unit_test(test_durations),
+		cmocka_unit_test(test_usage_layout),
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_values),
+		cmocka_unit_test(test_disable_defaults),
+		cmocka_unit_test(test_help_version),
+		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_listen_split),
+		cmocka_unit_test(test_collector_flags),
+		cmocka_unit_test(test_text_flags),
+		cmocka_unit_test(test_collector_flag_values),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

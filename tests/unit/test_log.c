@@ -4,7 +4,9 @@
  * format's conversions, truncation that still parses, the journal prefix and
  * level filtering. Records are formatted into buffers (log_format) or written
  * to a memory stream (log_set_output); each one is read back with the strict
- * reader in tests/include/logfmt_parse.h.
+ * reader in tests/include/logfmt_parse.h. The same for --log.format=json
+ * (log_format_json), read back with the strict JSON reader of
+ * tests/include/json_parse.h.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -17,6 +19,7 @@
 
 #include <cmocka.h>
 
+#include "json_parse.h"
 #include "log.h"
 #include "logfmt_parse.h"
 
@@ -323,14 +326,217 @@ static void test_level_parse(void **state)
 	assert_int_equal(log_level_parse("loud", &level), -EINVAL);
 }
 
+/* --- --log.format=json ------------------------------------------------- */
+
+static void parse_json_ok(const char *buf, size_t n)
+{
+	assert_int_equal(n, strlen(buf));
+	if (json_record_parse(buf, n, &rec) != 0)
+		fail_msg("not strict JSON: %.*s", (int)n, buf);
+}
+
+static void test_json_record(void **state)
+{
+	char buf[LOG_LINE_MAX];
+	size_t n;
+
+	n = log_format_json(buf, sizeof(buf), LOG_WARNING, false, &fixed_ts, "collector failed",
+			    "collector=%s err=%s n=%d", "sysfs", "No such file or directory", 3);
+	assert_string_equal(buf, "{\"ts\":\"2001-09-09T01:46:40.123Z\",\"level\":\"warn\","
+				 "\"msg\":\"collector failed\",\"collector\":\"sysfs\","
+				 "\"err\":\"No such file or directory\",\"n\":\"3\"}\n");
+	parse_json_ok(buf, n);
+	/* the same fields, in the same order, as the logfmt record */
+	assert_int_equal(rec.n, 6);
+	assert_string_equal(rec.f[0].key, "ts");
+	assert_string_equal(rec.f[1].key, "level");
+	assert_string_equal(rec.f[2].key, "msg");
+	assert_string_equal(field("err")->value, "No such file or directory");
+	/* no fields */
+	n = log_format_json(buf, sizeof(buf), LOG_ERR, false, &fixed_ts, "out of memory", " ");
+	assert_string_equal(buf, "{\"ts\":\"2001-09-09T01:46:40.123Z\",\"level\":\"error\","
+				 "\"msg\":\"out of memory\"}\n");
+	parse_json_ok(buf, n);
+	/* journal mode: <N>, then the object without ts */
+	n = log_format_json(buf, sizeof(buf), LOG_INFO, true, NULL, "m", "a=%s", "b");
+	assert_string_equal(buf, "<6>{\"level\":\"info\",\"msg\":\"m\",\"a\":\"b\"}\n");
+	parse_json_ok(buf, n);
+	assert_int_equal(rec.priority, LOG_INFO);
+}
+
+/* Every kind of byte in a value and in msg: a JSON string that reads back as it was
+ * written, invalid UTF-8 as U+FFFD. */
+static void test_json_escaping(void **state)
+{
+	static const struct {
+		const char *in;
+		size_t len;
+		const char *written, *read;
+		size_t read_len;
+	} cases[] = {
+		{"plain", 5, "\"plain\"", "plain", 5},
+		{"", 0, "\"\"", "", 0},
+		{"a\"b\\c", 5, "\"a\\\"b\\\\c\"", "a\"b\\c", 5},
+		{"l1\nl2\r\t", 7, "\"l1\\nl2\\r\\t\"", "l1\nl2\r\t", 7},
+		{"bell\a\x1b", 6, "\"bell\\u0007\\u001b\"", "bell\a\x1b", 6},
+		{"del\x7f", 4, "\"del\\u007f\"", "del\x7f", 4},
+		{"k=v /", 5, "\"k=v /\"", "k=v /", 5},
+		{"caf\xc3\xa9", 5, "\"caf\xc3\xa9\"", "caf\xc3\xa9", 5},
+		{"\xe2\x80\xa8", 3, "\"\\u2028\"", "\xe2\x80\xa8", 3},
+		{"\xf0\x9f\x98\x80", 4, "\"\xf0\x9f\x98\x80\"", "\xf0\x9f\x98\x80", 4},
+		/* invalid UTF-8: a lone continuation, an overlong '/', a surrogate, cut short */
+		{"a\x80"
+		 "b",
+		 3, "\"a\\ufffdb\"",
+		 "a\xef\xbf\xbd"
+		 "b",
+		 5},
+		{"\xc0\xaf", 2, "\"\\ufffd\\ufffd\"", "\xef\xbf\xbd\xef\xbf\xbd", 6},
+		{"\xed\xa0\x80", 3, "\"\\ufffd\\ufffd\\ufffd\"",
+		 "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd", 9},
+		{"\xe2\x82", 2, "\"\\ufffd\\ufffd\"", "\xef\xbf\xbd\xef\xbf\xbd", 6},
+	};
+	char buf[LOG_LINE_MAX], want[256];
+	size_t n;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		n = log_format_json(buf, sizeof(buf), LOG_INFO, true, NULL, "m", "v=%.*s",
+				    (int)cases[i].len, cases[i].in);
+		snprintf(want, sizeof(want), "<6>{\"level\":\"info\",\"msg\":\"m\",\"v\":%s}\n",
+			 cases[i].written);
+		assert_string_equal(buf, want);
+		parse_json_ok(buf, n);
+		assert_int_equal(field("v")->value_len, cases[i].read_len);
+		assert_memory_equal(field("v")->value, cases[i].read, cases[i].read_len);
+		/* msg goes through the same writer */
+		memcpy(want, cases[i].in, cases[i].len);
+		want[cases[i].len] = '\0';
+		n = log_format_json(buf, sizeof(buf), LOG_INFO, true, NULL, want, " ");
+		parse_json_ok(buf, n);
+		assert_memory_equal(field("msg")->value, cases[i].read, cases[i].read_len);
+	}
+	/* a NUL byte (only %c can carry one) */
+	n = log_format_json(buf, sizeof(buf), LOG_INFO, true, NULL, "m", "v=nul%cx", '\0');
+	assert_string_equal(buf, "<6>{\"level\":\"info\",\"msg\":\"m\",\"v\":\"nul\\u0000x\"}\n");
+	parse_json_ok(buf, n);
+	assert_memory_equal(field("v")->value, "nul\0x", 5);
+	/* a key that would break the object is made safe */
+	n = log_format_json(buf, sizeof(buf), LOG_INFO, true, NULL, "m", "a\\\"b=1");
+	parse_json_ok(buf, n);
+	assert_string_equal(rec.f[2].key, "a__b");
+}
+
+/* The reader above is strict, or the JSON tests would prove nothing. */
+static void test_json_reader_is_strict(void **state)
+{
+	static const char *const bad[] = {
+		"{\"a\":\"b\"}",	 "{\"a\":\"b\",}\n",  "{\"a\":\"\x01\"}\n",
+		"{\"a\":\"\\ud800\"}\n", "{\"a\":\"\\x\"}\n", "{\"a\":1,\"a\":2}\n",
+		"{\"a\":01}\n",		 "{\"a\":1.}\n",      "{\"a\":\"\xc0\xaf\"}\n",
+		"{\"a\":\"b\"}\n\n",	 "{\"a\":[1]}\n",     "{'a':1}\n",
+		"{\"a\":tru}\n",	 "{\"a\":\"b\"}x\n",  "{\"a\"\"b\"}\n",
+	};
+	static const char good[] =
+		"<4> { \"a\" : 1.5e3 , \"b\":null,\"c\":\"\\ud83d\\ude00\\/\"}\n";
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		if (json_record_parse(bad[i], strlen(bad[i]), &rec) == 0)
+			fail_msg("accepted: %s", bad[i]);
+	assert_int_equal(json_record_parse(good, strlen(good), &rec), 0);
+	assert_int_equal(rec.priority, 4);
+	assert_string_equal(field("a")->value, "1.5e3");
+	assert_string_equal(field("b")->value, "null");
+	assert_string_equal(field("c")->value, "\xf0\x9f\x98\x80/");
+}
+
+/* Cut records stay one JSON object, marked "truncated":true, at every size. */
+static void test_json_truncation(void **state)
+{
+	static char big[3 * LOG_LINE_MAX], buf[LOG_LINE_MAX];
+	size_t n;
+
+	for (int pass = 0; pass < 3; pass++) {
+		if (pass == 0)
+			memset(big, 'a', sizeof(big) - 1);
+		else if (pass == 1)
+			memset(big, '"', sizeof(big) - 1);
+		else
+			for (size_t i = 0; i + 3 < sizeof(big); i += 3)
+				memcpy(big + i, "\xe2\x82\xac", 3);
+		big[sizeof(big) - 1 - (sizeof(big) - 1) % 3] = '\0';
+		n = log_format_json(buf, sizeof(buf), LOG_INFO, false, &fixed_ts, "m",
+				    "v=%s after=1", big);
+		parse_json_ok(buf, n);
+		assert_string_equal(field("truncated")->value, "true");
+		assert_null(logfmt_get(&rec, "after"));
+		for (size_t size = 1; size < 200; size++) {
+			n = log_format_json(buf, size, LOG_INFO, false, &fixed_ts, "m", "a=%s b=%s",
+					    "x", big);
+			if (n == 0) {
+				assert_string_equal(buf, "");
+				continue;
+			}
+			assert_true(n < size);
+			parse_json_ok(buf, n);
+			assert_string_equal(field("truncated")->value, "true");
+		}
+	}
+}
+
+/* The real sink in JSON, then back to logfmt. */
+static void test_json_emit(void **state)
+{
+	char *text = NULL, *end;
+	size_t size = 0;
+	FILE *f = open_memstream(&text, &size);
+	bool json = false;
+
+	assert_int_equal(log_format_parse("json", &json), 0);
+	assert_true(json);
+	assert_int_equal(log_format_parse("logfmt", &json), 0);
+	assert_false(json);
+	assert_int_equal(log_format_parse("JSON", &json), -EINVAL);
+	assert_int_equal(log_format_parse("", &json), -EINVAL);
+
+	assert_non_null(f);
+	log_set_output(f);
+	log_set_journal(0);
+	log_set_json(true);
+	log_warn("shown warn", "path=%s", "/a b");
+	log_set_json(false);
+	log_warn("logfmt again");
+	log_set_output(NULL);
+	log_set_journal(-1);
+	fclose(f);
+
+	end = strchr(text, '\n');
+	assert_non_null(end);
+	if (json_record_parse(text, (size_t)(end + 1 - text), &rec) != 0)
+		fail_msg("not strict JSON: %s", text);
+	assert_string_equal(field("path")->value, "/a b");
+	parse_line(end + 1, strlen(end + 1));
+	assert_string_equal(field("msg")->value, "logfmt again");
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_plain_record),	cmocka_unit_test(test_escaping),
-		cmocka_unit_test(test_invalid_utf8),	cmocka_unit_test(test_msg_quoting),
-		cmocka_unit_test(test_conversions),	cmocka_unit_test(test_bad_key),
-		cmocka_unit_test(test_truncation),	cmocka_unit_test(test_journal_prefix),
-		cmocka_unit_test(test_emit_and_levels), cmocka_unit_test(test_level_parse),
+		cmocka_unit_test(test_json_record),
+		cmocka_unit_test(test_json_escaping),
+		cmocka_unit_test(test_json_truncation),
+		cmocka_unit_test(test_json_emit),
+		cmocka_unit_test(test_json_reader_is_strict),
+		cmocka_unit_test(test_plain_record),
+		cmocka_unit_test(test_escaping),
+		cmocka_unit_test(test_invalid_utf8),
+		cmocka_unit_test(test_msg_quoting),
+		cmocka_unit_test(test_conversions),
+		cmocka_unit_test(test_bad_key),
+		cmocka_unit_test(test_truncation),
+		cmocka_unit_test(test_journal_prefix),
+		cmocka_unit_test(test_emit_and_levels),
+		cmocka_unit_test(test_level_parse),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
  * The poller's bounded stop: a collector stuck in a read (a FIFO, a hung
- * driver) must not make shutdown wait forever.
+ * driver) must not make shutdown wait forever. Its watchdog pings: sent
+ * while it waits whatever the interval, never while a poll is stuck.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -69,15 +70,31 @@ static uint64_t now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-static struct poller *start(struct snapshot_slot *slot, uint64_t stop_timeout_ms)
+/* WATCHDOG=1 pings the poller sent (the watchdog_ping seam). */
+static unsigned pings;
+
+static void count_ping(void)
+{
+	__atomic_add_fetch(&pings, 1, __ATOMIC_SEQ_CST);
+}
+
+static unsigned pings_sent(void)
+{
+	return __atomic_load_n(&pings, __ATOMIC_SEQ_CST);
+}
+
+static struct poller *start_pinging(struct snapshot_slot *slot, uint64_t interval_ms,
+				    uint64_t ping_ms, uint64_t stop_timeout_ms)
 {
 	const struct poller_config pc = {
 		.collectors = table,
 		.n_collectors = 1,
 		.enabled = enabled,
 		.ctx = {.sysfs_fd = -1},
-		.interval_ms = 10,
+		.interval_ms = interval_ms,
 		.proc_root = "/proc",
+		.watchdog_ping_ms = ping_ms,
+		.watchdog_ping = count_ping,
 		.stop_timeout_ms = stop_timeout_ms,
 	};
 	struct poller *p;
@@ -87,6 +104,11 @@ static struct poller *start(struct snapshot_slot *slot, uint64_t stop_timeout_ms
 	assert_non_null(p);
 	assert_int_equal(poller_start(p), 0);
 	return p;
+}
+
+static struct poller *start(struct snapshot_slot *slot, uint64_t stop_timeout_ms)
+{
+	return start_pinging(slot, 10, 0, stop_timeout_ms);
 }
 
 static int setup(void **state)
@@ -159,11 +181,60 @@ static void test_stop_stuck_collector_bounded(void **state)
 	snapshot_slot_destroy(&slot);
 }
 
+/*
+ * A poll interval far longer than the watchdog: the waiting thread pings on
+ * its own schedule, so any --poll.interval works with any WatchdogSec=.
+ */
+static void test_watchdog_pinged_between_polls(void **state)
+{
+	struct snapshot_slot slot;
+	struct poller *p;
+
+	(void)state;
+	block_in_collect = false;
+	__atomic_store_n(&pings, 0, __ATOMIC_SEQ_CST);
+	p = start_pinging(&slot, 3600 * 1000, 20, 200);
+	usleep(300 * 1000);
+	/* 15 expected; a loaded machine (or a sanitizer) may delay a few */
+	assert_true(pings_sent() >= 5);
+	assert_int_equal(poller_free(p), 0);
+	snapshot_slot_destroy(&slot);
+}
+
+/* A poll stuck in a collector sends no ping: systemd's watchdog catches it. */
+static void test_watchdog_starved_by_stuck_poll(void **state)
+{
+	struct snapshot_slot slot;
+	struct poller *p;
+	unsigned before_stuck;
+	char c = 1;
+
+	(void)state;
+	block_in_collect = true;
+	__atomic_store_n(&pings, 0, __ATOMIC_SEQ_CST);
+	p = start_pinging(&slot, 10, 5, 200);
+	assert_int_equal(read(entered[0], &c, 1), 1);
+	before_stuck = pings_sent();
+	usleep(200 * 1000);
+	assert_int_equal(pings_sent(), before_stuck);
+
+	block_in_collect = false;
+	assert_int_equal(write(release[1], &c, 1), 1);
+	/* once the poll returns, pings resume */
+	for (int i = 0; i < 200 && pings_sent() == before_stuck; i++)
+		usleep(10 * 1000);
+	assert_true(pings_sent() > before_stuck);
+	assert_int_equal(poller_free(p), 0);
+	snapshot_slot_destroy(&slot);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_stop_idle),
 		cmocka_unit_test(test_stop_stuck_collector_bounded),
+		cmocka_unit_test(test_watchdog_pinged_between_polls),
+		cmocka_unit_test(test_watchdog_starved_by_stuck_poll),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
