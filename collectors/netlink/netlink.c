@@ -1043,6 +1043,7 @@ static const struct collector_flag netlink_flags[NETLINK_FLAG_COUNT] = {
 			.def = 10,
 			.min = 0,
 			.max = 1000,
+			.unit = "processes",
 		},
 	[NETLINK_FLAG_TIMEOUT] =
 		{
