@@ -181,8 +181,12 @@ static void check_metric(const pb_family *f, const Io__Prometheus__Client__Metri
 
 static size_t check_bytes(const struct buf *b, const struct added *added, size_t n_added)
 {
-	const uint8_t *p = (const uint8_t *)b->data, *end = p + b->len;
+	const uint8_t *p = (const uint8_t *)b->data, *end = p;
 	size_t n_metrics = 0;
+
+	if (!p)
+		return 0; /* nothing encoded */
+	end += b->len;
 
 	while (p < end) {
 		uint64_t len = 0;
