@@ -151,24 +151,18 @@ static void native_counts(const Io__Prometheus__Client__Histogram *h, int32_t *i
 	assert_int_equal(d, h->n_positive_delta);
 }
 
-static void test_histograms(void **state)
+static const double obs[] = {0, 1e-9, 1e-6, 1e-6, 2e-6, 5e-3, 1.0, 100};
+#define N_OBS (sizeof(obs) / sizeof(obs[0]))
+
+/* A native histogram of obs, an empty one, and a classic-only one. */
+static struct metric_sink *histogram_sink(void)
 {
-	static const double obs[] = {0, 1e-9, 1e-6, 1e-6, 2e-6, 5e-3, 1.0, 100};
 	struct metric_sink *s = metric_sink_new();
-	const Io__Prometheus__Client__Histogram *ph;
-	struct buf b = BUF_INIT;
 	struct histogram h;
-	int32_t idx[16];
-	uint64_t cnt[16];
-	pb_family *f[4];
-	size_t n, nn;
-	double sum = 0;
 
 	assert_int_equal(histogram_init(&h, histogram_rtt_bounds, HISTOGRAM_RTT_N_BOUNDS), 0);
-	for (size_t i = 0; i < sizeof(obs) / sizeof(obs[0]); i++) {
+	for (size_t i = 0; i < N_OBS; i++)
 		assert_int_equal(histogram_observe(&h, obs[i]), 0);
-		sum += obs[i];
-	}
 	assert_int_equal(metric_sink_add_histogram_from(s, "rdma_probe_rtt_seconds", "RTT.",
 							METRIC_LABELS({"target", "10.0.0.2"}), &h),
 			 0);
@@ -183,13 +177,16 @@ static void test_histograms(void **state)
 						   (const double[]){0.5, 1}, 2,
 						   (const uint64_t[]){1, 2}, 4, 3.25),
 			 0);
-	assert_int_equal(expo_proto_render(s, &b), 0);
-	n = decode_all(&b, f, 4);
-	assert_int_equal(n, 2);
+	return s;
+}
 
-	assert_string_equal(f[0]->name, "c_seconds");
-	assert_int_equal(f[0]->type, IO__PROMETHEUS__CLIENT__METRIC_TYPE__HISTOGRAM);
-	ph = f[0]->metric[0]->histogram;
+static void check_classic_only(const pb_family *f)
+{
+	const Io__Prometheus__Client__Histogram *ph;
+
+	assert_string_equal(f->name, "c_seconds");
+	assert_int_equal(f->type, IO__PROMETHEUS__CLIENT__METRIC_TYPE__HISTOGRAM);
+	ph = f->metric[0]->histogram;
 	assert_non_null(ph);
 	assert_true(ph->has_sample_count && ph->has_sample_sum);
 	assert_int_equal(ph->sample_count, 4);
@@ -202,25 +199,29 @@ static void test_histograms(void **state)
 	assert_false(ph->has_schema || ph->has_zero_threshold || ph->has_zero_count);
 	assert_int_equal(ph->n_positive_span, 0);
 	assert_int_equal(ph->n_positive_delta, 0);
+}
 
-	assert_string_equal(f[1]->name, "rdma_probe_rtt_seconds");
-	assert_string_equal(f[1]->help, "RTT.");
-	assert_int_equal(f[1]->n_metric, 2);
-	assert_label(f[1]->metric[0], 0, "target", "10.0.0.2");
-	ph = f[1]->metric[0]->histogram;
-	assert_int_equal(ph->sample_count, 8);
+static void check_native(const Io__Prometheus__Client__Histogram *ph)
+{
+	double sum = 0;
+	int32_t idx[16];
+	uint64_t cnt[16];
+	size_t nn;
+
+	for (size_t k = 0; k < N_OBS; k++)
+		sum += obs[k];
+	assert_int_equal(ph->sample_count, N_OBS);
 	assert_true(ph->sample_sum == sum);
 	/* classic: every bound, cumulative */
 	assert_int_equal(ph->n_bucket, HISTOGRAM_RTT_N_BOUNDS);
 	for (size_t i = 0; i < HISTOGRAM_RTT_N_BOUNDS; i++) {
 		uint64_t want = 0;
 
-		for (size_t k = 0; k < sizeof(obs) / sizeof(obs[0]); k++)
+		for (size_t k = 0; k < N_OBS; k++)
 			want += obs[k] <= histogram_rtt_bounds[i];
 		assert_true(ph->bucket[i]->upper_bound == histogram_rtt_bounds[i]);
 		assert_int_equal(ph->bucket[i]->cumulative_count, want);
 	}
-	/* native */
 	assert_true(ph->has_schema && ph->has_zero_threshold && ph->has_zero_count);
 	assert_int_equal(ph->schema, 3);
 	assert_true(ph->zero_threshold == 0x1p-24);
@@ -240,7 +241,27 @@ static void test_histograms(void **state)
 	assert_int_equal(idx[4], HISTOGRAM_NATIVE_MAX_INDEX);
 	assert_int_equal(cnt[4], 1);
 	assert_int_equal(ph->n_positive_span, 5); /* all far apart */
+}
 
+static void test_histograms(void **state)
+{
+	struct metric_sink *s = histogram_sink();
+	const Io__Prometheus__Client__Histogram *ph;
+	struct buf b = BUF_INIT;
+	pb_family *f[4];
+	size_t n;
+
+	assert_int_equal(expo_proto_render(s, &b), 0);
+	n = decode_all(&b, f, 4);
+	assert_int_equal(n, 2);
+	check_classic_only(f[0]);
+	assert_string_equal(f[1]->name, "rdma_probe_rtt_seconds");
+	assert_string_equal(f[1]->help, "RTT.");
+	assert_int_equal(f[1]->type, IO__PROMETHEUS__CLIENT__METRIC_TYPE__HISTOGRAM);
+	assert_int_equal(f[1]->n_metric, 2);
+	assert_label(f[1]->metric[0], 0, "target", "10.0.0.2");
+	check_native(f[1]->metric[0]->histogram);
+	assert_label(f[1]->metric[1], 0, "target", "10.0.0.3");
 	ph = f[1]->metric[1]->histogram;
 	assert_int_equal(ph->sample_count, 0);
 	assert_int_equal(ph->zero_count, 0);
