@@ -230,8 +230,9 @@ if num_gt "$rcvd" 0 || num_gt "$sent" 0; then ok "traffic is visible: rcvd_pkts=
 else notok "traffic is visible: rcvd_pkts='$rcvd' sent_pkts='$sent' (want one > 0)"; fi
 
 # Native histograms: one scrape in the protobuf exposition, as Prometheus with
-# --enable-feature=native-histograms asks for it, saved as protobuf-scrape.bin (decode on
-# the host: tests/vm/README.md). Checked here: the Content-Type, and that the body is a
+# --enable-feature=native-histograms asks for it, saved as protobuf-scrape.bin (on the
+# host, one message split off its varint length prefix decodes with `protoc-c
+# --decode=io.prometheus.client.MetricFamily -Isrc/proto src/proto/metrics.proto`). Checked here: the Content-Type, and that the body is a
 # sequence of length-delimited messages that starts with a name (field 1) and covers the
 # body exactly, one per family of a text scrape taken next to it, the probe's histogram
 # among them.
