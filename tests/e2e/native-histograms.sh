@@ -14,10 +14,14 @@
 #     rdma_probe_network_rtt_seconds), within a native bucket's 9%;
 #     the 0.999 quantile near the 2 ms / 20 ms tail.
 # A text scrape of the same server still passes `promtool check metrics`.
+# Then the real rdma_exporter on the mlx5-roce fixture tree: its protobuf scrape
+# holds every family of its text scrape, in the same order (collectors, self,
+# process and HTTP metrics), and gzip when asked.
 #
-#   native-histograms.sh NATIVE_HIST_SERVE
+#   native-histograms.sh NATIVE_HIST_SERVE RDMA_EXPORTER    (FIXTURES dir from env)
 set -u
-BIN=${1:?usage: native-histograms.sh NATIVE_HIST_SERVE}
+BIN=${1:?usage: native-histograms.sh NATIVE_HIST_SERVE RDMA_EXPORTER}
+EXPORTER=$(readlink -f "${2:?usage: native-histograms.sh NATIVE_HIST_SERVE RDMA_EXPORTER}")
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/lib.sh"
 require_tools prometheus promtool python3 curl
@@ -123,5 +127,44 @@ kill -TERM "$PID"
 wait "$PID"
 check "native_hist_serve exits 0 on SIGTERM" test $? -eq 0
 PID=
+
+# --- the real exporter: every family in both formats
+launch() {
+	"$EXPORTER" --web.listen-address="127.0.0.1:$PORT" \
+		--path.sysfs="$FIXTURES/sysfs/mlx5-roce" --poll.interval=1h \
+		--no-collector.netlink --no-collector.ethtool --no-collector.probe >"$TMP/log" 2>&1 &
+	PID=$!
+}
+ready() { curl -s -o /dev/null --max-time 1 "http://127.0.0.1:$PORT/healthz"; }
+start_on_free_port launch ready || { echo "not ok - rdma_exporter starts"; exit 1; }
+curl -s -o "$TMP/real.txt" "http://127.0.0.1:$PORT/metrics"
+curl -s -o "$TMP/real.pb" -H "Accept: $PROTO" "http://127.0.0.1:$PORT/metrics"
+curl -s -o "$TMP/real.pb.gz" -H "Accept: $PROTO" -H 'Accept-Encoding: gzip' \
+	"http://127.0.0.1:$PORT/metrics"
+# The names of the delimited MetricFamily messages (field 1 opens each one), in order.
+cat >"$TMP/names.py" <<'PY'
+import sys
+d = open(sys.argv[1], "rb").read()
+p = 0
+while p < len(d):
+    n = s = 0
+    while True:
+        c = d[p]; p += 1; n |= (c & 0x7f) << s; s += 7
+        if c < 0x80:
+            break
+    m = d[p:p + n]
+    assert m[0] == 0x0a and m[1] < 0x80, "a message that does not start with its name"
+    print(m[2:2 + m[1]].decode())
+    p += n
+PY
+python3 "$TMP/names.py" "$TMP/real.pb" >"$TMP/pb-names" 2>&1
+sed -n 's/^# TYPE \([^ ]*\) .*/\1/p' "$TMP/real.txt" >"$TMP/txt-names"
+check "real exporter: the protobuf has the $(wc -l <"$TMP/txt-names") families of the text, in order" \
+	diff "$TMP/txt-names" "$TMP/pb-names"
+check "real exporter: self, process and HTTP families among them" \
+	grep -qx rdma_exporter_http_connections_rejected_total "$TMP/pb-names"
+check "real exporter: gzip of the protobuf decodes to the same bytes" \
+	bash -c "gzip -dc '$TMP/real.pb.gz' | cmp -s - '$TMP/real.pb'"
+stop_exporter
 echo "# $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
