@@ -90,14 +90,14 @@ size_t expo_native_spans(int32_t first_index, const uint64_t *counts, size_t n,
 		} else if (i - last - 1 <= 2) {
 			/* a short gap: its empty buckets as zero deltas */
 			for (size_t k = last + 1; k < i; k++) {
-				deltas[nd++] = -(int64_t)prev;
+				deltas[nd++] = (int64_t)(0 - prev);
 				prev = 0;
 			}
 			spans[n_spans - 1].length += (uint32_t)(i - last);
 		} else {
 			spans[n_spans++] = (struct expo_span){(int32_t)(i - last - 1), 1};
 		}
-		/* wraps like the counters it encodes; the reader adds it back */
+		/* in uint64_t, as the reader adds it back: no overflow past 2^63 */
 		deltas[nd++] = (int64_t)(counts[i] - prev);
 		prev = counts[i];
 		last = i;
