@@ -20,8 +20,10 @@ struct arena_chunk {
 	max_align_t data[];
 };
 
-/* A histogram label set: bounds ascending, counts cumulative, all in the arena. */
-#define hist_sample metric_histogram_view
+/*
+ * A histogram label set is a struct metric_histogram_view (metrics.h): bounds
+ * ascending, counts cumulative, native buckets, all in the arena.
+ */
 
 /* What metric_sink_add_histogram() was given, validated, counts per bucket. */
 struct hist_in {
@@ -42,7 +44,7 @@ struct sample {
 	union {
 		uint64_t u;
 		double d;
-		const struct hist_sample *h; /* family of type METRIC_HISTOGRAM */
+		const struct metric_histogram_view *h; /* family of type METRIC_HISTOGRAM */
 	} v;
 };
 
@@ -408,7 +410,8 @@ static int render_labels(struct buf *b, const struct metric_label *labels, size_
 }
 
 /* Keeps the populated index range of the native buckets, trimmed of empty ends. */
-static int copy_native(struct metric_sink *s, struct hist_sample *h, const struct histogram *src)
+static int copy_native(struct metric_sink *s, struct metric_histogram_view *h,
+		       const struct histogram *src)
 {
 	size_t lo = 0, hi = HISTOGRAM_NATIVE_N_BUCKETS;
 	uint64_t *b;
@@ -438,12 +441,12 @@ static int copy_native(struct metric_sink *s, struct hist_sample *h, const struc
  * usually share one layout, so the bounds of the previous label set are
  * reused when they are the same.
  */
-static const struct hist_sample *copy_hist(struct metric_sink *s, const struct family *f,
-					   const struct hist_in *in)
+static const struct metric_histogram_view *copy_hist(struct metric_sink *s, const struct family *f,
+						     const struct hist_in *in)
 {
-	const struct hist_sample *prev = f->tail ? f->tail->v.h : NULL;
+	const struct metric_histogram_view *prev = f->tail ? f->tail->v.h : NULL;
 	size_t n = in->n_bounds;
-	struct hist_sample *h;
+	struct metric_histogram_view *h;
 	uint64_t *cum = NULL, acc = 0;
 
 	h = arena_alloc(s, sizeof(*h));
@@ -673,7 +676,7 @@ static void put_bucket(struct buf *out, const char *name, const char *labels, si
 
 static void render_histogram(struct buf *out, const char *name, const struct sample *smp)
 {
-	const struct hist_sample *h = smp->v.h;
+	const struct metric_histogram_view *h = smp->v.h;
 	size_t labels_len = strlen(smp->labels);
 
 	/*
