@@ -14,7 +14,8 @@
 set -euo pipefail
 
 BUILD_PKGS="build-essential cmake pkg-config libmicrohttpd-dev libmnl-dev libibverbs-dev
-	librdmacm-dev libsystemd-dev zlib1g-dev libyaml-dev libgnutls28-dev libcrypt-dev help2man"
+	librdmacm-dev libsystemd-dev zlib1g-dev libyaml-dev libgnutls28-dev libcrypt-dev help2man
+	libprotobuf-c-dev protobuf-c-compiler"
 TEST_PKGS="libcmocka-dev prometheus prometheus-alertmanager curl gzip clang-format pmccabe
 	qemu-system-x86 busybox-static cpio kmod xz-utils rdma-core ibverbs-utils ibverbs-providers
 	perftest rdmacm-utils iproute2 ethtool openssl apache2-utils

@@ -8,13 +8,38 @@
 
 /* Decimal literals on purpose: 3e-06 is the double nearest 3 µs, 3 * 1e-06 is not. */
 const double histogram_rtt_bounds[HISTOGRAM_RTT_N_BOUNDS] = {
-	/* 1 .. 100 µs */
-	1e-06, 2e-06, 3e-06, 4e-06, 5e-06, 6e-06, 7e-06, 8e-06, 10e-06, 12e-06, 15e-06, 20e-06,
-	25e-06, 30e-06, 40e-06, 50e-06, 60e-06, 70e-06, 80e-06, 90e-06, 100e-06,
-	/* 150 .. 750 µs */
-	150e-06, 200e-06, 300e-06, 500e-06, 750e-06,
-	/* 1 ms .. 1 s */
-	1e-03, 2e-03, 5e-03, 10e-03, 20e-03, 50e-03, 100e-03, 200e-03, 500e-03, 1.0};
+	/* in a rack */
+	1e-06, 2e-06, 3e-06, 5e-06, 7.5e-06,
+	/* across a fabric */
+	10e-06, 15e-06, 20e-06, 30e-06, 50e-06, 75e-06, 100e-06,
+	/* congestion, ms tails */
+	200e-06, 500e-06, 1e-03, 2e-03, 5e-03, 10e-03, 100e-03, 1.0};
+
+/*
+ * frexp() mantissas in [0.5, 1) of the schema-3 bucket boundaries 2^(k/8) / 2,
+ * k = 0..7: the nearest doubles, as in Prometheus's Go client.
+ */
+static const double native_frac_bounds[8] = {
+	0.5,
+	0.5452538663326288,
+	0.5946035575013605,
+	0.6484197773255048,
+	0.7071067811865476,
+	0.7711054127039704,
+	0.8408964152537145,
+	0.9170040432046712,
+};
+
+int histogram_native_index(double v)
+{
+	int exp, k = 0;
+	double frac = frexp(v, &exp);
+
+	/* first boundary >= frac; 8 (the next power of two) when none */
+	while (k < 8 && native_frac_bounds[k] < frac)
+		k++;
+	return k + (exp - 1) * 8;
+}
 
 bool histogram_bounds_valid(const double *bounds, size_t n_bounds)
 {
@@ -35,11 +60,30 @@ int histogram_init(struct histogram *h, const double *bounds, size_t n_bounds)
 	if (!histogram_bounds_valid(bounds, n_bounds))
 		return -EINVAL;
 	h->counts = calloc(n_bounds + 1, sizeof(*h->counts));
-	if (!h->counts)
+	h->native = calloc(HISTOGRAM_NATIVE_N_BUCKETS, sizeof(*h->native));
+	if (!h->counts || !h->native) {
+		free(h->counts);
+		free(h->native);
+		memset(h, 0, sizeof(*h));
 		return -ENOMEM;
+	}
 	h->bounds = bounds;
 	h->n_bounds = n_bounds;
 	return 0;
+}
+
+static void observe_native(struct histogram *h, double v)
+{
+	int i;
+
+	if (v <= HISTOGRAM_NATIVE_ZERO_THRESHOLD) {
+		h->zero_count++;
+		return;
+	}
+	i = histogram_native_index(v);
+	if (i > HISTOGRAM_NATIVE_MAX_INDEX)
+		i = HISTOGRAM_NATIVE_MAX_INDEX;
+	h->native[i - HISTOGRAM_NATIVE_MIN_INDEX]++;
 }
 
 int histogram_observe(struct histogram *h, double v)
@@ -58,6 +102,7 @@ int histogram_observe(struct histogram *h, double v)
 			hi = mid;
 	}
 	h->counts[lo]++;
+	observe_native(h, v);
 	h->count++;
 	h->sum += v;
 	return 0;
@@ -67,6 +112,9 @@ void histogram_reset(struct histogram *h)
 {
 	if (h->counts)
 		memset(h->counts, 0, (h->n_bounds + 1) * sizeof(*h->counts));
+	if (h->native)
+		memset(h->native, 0, HISTOGRAM_NATIVE_N_BUCKETS * sizeof(*h->native));
+	h->zero_count = 0;
 	h->count = 0;
 	h->sum = 0;
 }
@@ -76,5 +124,6 @@ void histogram_free(struct histogram *h)
 	if (!h)
 		return;
 	free(h->counts);
+	free(h->native);
 	memset(h, 0, sizeof(*h));
 }

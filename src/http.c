@@ -22,6 +22,7 @@
 #include "buf.h"
 #include "clock.h"
 #include "config.h"
+#include "expo_proto.h"
 #include "log.h"
 #include "metrics.h"
 #include "webauth.h"
@@ -275,6 +276,105 @@ bool http_accepts_gzip(const char *ae)
 	return star;
 }
 
+/* [p, p+n) with the blanks around it trimmed. */
+static void trim(const char **p, size_t *n)
+{
+	while (*n && (**p == ' ' || **p == '\t'))
+		(*p)++, (*n)--;
+	while (*n && ((*p)[*n - 1] == ' ' || (*p)[*n - 1] == '\t'))
+		(*n)--;
+}
+
+/* A q-value ("1", "0.8", "0.125") in thousandths; -1 when it is none. */
+static int parse_q(const char *p, size_t n)
+{
+	int q = 0, scale = 1000;
+
+	trim(&p, &n);
+	if (!n || (*p != '0' && *p != '1'))
+		return -1;
+	q = (*p - '0') * 1000;
+	p++, n--;
+	if (n && *p == '.')
+		p++, n--;
+	for (; n && scale > 1; p++, n--) {
+		if (*p < '0' || *p > '9')
+			return -1;
+		scale /= 10;
+		q += (*p - '0') * scale;
+	}
+	return n || q > 1000 ? -1 : q;
+}
+
+/* Does parameter [p, p+n) ("key=value", blanks trimmed) have that key? Sets its value. */
+static bool param_is(const char *p, size_t n, const char *key, const char **v, size_t *vn)
+{
+	const char *eq = memchr(p, '=', n);
+
+	if (!eq || !token_is(p, (size_t)(eq - p), key))
+		return false;
+	*v = eq + 1;
+	*vn = n - (size_t)(eq + 1 - p);
+	trim(v, vn);
+	if (*vn >= 2 && **v == '"' && (*v)[*vn - 1] == '"')
+		(*v)++, *vn -= 2;
+	return true;
+}
+
+/*
+ * One media range [p, p+n) of an Accept header: its q in thousandths (-1
+ * when malformed) and whether its parameters rule out the protobuf format.
+ */
+static int media_range_q(const char *p, size_t n, bool *proto_params_ok)
+{
+	const char *semi = memchr(p, ';', n);
+	int q = 1000;
+
+	*proto_params_ok = true;
+	while (semi) {
+		const char *param = semi + 1, *v;
+		size_t pn, vn;
+
+		semi = memchr(param, ';', n - (size_t)(param - p));
+		pn = semi ? (size_t)(semi - param) : n - (size_t)(param - p);
+		if (param_is(param, pn, "q", &v, &vn))
+			q = parse_q(v, vn);
+		else if (param_is(param, pn, "proto", &v, &vn))
+			*proto_params_ok &= token_is(v, vn, "io.prometheus.client.MetricFamily");
+		else if (param_is(param, pn, "encoding", &v, &vn))
+			*proto_params_ok &= token_is(v, vn, "delimited");
+	}
+	return q;
+}
+
+enum http_format http_negotiate_format(const char *accept)
+{
+	int q_proto = 0, q_text = 0;
+
+	if (!accept)
+		return HTTP_FORMAT_TEXT;
+	while (*accept) {
+		const char *end = strchr(accept, ',');
+		size_t len = end ? (size_t)(end - accept) : strlen(accept);
+		const char *semi = memchr(accept, ';', len);
+		size_t type_len = semi ? (size_t)(semi - accept) : len;
+		bool params_ok;
+		int q = media_range_q(accept, len, &params_ok);
+
+		if (token_is(accept, type_len, "application/vnd.google.protobuf") && params_ok &&
+		    q > q_proto)
+			q_proto = q;
+		if ((token_is(accept, type_len, "text/plain") ||
+		     token_is(accept, type_len, "text/*") || token_is(accept, type_len, "*/*")) &&
+		    q > q_text)
+			q_text = q;
+		accept += len;
+		if (*accept == ',')
+			accept++;
+	}
+	return q_proto > 0 && q_proto >= q_text ? HTTP_FORMAT_PROTO : HTTP_FORMAT_TEXT;
+}
+
 /* Queues r with the headers of the web configuration (wc may be NULL), and drops r. */
 static enum MHD_Result queue(const struct webconfig *wc, struct MHD_Connection *c, unsigned status,
 			     struct MHD_Response *r)
@@ -313,9 +413,11 @@ static enum MHD_Result serve_metrics(struct http_server *srv, const struct webco
 {
 	const char *ae =
 		MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT_ENCODING);
+	const char *accept =
+		MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
 	struct snapshot *s = snapshot_slot_get(srv->slot);
 	struct MHD_Response *r;
-	const char *body = NULL;
+	const char *body = NULL, *type = CONTENT_TYPE_METRICS;
 	bool gz = false;
 	size_t len = 0;
 
@@ -323,20 +425,27 @@ static enum MHD_Result serve_metrics(struct http_server *srv, const struct webco
 		return queue_static(wc, c, MHD_HTTP_SERVICE_UNAVAILABLE,
 				    "no poll has completed yet\n", "text/plain; charset=utf-8",
 				    NULL);
-	if (http_accepts_gzip(ae)) {
-		body = snapshot_gzip(s, &len);
+	/* protobuf when asked for and this poll has it (encoded once per poll) */
+	if (http_negotiate_format(accept) == HTTP_FORMAT_PROTO && snapshot_proto(s, &len)) {
+		type = EXPO_PROTO_CONTENT_TYPE;
+		body = http_accepts_gzip(ae) ? snapshot_proto_gzip(s, &len) : NULL;
 		gz = body != NULL;
+		if (!gz)
+			body = snapshot_proto(s, &len);
+	} else {
+		body = http_accepts_gzip(ae) ? snapshot_gzip(s, &len) : NULL;
+		gz = body != NULL;
+		if (!gz)
+			body = snapshot_text(s, &len);
 	}
-	if (!gz)
-		body = snapshot_text(s, &len);
 	/* The response borrows the snapshot's buffer and drops its reference when done. */
 	r = MHD_create_response_from_buffer_with_free_callback_cls(len, (void *)body, unref_cb, s);
 	if (!r) {
 		snapshot_unref(s);
 		return MHD_NO;
 	}
-	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, CONTENT_TYPE_METRICS);
-	MHD_add_response_header(r, MHD_HTTP_HEADER_VARY, MHD_HTTP_HEADER_ACCEPT_ENCODING);
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+	MHD_add_response_header(r, MHD_HTTP_HEADER_VARY, "Accept, Accept-Encoding");
 	if (gz)
 		MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_ENCODING, "gzip");
 	return queue(wc, c, MHD_HTTP_OK, r);

@@ -133,4 +133,19 @@ enum http_route http_route(const char *method, const char *url, const char *tele
 /* True when an Accept-Encoding header value accepts gzip (q > 0). */
 bool http_accepts_gzip(const char *accept_encoding);
 
+/*
+ * The exposition format an Accept header value asks for: protobuf
+ * (expo_proto.h) when it names application/vnd.google.protobuf (with
+ * proto=io.prometheus.client.MetricFamily and encoding=delimited, where those
+ * parameters are given) at a q above 0 and at least that of the text format
+ * (text/plain, text/ * or * / *); text otherwise, NULL and garbage included.
+ * Prometheus with --enable-feature=native-histograms sends protobuf at q=0.8
+ * and text at q=0.2 or less.
+ */
+enum http_format {
+	HTTP_FORMAT_TEXT,
+	HTTP_FORMAT_PROTO,
+};
+enum http_format http_negotiate_format(const char *accept);
+
 #endif

@@ -20,14 +20,10 @@ struct arena_chunk {
 	max_align_t data[];
 };
 
-/* A histogram label set: bounds ascending, counts cumulative, both in the arena. */
-struct hist_sample {
-	const double *bounds;
-	const uint64_t *cum; /* cum[i]: observations <= bounds[i] */
-	size_t n_bounds;
-	uint64_t count; /* the +Inf bucket */
-	double sum;
-};
+/*
+ * A histogram label set is a struct metric_histogram_view (metrics.h): bounds
+ * ascending, counts cumulative, native buckets, all in the arena.
+ */
 
 /* What metric_sink_add_histogram() was given, validated, counts per bucket. */
 struct hist_in {
@@ -36,6 +32,7 @@ struct hist_in {
 	size_t n_bounds;
 	uint64_t count;
 	double sum;
+	const struct histogram *native; /* NULL: classic only */
 };
 
 struct sample {
@@ -47,7 +44,7 @@ struct sample {
 	union {
 		uint64_t u;
 		double d;
-		const struct hist_sample *h; /* family of type METRIC_HISTOGRAM */
+		const struct metric_histogram_view *h; /* family of type METRIC_HISTOGRAM */
 	} v;
 };
 
@@ -57,6 +54,7 @@ struct family {
 	enum metric_type type;
 	uint64_t hash;
 	struct sample *head, *tail;
+	size_t n_samples;
 };
 
 struct metric_sink {
@@ -378,6 +376,7 @@ static int get_family(struct metric_sink *s, const char *name, const char *help,
 	f->type = type;
 	f->hash = h;
 	f->head = f->tail = NULL;
+	f->n_samples = 0;
 	for (i = h & (s->fam_cap - 1); s->fam_index[i]; i = (i + 1) & (s->fam_cap - 1))
 		;
 	s->fam_index[i] = f;
@@ -410,23 +409,50 @@ static int render_labels(struct buf *b, const struct metric_label *labels, size_
 	return buf_failed(b) ? -ENOMEM : 0;
 }
 
+/* Keeps the populated index range of the native buckets, trimmed of empty ends. */
+static int copy_native(struct metric_sink *s, struct metric_histogram_view *h,
+		       const struct histogram *src)
+{
+	size_t lo = 0, hi = HISTOGRAM_NATIVE_N_BUCKETS;
+	uint64_t *b;
+
+	while (lo < hi && !src->native[lo])
+		lo++;
+	while (hi > lo && !src->native[hi - 1])
+		hi--;
+	h->native = true;
+	h->schema = HISTOGRAM_NATIVE_SCHEMA;
+	h->zero_threshold = HISTOGRAM_NATIVE_ZERO_THRESHOLD;
+	h->zero_count = src->zero_count;
+	h->first_index = (int32_t)lo + HISTOGRAM_NATIVE_MIN_INDEX;
+	h->n_buckets = hi - lo;
+	if (!h->n_buckets)
+		return 0;
+	b = arena_alloc(s, h->n_buckets * sizeof(*b));
+	if (!b)
+		return -ENOMEM;
+	memcpy(b, src->native + lo, h->n_buckets * sizeof(*b));
+	h->buckets = b;
+	return 0;
+}
+
 /*
  * Copies a validated histogram into the arena. Label sets of one family
  * usually share one layout, so the bounds of the previous label set are
  * reused when they are the same.
  */
-static const struct hist_sample *copy_hist(struct metric_sink *s, const struct family *f,
-					   const struct hist_in *in)
+static const struct metric_histogram_view *copy_hist(struct metric_sink *s, const struct family *f,
+						     const struct hist_in *in)
 {
-	const struct hist_sample *prev = f->tail ? f->tail->v.h : NULL;
+	const struct metric_histogram_view *prev = f->tail ? f->tail->v.h : NULL;
 	size_t n = in->n_bounds;
-	struct hist_sample *h;
+	struct metric_histogram_view *h;
 	uint64_t *cum = NULL, acc = 0;
 
 	h = arena_alloc(s, sizeof(*h));
 	if (!h)
 		return NULL;
-	h->bounds = NULL;
+	memset(h, 0, sizeof(*h));
 	if (n && prev && prev->n_bounds == n &&
 	    memcmp(prev->bounds, in->bounds, n * sizeof(*in->bounds)) == 0) {
 		h->bounds = prev->bounds;
@@ -449,6 +475,11 @@ static const struct hist_sample *copy_hist(struct metric_sink *s, const struct f
 	h->n_bounds = n;
 	h->count = in->count;
 	h->sum = in->sum;
+	h->native = false;
+	h->n_buckets = 0;
+	h->buckets = NULL;
+	if (in->native && copy_native(s, h, in->native) < 0)
+		return NULL;
 	return h;
 }
 
@@ -516,6 +547,7 @@ static int add_sample(struct metric_sink *s, const char *family, const char *hel
 	else
 		f->head = smp;
 	f->tail = smp;
+	f->n_samples++;
 	return 0;
 err:
 	s->errors++;
@@ -604,8 +636,21 @@ int metric_sink_add_histogram_from(struct metric_sink *s, const char *family, co
 				   const struct histogram *h)
 {
 	/* counts[n_bounds], the +Inf bucket, is implied by count */
-	return metric_sink_add_histogram(s, family, help, labels, n_labels, h->bounds, h->n_bounds,
-					 h->counts, h->count, h->sum);
+	const struct hist_in in = {
+		.bounds = h->bounds,
+		.counts = h->counts,
+		.n_bounds = h->n_bounds,
+		.count = h->count,
+		.sum = h->sum,
+		.native = h->native ? h : NULL,
+	};
+	int r = hist_valid(labels, n_labels, &in);
+
+	if (r < 0) {
+		s->errors++;
+		return r;
+	}
+	return add_sample(s, family, help, METRIC_HISTOGRAM, labels, n_labels, false, 0, 0, &in);
 }
 
 static int cmp_family(const void *a, const void *b)
@@ -631,7 +676,7 @@ static void put_bucket(struct buf *out, const char *name, const char *labels, si
 
 static void render_histogram(struct buf *out, const char *name, const struct sample *smp)
 {
-	const struct hist_sample *h = smp->v.h;
+	const struct metric_histogram_view *h = smp->v.h;
 	size_t labels_len = strlen(smp->labels);
 
 	/*
@@ -688,4 +733,113 @@ int metric_sink_render(const struct metric_sink *s, struct buf *out)
 	}
 	free(sorted);
 	return buf_failed(out) ? -ENOMEM : 0;
+}
+
+static void view_sample(const struct family *f, const struct sample *smp,
+			struct metric_sample_view *v)
+{
+	v->labels = smp->labels;
+	v->is_u64 = smp->is_u64;
+	v->u = 0;
+	v->d = 0;
+	v->h = NULL;
+	if (f->type == METRIC_HISTOGRAM)
+		v->h = smp->v.h;
+	else if (smp->is_u64)
+		v->u = smp->v.u;
+	else
+		v->d = smp->v.d;
+}
+
+int metric_sink_visit(const struct metric_sink *s, metric_family_fn fn, void *ctx)
+{
+	struct metric_sample_view *views = NULL;
+	struct family **sorted;
+	size_t cap = 0;
+	int r = 0;
+
+	if (!s->fam_len)
+		return 0;
+	sorted = malloc(s->fam_len * sizeof(*sorted));
+	if (!sorted)
+		return -ENOMEM;
+	memcpy(sorted, s->fams, s->fam_len * sizeof(*sorted));
+	qsort(sorted, s->fam_len, sizeof(*sorted), cmp_family);
+	for (size_t i = 0; i < s->fam_len && r >= 0; i++) {
+		const struct family *f = sorted[i];
+		struct metric_family_view fv = {f->name, f->help, f->type, f->n_samples};
+		size_t k = 0;
+
+		if (!f->head)
+			continue;
+		if (f->n_samples > cap) {
+			struct metric_sample_view *n = realloc(views, f->n_samples * sizeof(*n));
+
+			if (!n) {
+				r = -ENOMEM;
+				break;
+			}
+			views = n;
+			cap = f->n_samples;
+		}
+		for (const struct sample *smp = f->head; smp; smp = smp->next)
+			view_sample(f, smp, &views[k++]);
+		r = fn(ctx, &fv, views);
+	}
+	free(views);
+	free(sorted);
+	return r < 0 ? r : 0;
+}
+
+/* Reads a quoted, escaped value at *p (just after the opening quote) into value. */
+static int read_label_value(const char **p, struct buf *value)
+{
+	const char *c = *p;
+
+	for (; *c && *c != '"'; c++) {
+		if (*c != '\\') {
+			buf_putc(value, *c);
+			continue;
+		}
+		c++;
+		if (*c == 'n')
+			buf_putc(value, '\n');
+		else if (*c == '\\' || *c == '"')
+			buf_putc(value, *c);
+		else
+			return -EINVAL;
+	}
+	if (*c != '"')
+		return -EINVAL;
+	*p = c + 1;
+	return 0;
+}
+
+int metric_labels_next(const char **cursor, struct buf *name, struct buf *value)
+{
+	const char *p = *cursor, *eq;
+
+	buf_reset(name);
+	buf_reset(value);
+	if (!*p || (p[0] == '}' && !p[1]))
+		return 0;
+	if (*p != '{' && *p != ',')
+		return -EINVAL;
+	p++;
+	eq = strchr(p, '=');
+	if (!eq || eq[1] != '"' || eq == p)
+		return -EINVAL;
+	buf_append(name, p, (size_t)(eq - p));
+	p = eq + 2;
+	if (read_label_value(&p, value) < 0)
+		return -EINVAL;
+	if (*p != ',' && *p != '}')
+		return -EINVAL;
+	/* "" for an empty value: data is NULL until the first append */
+	buf_puts(name, "");
+	buf_puts(value, "");
+	if (buf_failed(name) || buf_failed(value))
+		return -ENOMEM;
+	*cursor = p;
+	return 1;
 }

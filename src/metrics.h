@@ -87,7 +87,11 @@ int metric_sink_add_histogram(struct metric_sink *s, const char *family, const c
 			      const double *upper_bounds, size_t n_bounds,
 			      const uint64_t *bucket_counts, uint64_t count, double sum);
 
-/* The same for an accumulator (histogram.h): its bounds, counts, count and sum. */
+/*
+ * The same for an accumulator (histogram.h): its bounds, counts, count and
+ * sum, and its native buckets (schema, zero threshold and count, the counts
+ * of the populated index range), which only the protobuf exposition carries.
+ */
 struct histogram;
 int metric_sink_add_histogram_from(struct metric_sink *s, const char *family, const char *help,
 				   const struct metric_label *labels, size_t n_labels,
@@ -108,6 +112,60 @@ size_t metric_sink_samples(const struct metric_sink *s);
 
 /* Appends the exposition text of every family to out. 0 or -ENOMEM. */
 int metric_sink_render(const struct metric_sink *s, struct buf *out);
+
+/*
+ * Read access for other exposition writers (expo_proto.c): the families in the
+ * order metric_sink_render() writes them, each with its samples in insertion
+ * order. Everything points into the sink and lives as long as it.
+ */
+struct metric_histogram_view {
+	const double *bounds;
+	const uint64_t *cum; /* cum[i]: observations <= bounds[i] */
+	size_t n_bounds;
+	uint64_t count; /* the +Inf bucket */
+	double sum;
+	/* native buckets, only from metric_sink_add_histogram_from() */
+	bool native;
+	int32_t schema;
+	double zero_threshold;
+	uint64_t zero_count;
+	int32_t first_index;	 /* index of buckets[0] */
+	const uint64_t *buckets; /* n_buckets absolute counts, index first_index.. */
+	size_t n_buckets;	 /* 0 when every observation is in the zero bucket */
+};
+
+struct metric_sample_view {
+	const char *labels; /* as rendered: "" or {a="b",...}, see metric_labels_next() */
+	bool is_u64;
+	uint64_t u;
+	double d;
+	const struct metric_histogram_view *h; /* METRIC_HISTOGRAM only */
+};
+
+struct metric_family_view {
+	const char *name;
+	const char *help; /* unescaped */
+	enum metric_type type;
+	size_t n_samples;
+};
+
+/*
+ * Calls fn once per family that has samples (sorted by name, as rendered),
+ * with its samples; stops at and returns the first negative return of fn.
+ * 0, -ENOMEM, or fn's error.
+ */
+typedef int (*metric_family_fn)(void *ctx, const struct metric_family_view *f,
+				const struct metric_sample_view *samples);
+int metric_sink_visit(const struct metric_sink *s, metric_family_fn fn, void *ctx);
+
+/*
+ * Reads the next label pair of a rendered label set ("" or {a="b",...}, as
+ * metric_sample_view.labels holds it) from *cursor into name and value
+ * (unescaped; both reset first, NUL-terminated) and advances *cursor.
+ * 1 with a pair, 0 at the end, -EINVAL for text the sink did not write,
+ * -ENOMEM.
+ */
+int metric_labels_next(const char **cursor, struct buf *name, struct buf *value);
 
 /* Validation and formatting helpers, exposed for tests and other writers. */
 /* 4 of a probe series (device, port, target, reason) + 32 from a file_sd group,

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "expo_proto.h"
 #include "log.h"
 #include "sdnotify.h"
 #include "selfstats.h"
@@ -184,6 +185,27 @@ static void notify_poll_status(struct poller *p, double started)
 		      (clock_wall_s() - started) * 1000.0, p->poll_failed, enabled);
 }
 
+/*
+ * The protobuf exposition of the same sink, built here once per poll like the
+ * gzip copy; without it (no memory) every scraper gets the text.
+ */
+static void add_proto(struct snapshot *snap, const struct metric_sink *sink)
+{
+	struct buf pb = BUF_INIT;
+	size_t len;
+	char *bytes;
+	int r = expo_proto_render(sink, &pb);
+
+	if (r < 0) {
+		log_warn("cannot encode the protobuf exposition; serving text only", "err=%s",
+			 strerror(-r));
+		buf_free(&pb);
+		return;
+	}
+	bytes = buf_steal(&pb, &len);
+	snapshot_set_proto(snap, bytes, len);
+}
+
 int poller_poll_once(struct poller *p)
 {
 	struct metric_sink *sink = metric_sink_new();
@@ -215,12 +237,15 @@ int poller_poll_once(struct poller *p)
 		buf_free(&out);
 		return -ENOMEM;
 	}
-	metric_sink_free(sink);
 	p->last_size = out.len;
 	text = buf_steal(&out, &len);
 	snap = snapshot_new(text, len);
-	if (!snap)
+	if (!snap) {
+		metric_sink_free(sink);
 		return -ENOMEM;
+	}
+	add_proto(snap, sink);
+	metric_sink_free(sink);
 	/* Compressed here, once per poll, never on the HTTP thread; without
 	 * memory for it gzip clients get the plain text of this poll. */
 	if (snapshot_compress(snap) < 0)

@@ -13,6 +13,10 @@ struct snapshot {
 	size_t len;
 	char *gz; /* NULL: not compressed */
 	size_t gz_len;
+	char *pb; /* NULL: no protobuf exposition */
+	size_t pb_len;
+	char *pb_gz;
+	size_t pb_gz_len;
 	uint64_t created_ms;
 };
 
@@ -57,6 +61,8 @@ void snapshot_unref(struct snapshot *s)
 		return;
 	free(s->text);
 	free(s->gz);
+	free(s->pb);
+	free(s->pb_gz);
 	free(s);
 }
 
@@ -100,7 +106,30 @@ int snapshot_compress(struct snapshot *s)
 {
 	free(s->gz);
 	s->gz = gzip_compress(s->text, s->len, &s->gz_len);
-	return s->gz ? 0 : -ENOMEM;
+	free(s->pb_gz);
+	s->pb_gz = s->pb ? gzip_compress(s->pb, s->pb_len, &s->pb_gz_len) : NULL;
+	return s->gz && (s->pb_gz || !s->pb) ? 0 : -ENOMEM;
+}
+
+void snapshot_set_proto(struct snapshot *s, char *bytes, size_t len)
+{
+	free(s->pb);
+	free(s->pb_gz);
+	s->pb_gz = NULL;
+	s->pb = bytes;
+	s->pb_len = bytes ? len : 0;
+}
+
+const char *snapshot_proto(const struct snapshot *s, size_t *len)
+{
+	*len = s->pb_len;
+	return s->pb;
+}
+
+const char *snapshot_proto_gzip(const struct snapshot *s, size_t *len)
+{
+	*len = s->pb_gz ? s->pb_gz_len : 0;
+	return s->pb_gz;
 }
 
 const char *snapshot_gzip(const struct snapshot *s, size_t *len)

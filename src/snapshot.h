@@ -26,9 +26,20 @@ const char *snapshot_text(const struct snapshot *s, size_t *len);
 /* Milliseconds since the snapshot was made (CLOCK_MONOTONIC). */
 uint64_t snapshot_age_ms(const struct snapshot *s);
 /*
- * Adds the gzip encoding of the text. Only before the snapshot is shared
- * (published or referenced elsewhere): it is immutable from then on.
- * 0 or -ENOMEM (the snapshot stays valid, without gzip).
+ * Adds the protobuf exposition of the same poll (expo_proto.h), taking
+ * ownership of bytes (malloc'ed; NULL with len 0 clears it). Only before the
+ * snapshot is shared, like snapshot_compress(), which then compresses it too.
+ */
+void snapshot_set_proto(struct snapshot *s, char *bytes, size_t len);
+/* The protobuf exposition, or NULL when there is none (len 0). */
+const char *snapshot_proto(const struct snapshot *s, size_t *len);
+/* Its gzip encoding, or NULL when snapshot_compress() did not make one. */
+const char *snapshot_proto_gzip(const struct snapshot *s, size_t *len);
+
+/*
+ * Adds the gzip encoding of the text (and of the protobuf exposition). Only before the snapshot is
+ * shared (published or referenced elsewhere): it is immutable from then on. 0 or -ENOMEM (the
+ * snapshot stays valid, without gzip where it failed).
  */
 int snapshot_compress(struct snapshot *s);
 /* The gzip encoding, or NULL when snapshot_compress() was not run or failed. */

@@ -62,6 +62,55 @@ static void test_gzip_negotiation(void **state)
 	assert_false(http_accepts_gzip("*, gzip;q=0"));
 }
 
+#define PROM_PROTO "application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily"
+
+static void test_format_negotiation(void **state)
+{
+	/* what Prometheus 2.42 sends with --enable-feature=native-histograms */
+	assert_int_equal(http_negotiate_format(PROM_PROTO
+					       ";encoding=delimited;q=0.8,"
+					       "application/openmetrics-text;version=1.0.0;"
+					       "q=0.5,text/plain;version=0.0.4;q=0.2,*/*;q=0.1"),
+			 HTTP_FORMAT_PROTO);
+	/* and without it */
+	assert_int_equal(http_negotiate_format("application/openmetrics-text;version=1.0.0,"
+					       "application/openmetrics-text;version=0.0.1;q=0.75,"
+					       "text/plain;version=0.0.4;q=0.5,*/*;q=0.1"),
+			 HTTP_FORMAT_TEXT);
+	assert_int_equal(http_negotiate_format(NULL), HTTP_FORMAT_TEXT);
+	assert_int_equal(http_negotiate_format(""), HTTP_FORMAT_TEXT);
+	assert_int_equal(http_negotiate_format("*/*"), HTTP_FORMAT_TEXT);
+	assert_int_equal(http_negotiate_format("text/plain"), HTTP_FORMAT_TEXT);
+	/* the header curl's users write, blanks and quotes and case as they come */
+	assert_int_equal(http_negotiate_format("application/vnd.google.protobuf; "
+					       "proto=io.prometheus.client.MetricFamily; "
+					       "encoding=delimited"),
+			 HTTP_FORMAT_PROTO);
+	assert_int_equal(http_negotiate_format(" Application/Vnd.Google.Protobuf ; "
+					       "proto=\"io.prometheus.client.MetricFamily\""),
+			 HTTP_FORMAT_PROTO);
+	assert_int_equal(http_negotiate_format("application/vnd.google.protobuf"),
+			 HTTP_FORMAT_PROTO);
+	/* text preferred, q=0, other messages or encodings, bad q */
+	assert_int_equal(http_negotiate_format(PROM_PROTO ";q=0.5,text/plain;q=0.6"),
+			 HTTP_FORMAT_TEXT);
+	assert_int_equal(http_negotiate_format(PROM_PROTO ";q=0.5,*/*"), HTTP_FORMAT_TEXT);
+	assert_int_equal(http_negotiate_format(PROM_PROTO ";q=0.5,text/*;q=0.5"),
+			 HTTP_FORMAT_PROTO);
+	assert_int_equal(http_negotiate_format(PROM_PROTO ";q=0"), HTTP_FORMAT_TEXT);
+	assert_int_equal(http_negotiate_format(PROM_PROTO ";q=0.000"), HTTP_FORMAT_TEXT);
+	assert_int_equal(http_negotiate_format(PROM_PROTO ";q=2"), HTTP_FORMAT_TEXT);
+	assert_int_equal(http_negotiate_format(PROM_PROTO ";q=x"), HTTP_FORMAT_TEXT);
+	assert_int_equal(http_negotiate_format(PROM_PROTO ";q=0.0001"), HTTP_FORMAT_TEXT);
+	assert_int_equal(http_negotiate_format(PROM_PROTO ";q=0.001"), HTTP_FORMAT_PROTO);
+	assert_int_equal(http_negotiate_format(PROM_PROTO ";encoding=text"), HTTP_FORMAT_TEXT);
+	assert_int_equal(http_negotiate_format("application/vnd.google.protobuf;proto=other"),
+			 HTTP_FORMAT_TEXT);
+	assert_int_equal(http_negotiate_format("application/vnd.google.protobufx"),
+			 HTTP_FORMAT_TEXT);
+	assert_int_equal(http_negotiate_format(";;,,=;q=,"), HTTP_FORMAT_TEXT);
+}
+
 static void test_connection_cap(void **state)
 {
 	/* half of what the reserve of 64 leaves */
@@ -361,11 +410,17 @@ static void test_admit(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_routes),		 cmocka_unit_test(test_gzip_negotiation),
-		cmocka_unit_test(test_connection_cap),	 cmocka_unit_test(test_keep_alive),
-		cmocka_unit_test(test_request_deadline), cmocka_unit_test(test_per_client_limit),
-		cmocka_unit_test(test_global_limit),	 cmocka_unit_test(test_admit),
-		cmocka_unit_test(test_framing_problem),	 cmocka_unit_test(test_ambiguous_framing),
+		cmocka_unit_test(test_routes),
+		cmocka_unit_test(test_gzip_negotiation),
+		cmocka_unit_test(test_format_negotiation),
+		cmocka_unit_test(test_connection_cap),
+		cmocka_unit_test(test_keep_alive),
+		cmocka_unit_test(test_request_deadline),
+		cmocka_unit_test(test_per_client_limit),
+		cmocka_unit_test(test_global_limit),
+		cmocka_unit_test(test_admit),
+		cmocka_unit_test(test_framing_problem),
+		cmocka_unit_test(test_ambiguous_framing),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

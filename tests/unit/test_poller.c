@@ -2,7 +2,9 @@
 /*
  * The poller's bounded stop: a collector stuck in a read (a FIFO, a hung
  * driver) must not make shutdown wait forever. Its watchdog pings: sent
- * while it waits whatever the interval, never while a poll is stuck.
+ * while it waits whatever the interval, never while a poll is stuck. And what
+ * one poll publishes: the text, the protobuf exposition with every family of
+ * the text, and the gzip copy of each.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -16,13 +18,16 @@
 
 #include <cmocka.h>
 
+#include "histogram.h"
 #include "log.h"
+#include "metrics.pb-c.h"
 #include "poller.h"
 
 /* The fake collector blocks in collect() until a byte arrives on release[0]. */
 static int release[2] = {-1, -1};
 static int entered[2] = {-1, -1};
 static bool block_in_collect;
+static bool add_histogram;
 
 static int fake_init(const struct collector_ctx *ctx, void **state)
 {
@@ -36,8 +41,18 @@ static int fake_collect(void *state, struct metric_sink *sink, struct collector_
 	char c = 1;
 
 	(void)state;
-	(void)sink;
 	(void)stats;
+	if (add_histogram) {
+		struct histogram h;
+
+		assert_int_equal(histogram_init(&h, histogram_rtt_bounds, HISTOGRAM_RTT_N_BOUNDS),
+				 0);
+		histogram_observe(&h, 3e-6);
+		assert_int_equal(metric_sink_add_histogram_from(sink, "rdma_probe_rtt_seconds",
+								"RTT.", METRIC_NO_LABELS, &h),
+				 0);
+		histogram_free(&h);
+	}
 	if (block_in_collect) {
 		assert_int_equal(write(entered[1], &c, 1), 1);
 		/* blocks like a read of a FIFO without a writer */
@@ -228,6 +243,83 @@ static void test_watchdog_starved_by_stuck_poll(void **state)
 	snapshot_slot_destroy(&slot);
 }
 
+/* The names of the delimited MetricFamily messages, one a line, into names. */
+static void proto_names(const uint8_t *p, size_t len, char *names, size_t cap)
+{
+	const uint8_t *end = p + len;
+
+	names[0] = '\0';
+	while (p < end) {
+		Io__Prometheus__Client__MetricFamily *f;
+		uint64_t n = 0;
+		unsigned shift = 0;
+
+		do {
+			assert_true(p < end && shift < 64);
+			n |= (uint64_t)(*p & 0x7f) << shift;
+			shift += 7;
+		} while (*p++ & 0x80);
+		assert_true(n <= (uint64_t)(end - p));
+		f = io__prometheus__client__metric_family__unpack(NULL, n, p);
+		assert_non_null(f);
+		assert_true(strlen(names) + strlen(f->name) + 2 < cap);
+		strcat(names, f->name);
+		strcat(names, "\n");
+		io__prometheus__client__metric_family__free_unpacked(f, NULL);
+		p += n;
+	}
+}
+
+/* One poll publishes the text, the protobuf with the same families, and both gzipped. */
+static void test_poll_publishes_proto(void **state)
+{
+	const struct poller_config pc = {
+		.collectors = table,
+		.n_collectors = 1,
+		.enabled = enabled,
+		.ctx = {.sysfs_fd = -1},
+		.interval_ms = 10,
+		.proc_root = "/proc",
+	};
+	static char want[16384], got[16384];
+	struct snapshot_slot slot;
+	struct snapshot *snap;
+	struct poller *p;
+	const char *text, *pb;
+	size_t len, pb_len;
+
+	(void)state;
+	block_in_collect = false;
+	add_histogram = true;
+	snapshot_slot_init(&slot);
+	p = poller_new(&pc, &slot);
+	assert_non_null(p);
+	assert_int_equal(poller_poll_once(p), 0);
+	snap = snapshot_slot_get(&slot);
+	assert_non_null(snap);
+	text = snapshot_text(snap, &len);
+	want[0] = '\0';
+	for (const char *l = text; (l = strstr(l, "# TYPE ")); l++) {
+		size_t n = strcspn(l + 7, " ");
+
+		assert_true(strlen(want) + n + 2 < sizeof(want));
+		strncat(want, l + 7, n);
+		strcat(want, "\n");
+	}
+	pb = snapshot_proto(snap, &pb_len);
+	assert_non_null(pb);
+	proto_names((const uint8_t *)pb, pb_len, got, sizeof(got));
+	assert_string_equal(got, want);
+	assert_non_null(strstr(got, "rdma_probe_rtt_seconds\n"));
+	assert_non_null(strstr(got, "rdma_exporter_collector_success\n"));
+	assert_non_null(snapshot_gzip(snap, &len));
+	assert_non_null(snapshot_proto_gzip(snap, &len));
+	snapshot_unref(snap);
+	add_histogram = false;
+	assert_int_equal(poller_free(p), 0);
+	snapshot_slot_destroy(&slot);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -235,6 +327,7 @@ int main(void)
 		cmocka_unit_test(test_stop_stuck_collector_bounded),
 		cmocka_unit_test(test_watchdog_pinged_between_polls),
 		cmocka_unit_test(test_watchdog_starved_by_stuck_poll),
+		cmocka_unit_test(test_poll_publishes_proto),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -57,6 +57,36 @@ static void test_gzip_roundtrip(void **state)
 	snapshot_unref(s);
 }
 
+/* The protobuf copy: owned, served as is, compressed once with the text. */
+static void test_proto_copy(void **state)
+{
+	const char pb[] = "\x03\x0a\x01\x61";
+	struct snapshot *s = snapshot_new(strdup("a 1\n"), 4);
+	size_t len, gzlen;
+	const char *gz;
+	char *back;
+
+	assert_null(snapshot_proto(s, &len));
+	assert_int_equal(len, 0);
+	snapshot_set_proto(s, memcpy(malloc(4), pb, 4), 4);
+	assert_memory_equal(snapshot_proto(s, &len), pb, 4);
+	assert_int_equal(len, 4);
+	assert_null(snapshot_proto_gzip(s, &gzlen));
+	assert_int_equal(snapshot_compress(s), 0);
+	gz = snapshot_proto_gzip(s, &gzlen);
+	assert_non_null(gz);
+	assert_ptr_equal(snapshot_proto_gzip(s, &len), gz);
+	back = gunzip(gz, gzlen, &len);
+	assert_int_equal(len, 4);
+	assert_memory_equal(back, pb, 4);
+	free(back);
+	/* replacing drops the old copy and its gzip */
+	snapshot_set_proto(s, NULL, 0);
+	assert_null(snapshot_proto(s, &len));
+	assert_null(snapshot_proto_gzip(s, &len));
+	snapshot_unref(s);
+}
+
 static void test_slot(void **state)
 {
 	struct snapshot_slot slot;
@@ -167,6 +197,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_gzip_roundtrip),
 		cmocka_unit_test(test_slot),
+		cmocka_unit_test(test_proto_copy),
 		cmocka_unit_test(test_empty_gzip),
 		cmocka_unit_test(test_gzip_big),
 		cmocka_unit_test(test_refcount_outlives_publish),

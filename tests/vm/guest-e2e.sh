@@ -21,6 +21,7 @@
 #   rdma-res-cq-idle.json    `rdma -j res show cq` after the traffic
 #   rdma-statistic.json      `rdma -j statistic show` after the traffic
 #   (these rdma-*.json files are regression fixtures for the netlink collector)
+#   protobuf-scrape.bin      one /metrics scrape in the protobuf exposition (native histograms)
 set -u
 
 DEV=rxe0
@@ -227,6 +228,60 @@ rcvd=$(value "$(counter_metric rcvd_pkts)" "$(counter_labels rcvd_pkts)")
 sent=$(value "$(counter_metric sent_pkts)" "$(counter_labels sent_pkts)")
 if num_gt "$rcvd" 0 || num_gt "$sent" 0; then ok "traffic is visible: rcvd_pkts=$rcvd sent_pkts=$sent"
 else notok "traffic is visible: rcvd_pkts='$rcvd' sent_pkts='$sent' (want one > 0)"; fi
+
+# Native histograms: one scrape in the protobuf exposition, as Prometheus with
+# --enable-feature=native-histograms asks for it, saved as protobuf-scrape.bin (on the
+# host, one message split off its varint length prefix decodes with `protoc-c
+# --decode=io.prometheus.client.MetricFamily -Isrc/proto src/proto/metrics.proto`). Checked here: the Content-Type, and that the body is a
+# sequence of length-delimited messages that starts with a name (field 1) and covers the
+# body exactly, one per family of a text scrape taken next to it, the probe's histogram
+# among them.
+PROTO_CT='application/vnd.google.protobuf; proto=io.prometheus.client.MetricFamily; encoding=delimited'
+scrape_proto() {        # scrape_proto BODY HEADERS: GET /metrics with the protobuf Accept
+    local hp=${LISTEN} hlen
+    {
+        exec 3<>"/dev/tcp/${hp%:*}/${hp#*:}" || return 1
+        printf 'GET /metrics HTTP/1.0\r\nHost: %s\r\nAccept: %s\r\nConnection: close\r\n\r\n' \
+            "$hp" "$PROTO_CT" >&3
+        timeout 10 cat <&3 > /tmp/proto.raw
+        exec 3<&-
+    } 2>/dev/null || return 1
+    hlen=$(LC_ALL=C awk '{ n += length($0) + 1 } /^\r?$/ { print n; exit }' /tmp/proto.raw)
+    [ -n "$hlen" ] || return 1
+    head -c "$hlen" /tmp/proto.raw > "$2"
+    tail -c +$((hlen + 1)) /tmp/proto.raw > "$1"
+    head -1 "$2" | grep -q ' 200 '
+}
+# delimited_frames FILE: the number of messages, or "bad" when the frames do not cover
+# the file exactly or a message does not start with field 1 (name, tag 0x0a)
+delimited_frames() {
+    od -An -v -tu1 "$1" | awk '
+    { for (i = 1; i <= NF; i++) b[n++] = $i }
+    END {
+        p = 0; frames = 0
+        while (p < n) {
+            len = 0; mul = 1
+            do { c = b[p++]; len += (c % 128) * mul; mul *= 128 } while (c >= 128 && p < n)
+            if (len == 0 || p + len > n || b[p] != 10) { print "bad"; exit }
+            p += len; frames++
+        }
+        print frames
+    }'
+}
+for try in 1 2 3; do
+    scrape_proto "$OUT/protobuf-scrape.bin" /tmp/proto.headers || continue
+    scrape /tmp/proto-text.txt || continue
+    frames=$(delimited_frames "$OUT/protobuf-scrape.bin")
+    types=$(grep -c '^# TYPE ' /tmp/proto-text.txt)
+    [ "$frames" = "$types" ] && break
+    note "protobuf scrape: $frames messages against $types text families; again ($try)"
+done
+ctype=$(tr -d '\r' < /tmp/proto.headers | sed -n 's/^[Cc]ontent-[Tt]ype: //p')
+check "protobuf scrape: Content-Type $ctype" test "$ctype" = "$PROTO_CT"
+check "protobuf scrape: $(wc -c < "$OUT/protobuf-scrape.bin") bytes" test -s "$OUT/protobuf-scrape.bin"
+check "protobuf scrape: $frames delimited MetricFamily messages, one per text family ($types)" \
+    test "$frames" = "$types"
+check "protobuf scrape: carries rdma_probe_rtt_seconds" grep -aq rdma_probe_rtt_seconds "$OUT/protobuf-scrape.bin"
 
 ############################################################################
 # 5. netlink collector: resources against `rdma res show` at the same moment,
