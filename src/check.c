@@ -212,13 +212,42 @@ static int eval_expected(const struct check_config *c, const struct check_table 
 			continue;
 		}
 		snprintf(obj, sizeof(obj), "%s/%u", x->device, x->port);
-		if (check_table_find(t, "rdma_device_info",
-				     &(struct metric_label){"device", x->device}, 1))
+		value_of(t, "rdma_port_info", x->device, port, &found);
+		if (found)
+			r = add_result(out, CHECK_UNKNOWN, "ports", obj,
+				       "the port state cannot be read (see the log)");
+		else if (check_table_find(t, "rdma_device_info",
+					  &(struct metric_label){"device", x->device}, 1))
 			r = add_result(out, CHECK_FAIL, "ports", obj, "port %u not found on %s",
 				       x->port, x->device);
 		else
 			r = add_result(out, CHECK_FAIL, "ports", obj, "device %s not found",
 				       x->device);
+	}
+	return r;
+}
+
+/* Ports the sysfs collector saw (rdma_port_info) without a readable state. */
+static int eval_stateless(const struct check_table *t, struct check_results *out, unsigned *total)
+{
+	size_t n, i = check_table_family(t, "rdma_port_info", &n);
+	int r = 0;
+
+	for (; n > 0 && r == 0; i++, n--) {
+		const char *dev = check_sample_label(&t->v[i], "device");
+		const char *port = check_sample_label(&t->v[i], "port");
+		char obj[128];
+		bool found;
+
+		if (!dev || !port)
+			continue;
+		value_of(t, "rdma_port_state", dev, port, &found);
+		if (found)
+			continue;
+		(*total)++;
+		snprintf(obj, sizeof(obj), "%s/%s", dev, port);
+		r = add_result(out, CHECK_UNKNOWN, "ports", obj,
+			       "the port state cannot be read (see the log)");
 	}
 	return r;
 }
@@ -249,12 +278,14 @@ static int eval_ports(const struct check_config *c, const struct check_table *t,
 			}
 		}
 		total = (unsigned)n;
+		if (r == 0)
+			r = eval_stateless(t, out, &total);
 	}
 	if (r == 0 && c->ports_min > 0)
 		r = add_result(out, healthy >= c->ports_min ? CHECK_OK : CHECK_FAIL, "ports",
 			       "node", "%u of %u ports healthy, want at least %u", healthy, total,
 			       c->ports_min);
-	else if (r == 0 && !c->expect && n == 0)
+	else if (r == 0 && !c->expect && total == 0)
 		r = add_result(out, CHECK_UNKNOWN, "ports", "node",
 			       "no RDMA ports found (no RDMA device, or --path.sysfs is wrong)");
 	return r;

@@ -100,8 +100,8 @@ static int add_label(struct check_sample *s, char *name, char *value)
 {
 	struct metric_label *l;
 
-	if (s->n_labels >= METRIC_MAX_LABELS)
-		return -EINVAL;
+	if (s->n_labels >= METRIC_MAX_LABELS || check_sample_label(s, name))
+		return -EINVAL; /* a label twice: Prometheus rejects it too */
 	l = realloc(s->labels, (s->n_labels + 1) * sizeof(*l));
 	if (!l)
 		return -ENOMEM;

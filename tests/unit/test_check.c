@@ -62,6 +62,7 @@ static void test_table_reject(void **state)
 		"a{b=\"c\"}1\n",
 		"ok 1\nbad\n",
 		"a{b=\"c\"\"} 1\n",
+		"a{b=\"1\",b=\"2\"} 1\n",
 	};
 	struct check_table t;
 	size_t bad;
@@ -384,6 +385,15 @@ static void test_eval_cannot_tell(void **state)
 	check_config_defaults(&e.cfg);
 	assert_int_equal(run(&e, SUCCESS("sysfs", 1), SUCCESS("sysfs", 1)), CHECK_UNKNOWN);
 	has_line(&e, "UNKNOWN ports node: no RDMA ports found");
+	done(&e);
+
+	e = (struct eval){0};
+	check_config_defaults(&e.cfg);
+	assert_int_equal(run(&e, SUCCESS("sysfs", 1) PORT("info", "bad0", "1", 1),
+			     SUCCESS("sysfs", 1) PORT("info", "bad0", "1", 1)),
+			 CHECK_UNKNOWN);
+	has_line(&e, "UNKNOWN ports bad0/1: the port state cannot be read (see the log)\n");
+	assert_null(strstr(e.text.data, "no RDMA ports"));
 	done(&e);
 
 	e = (struct eval){0};
