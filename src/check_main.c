@@ -210,12 +210,12 @@ void check_main_usage_summary(FILE *out)
 		"                                   healthy, 1 unhealthy, 2 cannot tell (see\n"
 		"                                   the check flags below and docs/check.md).\n"
 		"  rdma_exporter once [--once.output=FILE] [FLAGS]\n"
-		"  rdma_exporter --once [--once.output=FILE] [FLAGS]\n"
-		"                                   Write one exposition (every enabled\n"
-		"                                   collector, the same metrics a scrape gives)\n"
-		"                                   to stdout, or atomically to FILE, for\n"
-		"                                   node_exporter's textfile collector; exit 0,\n"
-		"                                   or 1 when it cannot be written.\n"
+		"                                   Also written --once: write one exposition\n"
+		"                                   (every enabled collector, the same metrics a\n"
+		"                                   scrape gives) to stdout, or atomically to\n"
+		"                                   FILE, for node_exporter's textfile\n"
+		"                                   collector; exit 0, or 1 when it cannot be\n"
+		"                                   written.\n"
 		"\n");
 	check_flags_usage(out);
 }
