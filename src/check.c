@@ -252,6 +252,21 @@ static int eval_stateless(const struct check_table *t, struct check_results *out
 	return r;
 }
 
+/* No port at all: none there, or none readable (a device directory refused). */
+static int no_ports(const struct check_table *t, struct check_results *out)
+{
+	const struct check_sample *e =
+		check_table_find(t, "rdma_exporter_collector_read_errors_total",
+				 &(struct metric_label){"collector", "sysfs"}, 1);
+
+	if (e && e->value > 0)
+		return add_result(out, CHECK_UNKNOWN, "ports", "node",
+				  "no RDMA port could be read (%.0f read errors; see the log)",
+				  e->value);
+	return add_result(out, CHECK_UNKNOWN, "ports", "node",
+			  "no RDMA ports found (no RDMA device, or --path.sysfs is wrong)");
+}
+
 static int eval_ports(const struct check_config *c, const struct check_table *t,
 		      struct check_results *out)
 {
@@ -286,8 +301,7 @@ static int eval_ports(const struct check_config *c, const struct check_table *t,
 			       "node", "%u of %u ports healthy, want at least %u", healthy, total,
 			       c->ports_min);
 	else if (r == 0 && !c->expect && total == 0)
-		r = add_result(out, CHECK_UNKNOWN, "ports", "node",
-			       "no RDMA ports found (no RDMA device, or --path.sysfs is wrong)");
+		r = no_ports(t, out);
 	return r;
 }
 

@@ -389,6 +389,16 @@ static void test_eval_cannot_tell(void **state)
 
 	e = (struct eval){0};
 	check_config_defaults(&e.cfg);
+	assert_int_equal(run(&e, SUCCESS("sysfs", 1),
+			     SUCCESS("sysfs", 1) "rdma_exporter_collector_read_errors_total{"
+						 "collector=\"sysfs\"} 2\n"),
+			 CHECK_UNKNOWN);
+	has_line(&e,
+		 "UNKNOWN ports node: no RDMA port could be read (2 read errors; see the log)\n");
+	done(&e);
+
+	e = (struct eval){0};
+	check_config_defaults(&e.cfg);
 	assert_int_equal(run(&e, SUCCESS("sysfs", 1) PORT("info", "bad0", "1", 1),
 			     SUCCESS("sysfs", 1) PORT("info", "bad0", "1", 1)),
 			 CHECK_UNKNOWN);
