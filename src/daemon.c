@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "check_main.h"
 #include "collector.h"
 #include "config.h"
 #include "devfilter.h"
@@ -320,6 +321,7 @@ static int parse_command_line(struct daemon *d, int argc, char *argv[])
 	}
 	if (d->cfg.action == CONFIG_HELP) {
 		config_usage(stdout, "rdma_exporter", d->cc, collector_table_len);
+		check_main_usage_summary(stdout);
 		return 0;
 	}
 	if (d->cfg.action == CONFIG_VERSION) {
@@ -593,4 +595,69 @@ int daemon_main(int argc, char *argv[])
 	start_shutdown_watchdog();
 	notify_stopping();
 	return teardown(&d, 0);
+}
+
+/* --- one-shot polls for the check and once subcommands (daemon.h) --- */
+
+static int oneshot_flags(struct daemon *d, int argc, char *argv[], const struct daemon_oneshot *ops)
+{
+	describe_collectors(d->cc);
+	if (config_parse(&d->cfg, argc, argv, d->cc, collector_table_len, d->err, sizeof(d->err)) <
+	    0) {
+		fprintf(stderr, "rdma_exporter: error: %s\n", d->err);
+		return EXIT_BAD_FLAGS;
+	}
+	if (d->cfg.action == CONFIG_HELP) {
+		ops->usage(ops->arg);
+		return 0;
+	}
+	if (d->cfg.action == CONFIG_VERSION)
+		return parse_command_line(d, argc, argv);
+	log_set_level(d->cfg.log_level);
+	if (ops->configure)
+		ops->configure(ops->arg, &d->cfg);
+	return DAEMON_CONTINUE;
+}
+
+/* Polls until reading() is done with them: 0, or -errno. */
+static int oneshot_polls(struct daemon *d, const struct daemon_oneshot *ops)
+{
+	struct snapshot *snap;
+	const char *text;
+	size_t len;
+	int r = 1;
+
+	for (unsigned n = 0; r == 1; n++) {
+		if (n > 0 && poller_poll_once(d->poller) < 0)
+			return -ENOMEM;
+		snap = snapshot_slot_get(&d->slot);
+		if (!snap)
+			return -ENOMEM;
+		text = snapshot_text(snap, &len);
+		r = ops->reading(ops->arg, n, text, len);
+		snapshot_unref(snap);
+	}
+	return r;
+}
+
+int daemon_oneshot(int argc, char *argv[], const struct daemon_oneshot *ops)
+{
+	static struct daemon d;
+	int rc;
+
+	d = (struct daemon){.sysfs_fd = -1};
+	rc = oneshot_flags(&d, argc, argv, ops);
+	if (rc == DAEMON_CONTINUE)
+		rc = open_resources(&d);
+	if (rc != DAEMON_CONTINUE)
+		return rc;
+	signal(SIGPIPE, SIG_IGN);
+	set_process_limits(&d);
+	snapshot_slot_init(&d.slot);
+	if (create_poller(&d) < 0)
+		return teardown(&d, 1);
+	rc = oneshot_polls(&d, ops);
+	if (rc < 0)
+		log_error("one-shot poll failed", "err=%s", strerror(-rc));
+	return teardown(&d, rc < 0 ? 1 : *ops->status);
 }

@@ -2,6 +2,8 @@
 #ifndef RDMA_EXPORTER_DAEMON_H
 #define RDMA_EXPORTER_DAEMON_H
 
+#include <stddef.h>
+
 /* The whole program; returns the exit status (0, 1 runtime error, 2 bad flags). */
 int daemon_main(int argc, char *argv[]);
 
@@ -13,5 +15,25 @@ int daemon_main(int argc, char *argv[]);
  * (tests/tools/hangtest_main.c).
  */
 void daemon_test_hook(const char *stage);
+
+/*
+ * One-shot runs for the subcommands (check_main.c): the exporter's flags,
+ * collectors and polls without the web server. After the first poll and
+ * after each next one, reading() gets the rendering of that poll (n from 0);
+ * it returns 1 for one more poll (it waits in between itself), 0 when done,
+ * or -errno. Returns 2 on bad flags, 1 on a runtime error, else *status as
+ * reading() left it.
+ */
+struct exporter_config;
+struct daemon_oneshot {
+	/* --help of the subcommand */
+	void (*usage)(void *arg);
+	/* After the flags are parsed, before the collectors start; may be NULL. */
+	void (*configure)(void *arg, struct exporter_config *cfg);
+	int (*reading)(void *arg, unsigned n, const char *text, size_t len);
+	void *arg;
+	int *status;
+};
+int daemon_oneshot(int argc, char *argv[], const struct daemon_oneshot *ops);
 
 #endif

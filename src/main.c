@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "daemon.h"
+#include "check_main.h"
 
 int main(int argc, char *argv[])
 {
-	return daemon_main(argc, argv);
+	return exporter_main(argc, argv);
 }

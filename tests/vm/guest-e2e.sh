@@ -491,6 +491,45 @@ if [ $fail != 0 ]; then
     tail -20 "$OUT/exporter.log" | sed 's/^/#   /'
 fi
 
+############################################################################
+# --- check subcommand (issue 24): `rdma_exporter check` on the live rxe0
+############################################################################
+# Healthy (the loopback probe included), then eth0 down: exit 1 naming rxe0 port 1,
+# then eth0 up again: passes once the port is ACTIVE (bounded retry). Outputs in
+# $OUT/check-*.txt, logs in $OUT/check-*.log.
+CHECK_ARGS=(--path.sysfs=/sys --check.expect=$DEV:$PORT --check.window=6s)
+run_check() {   # run_check TAG [FLAGS...]: stdout to $OUT/check-TAG.txt; sets crc
+    local tag=$1
+    shift
+    rdma_exporter check "${CHECK_ARGS[@]}" "$@" > "$OUT/check-$tag.txt" 2>> "$OUT/check-$tag.log"
+    crc=$?
+}
+run_check healthy
+check "check: healthy $DEV passes (rc=$crc: $(head -1 "$OUT/check-healthy.txt"))" test $crc = 0
+check "check: the loopback probe answered on $DEV/$PORT" \
+    grep -q "^OK      probe $DEV/$PORT: " "$OUT/check-healthy.txt"
+[ $crc = 0 ] || sed 's/^/#   /' "$OUT/check-healthy.txt"
+ip link set eth0 down
+for _ in $(seq 1 40); do grep -q ACTIVE "$P/state" || break; sleep 0.25; done
+run_check down --check.window=1s
+check "check: eth0 down fails (rc=$crc)" test $crc = 1
+check "check: eth0 down names $DEV port $PORT" \
+    grep -q "^FAIL    ports $DEV/$PORT: state DOWN" "$OUT/check-down.txt"
+check "check: the summary line names it, under 80 characters" \
+    bash -c "head -1 '$OUT/check-down.txt' | grep -q '^FAIL: .*$DEV/$PORT' && [ \$(head -1 '$OUT/check-down.txt' | wc -c) -le 80 ]"
+[ $crc = 1 ] || sed 's/^/#   /' "$OUT/check-down.txt"
+ip link set eth0 up
+ip route replace default via 10.0.2.2 dev eth0 2>/dev/null
+for _ in $(seq 1 60); do grep -q ACTIVE "$P/state" && break; sleep 0.5; done
+for try in 1 2 3 4 5; do
+    run_check up
+    [ $crc = 0 ] && break
+    sleep 2
+done
+check "check: eth0 up again passes (rc=$crc, try $try)" test $crc = 0
+[ $crc = 0 ] || sed 's/^/#   /' "$OUT/check-up.txt"
+# --- end of check subcommand (issue 24)
+
 note "uptime at end: $(cut -d' ' -f1 /proc/uptime)s"
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]

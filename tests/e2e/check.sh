@@ -1,0 +1,153 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+#
+# `rdma_exporter check` (docs/check.md) on copies of the fixture trees: a healthy
+# tree passes (exit 0); a port down, a degraded rate, a counter rising between the
+# two readings and a missing device each fail (exit 1) with the right line; no RDMA
+# at all and no permission are "cannot tell" (exit 2). The counter is changed between
+# the readings by the test seam of rdma_exporter_checkseam
+# (tests/tools/checkseam_main.c), so no timing is involved.
+#
+#   check.sh BINARY CHECKSEAM_BINARY       (FIXTURES from env)
+set -u
+BIN=${1:?usage: check.sh BINARY CHECKSEAM}
+SEAM=${2:?usage: check.sh BINARY CHECKSEAM}
+HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/lib.sh"
+SEAM=$(cd "$(dirname "$SEAM")" && pwd)/$(basename "$SEAM")
+
+# Fixture trees are sysfs only: the other collectors would read this host.
+SYSFS_ONLY=(--no-collector.netlink --no-collector.ethtool --no-collector.probe)
+
+tree() { # tree NAME: a private copy of a fixture tree, its path on stdout
+	rm -rf "$TMP/$1"
+	cp -a "$FIXTURES/sysfs/$1" "$TMP/$1"
+	echo "$TMP/$1"
+}
+port_dir() { # port_dir TREE DEVICE PORT
+	echo "$(cd "$1/class/infiniband/$2" && pwd -P)/ports/$3"
+}
+
+# run_check BINARY TREE ARGS...: $out holds stdout, $rc the exit status
+run_check() {
+	local bin=$1 t=$2
+	shift 2
+	out=$("$bin" check --path.sysfs="$t" "${SYSFS_ONLY[@]}" "$@" 2>"$TMP/stderr")
+	rc=$?
+}
+expect() { # expect DESCRIPTION RC LINE: exit status and one line of the output
+	local d=$1 want_rc=$2 line=$3
+	if [ "$rc" = "$want_rc" ] && grep -qxF -- "$line" <<<"$out"; then
+		ok "$d"
+	else
+		not_ok "$d (rc $rc, want $want_rc; line \"$line\")"
+		echo "$out" | sed 's/^/#   /'
+		sed 's/^/#   stderr: /' "$TMP/stderr" | head -5
+	fi
+}
+summary_short() { [ "$(head -1 <<<"$out" | wc -c)" -le 80 ]; }
+
+# --- healthy
+t=$(tree mlx5-roce)
+run_check "$BIN" "$t" --check.window=100ms --check.rate-min=100
+expect "healthy mlx5-roce: exit 0" 0 "OK      ports mlx5_0/1: ACTIVE, LinkUp, 100 Gb/s"
+check "healthy: summary first" grep -qx 'OK: [0-9]* checks passed' <<<"$(head -1 <<<"$out")"
+check "healthy: counters watched" grep -q '^OK      counters mlx5_1/1: ' <<<"$out"
+run_check "$BIN" "$(tree rxe)" --check.window=0 --check.expect='rxe0:1@100'
+expect "healthy rxe with --check.expect: exit 0" 0 "OK      ports rxe0/1: ACTIVE, LinkUp, 100 Gb/s"
+
+# --- a port down
+t=$(tree mlx5-roce)
+p=$(port_dir "$t" mlx5_1 1)
+echo "1: DOWN" >"$p/state"
+echo "3: Disabled" >"$p/phys_state"
+run_check "$BIN" "$t" --check.window=0
+expect "port down: exit 1, named" 1 \
+	"FAIL    ports mlx5_1/1: state DOWN (1), want ACTIVE; phys_state Disabled (3), want LinkUp"
+check "port down: summary under 80 characters" summary_short
+check "port down: summary names it" grep -q '^FAIL: 1 of .* failed; ports mlx5_1/1: state DOWN' <<<"$out"
+check "port down: the healthy port still OK" grep -qxF "OK      ports mlx5_0/1: ACTIVE, LinkUp, 100 Gb/s" <<<"$out"
+
+# --- a degraded rate: 4x trained at 1x
+t=$(tree mlx5-roce)
+echo "25 Gb/sec (1X EDR)" >"$(port_dir "$t" mlx5_0 1)/rate"
+run_check "$BIN" "$t" --check.window=0 --check.expect='mlx5_[0-1]:1@100'
+expect "degraded rate: exit 1" 1 "FAIL    ports mlx5_0/1: rate 25 Gb/s, want at least 100"
+run_check "$BIN" "$t" --check.window=0 --check.rate-min=100
+expect "degraded rate with --check.rate-min: exit 1" 1 \
+	"FAIL    ports mlx5_0/1: rate 25 Gb/s, want at least 100"
+
+# --- a counter rising between the two readings, through the test seam
+t=$(tree mlx5-roce)
+f=$(port_dir "$t" mlx5_0 1)/counters/symbol_error
+before=$(cat "$f")
+export RDMA_EXPORTER_TEST_BETWEEN="echo $((before + 7)) >'$f'"
+run_check "$SEAM" "$t" --check.window=0
+expect "symbol errors rising: exit 1" 1 \
+	"FAIL    counters mlx5_0/1: symbol_errors rose by 7 in 0s (max 0)"
+echo "$before" >"$f"
+export RDMA_EXPORTER_TEST_BETWEEN="echo $((before + 7)) >'$f'"
+run_check "$SEAM" "$t" --check.window=0 --check.counter=symbol_errors:10
+expect "symbol errors within --check.counter: exit 0" 0 "OK      ports mlx5_0/1: ACTIVE, LinkUp, 100 Gb/s"
+echo "$before" >"$f"
+run_check "$SEAM" "$t" --check.window=0 --no-check.counters
+check "--no-check.counters: no counters line" bash -c "[ $rc = 0 ] && ! grep -q counters <<<'$out'"
+f=$(port_dir "$t" mlx5_1 1)/counters/link_downed
+export RDMA_EXPORTER_TEST_BETWEEN="echo $(($(cat "$f") + 1)) >'$f'"
+run_check "$SEAM" "$t" --check.window=0
+expect "link downed rising: exit 1" 1 "FAIL    counters mlx5_1/1: link_downed rose by 1 in 0s (max 0)"
+unset RDMA_EXPORTER_TEST_BETWEEN
+
+# --- a missing device
+run_check "$BIN" "$(tree mlx5-roce)" --check.window=0 --check.expect='mlx5_[0-2]:1'
+expect "missing device: exit 1" 1 "FAIL    ports mlx5_2/1: device mlx5_2 not found"
+printf '# node type A\nmlx5_[0-1]\nmlx5_1:2 # a second port\n' >"$TMP/expect"
+run_check "$BIN" "$(tree mlx5-roce)" --check.window=0 --check.expect-file="$TMP/expect" --check.ports-min=3
+expect "missing port from --check.expect-file: exit 1" 1 "FAIL    ports mlx5_1/2: port 2 not found on mlx5_1"
+check "--check.ports-min counts the healthy ports" grep -qxF "FAIL    ports node: 2 of 3 ports healthy, want at least 3" <<<"$out"
+
+# --- JSON
+run_check "$BIN" "$(tree mlx5-roce)" --check.window=0 --check.format=json --check.expect='mlx5_[0-2]'
+check "json: exit 1, parses, names the missing device" bash -c "[ $rc = 1 ] && python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+assert d[\"status\"] == \"fail\", d
+assert len(d[\"summary\"]) < 80
+assert {\"status\": \"fail\", \"check\": \"ports\", \"object\": \"mlx5_2/1\", \"reason\": \"device mlx5_2 not found\"} in d[\"checks\"]
+' '$out'"
+
+# --- cannot tell: no RDMA at all, no permission
+mkdir -p "$TMP/empty/class"
+run_check "$BIN" "$TMP/empty" --check.window=0
+expect "no RDMA: exit 2" 2 "UNKNOWN ports node: no RDMA ports found (no RDMA device, or --path.sysfs is wrong)"
+run_check "$BIN" "$TMP/empty" --check.window=0 --check.expect=mlx5_0
+expect "no RDMA but expected: exit 1" 1 "FAIL    ports mlx5_0/1: device mlx5_0 not found"
+t=$(tree mlx5-roce)
+chmod 755 "$TMP"
+chmod 700 "$t/class/infiniband"
+if [ "$(id -u)" = 0 ]; then
+	out=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$BIN" check --path.sysfs="$t" \
+		"${SYSFS_ONLY[@]}" --check.window=0 2>"$TMP/stderr")
+	rc=$?
+else
+	run_check "$BIN" "$t" --check.window=0
+fi
+expect "no permission: exit 2" 2 "UNKNOWN ports node: the sysfs collector failed (see the log)"
+chmod 700 "$TMP"
+
+# --- the probe: where it cannot run (no verbs device for the fixture's ports), unknown
+run_check "$BIN" "$(tree rxe)" --check.window=0 --collector.probe
+check "probe without verbs: exit 2 or 0, never 1" bash -c "[ $rc != 1 ]"
+
+# --- flags
+run_check "$BIN" "$(tree rxe)" --check.format=yaml
+check "bad --check.format: exit 2" bash -c "[ $rc = 2 ] && grep -q 'check.format' '$TMP/stderr'"
+run_check "$BIN" "$(tree rxe)" --check.expect='mlx5_[7-0]'
+check "bad --check.expect: exit 2" bash -c "[ $rc = 2 ] && grep -q 'check.expect' '$TMP/stderr'"
+run_check "$BIN" "$(tree rxe)" --check.counter=nope:1
+check "unknown counter: exit 2" bash -c "[ $rc = 2 ]"
+check "check --help shows the check flags" bash -c "'$BIN' check --help | grep -q -- '--check.window=D'"
+check "--help shows the subcommands" bash -c "'$BIN' --help | grep -q 'rdma_exporter check \[CHECK FLAGS\]'"
+
+echo "1..$((pass + fail))"
+[ "$fail" -eq 0 ]
