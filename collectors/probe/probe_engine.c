@@ -65,12 +65,11 @@ static void on_recv(void *arg, struct probe_port *p, const struct probe_rx *rx)
 		pe->round_replies++;
 		/* NIC clock when both ends of the round trip have it; the send's
 		 * completion is normally polled before the reply. */
-		if (p->hw_ts && pe->have_sent_ts)
-			pe->last_rtt = (double)probe_port_ts_delta_ns(p, pe->sent_ts, rx->ts) / 1e9;
-		else
-			pe->last_rtt = (double)(now - pe->sent_ns) / 1e9;
-		pe->have_last = true;
-		histogram_observe(&pe->rtt, pe->last_rtt);
+		probe_peer_record_reply(pe,
+					p->hw_ts && pe->have_sent_ts
+						? probe_port_ts_delta_ns(p, pe->sent_ts, rx->ts)
+						: now - pe->sent_ns,
+					&got);
 	}
 }
 

@@ -32,6 +32,7 @@
 #include "histogram.h"
 #include "probe_bind.h"
 #include "probe_discovery.h"
+#include "probe_packet.h"
 #include "probe_port.h"
 #include "probe_ratelimit.h"
 #include "probe_targets.h"
@@ -96,6 +97,8 @@ struct peer {
 	uint64_t sent_ts; /* NIC time the request left, when the port has a clock */
 	/* numbers */
 	struct histogram rtt;
+	struct histogram net_rtt; /* rtt less the responder's turnaround */
+	double turnaround_sum;	  /* seconds, of the replies in rtt */
 	uint64_t sent, replies, timeouts, errors[R_REASONS];
 	double last_rtt;
 	bool have_last;
@@ -191,7 +194,8 @@ void probe_answer_request(struct probe_state *st, struct slot *s, const struct p
 void probe_answer_query(struct probe_state *st, int fd, const struct probe_disc *q,
 			const struct sockaddr *from, socklen_t fl, const uint8_t *dst_gid);
 
-/* probe_export.c */
+/* probe_export.c: a reply's round trip (ns) into pe's numbers; collect(). */
+void probe_peer_record_reply(struct peer *pe, uint64_t rtt_ns, const struct probe_packet *reply);
 int probe_collect(void *state, struct metric_sink *sink, struct collector_stats *stats);
 
 #endif
