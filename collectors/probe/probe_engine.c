@@ -136,6 +136,9 @@ static void send_probe(struct probe_state *st, struct peer *pe, uint64_t now)
 	int r;
 
 	pe->remaining--;
+	/* The clock now, not the step's: the resolves and posts of the peers
+	 * before this one in the same step would count in its RTT. */
+	req.send_ns = now = clock_mono_ns();
 	probe_packet_encode(&req, pkt, sizeof(pkt));
 	r = probe_port_send(&s->p, ah, pe->qpn, pkt, req.seq);
 	if (r < 0) {
