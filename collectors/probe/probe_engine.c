@@ -293,6 +293,7 @@ static uint64_t step_locked(struct probe_state *st, uint64_t now_ms, uint64_t *n
 			probe_sideband_input(st, &st->sb[i]);
 	drain_all(st, failed);
 	next_ns = step_peers(st, clock_mono_ns(), spin);
+	*spin = *spin || probe_responder_spin(st, clock_mono_ns());
 	if (!*spin && *failed < 0) {
 		/* Arm, then drain again: a completion may have come in between. */
 		for (int i = 0; i < MAX_SLOTS; i++)

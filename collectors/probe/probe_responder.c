@@ -104,4 +104,18 @@ void probe_answer_request(struct probe_state *st, struct slot *s, const struct p
 		return;
 	}
 	s->responder_requests++;
+	st->answered_ns = now;
+}
+
+/* Probes come in bursts (--collector.probe.count per round, each sent as soon as
+ * the previous reply is in): after answering one, the engine polls its CQs for
+ * RESPONDER_SPIN_NS instead of sleeping, so that the next request of the burst
+ * is not answered a wake-up later. A wake-up costs the responder's host delay,
+ * which software timestamps cannot take out of the network RTT (the request's
+ * wait in the CQ comes before the first reading). */
+#define RESPONDER_SPIN_NS 500000ull
+
+bool probe_responder_spin(const struct probe_state *st, uint64_t now_ns)
+{
+	return st->answered_ns && now_ns - st->answered_ns < RESPONDER_SPIN_NS;
 }
