@@ -18,6 +18,9 @@ DS = {"type": "prometheus", "uid": "${datasource}"}
 SCHEMA_VERSION = 39
 # alerts/config.yml's selector: the job variable offers only the jobs it matches.
 JOB_SELECTOR = ""
+# The shares of probers and targets that fire the two aggregate probe alerts (alerts/config.yml).
+PEER_UNREACHABLE = 0.5
+LOCAL_PORT_SUSPECT = 0.5
 SEL = 'job=~"$job", instance=~"$instance"'
 SELD = SEL + ', device=~"$device"'
 SELP = SELD + ', port=~"$port"'
@@ -272,13 +275,13 @@ def fleet():
     d.stat("Unreachable probe targets", "Targets that most of their probers fail to reach "
            "(rdma_probe_target:probers_failing:ratio5m, as RDMAProbePeerUnreachable), of those the "
            "selected instances probe.",
-           [target('count(rdma_probe_target:probers_failing:ratio5m{job=~"$job"} > 0.5 and on (job, target) '
-                   "rdma_probe_pair:failing:bool5m{%s}) or vector(0)" % SEL, instant=True)],
+           [target('count(rdma_probe_target:probers_failing:ratio5m{job=~"$job"} > %s and on (job, target) '
+                   "rdma_probe_pair:failing:bool5m{%s}) or vector(0)" % (PEER_UNREACHABLE, SEL), instant=True)],
            steps=[(None, "green"), (1, "red")], w=6)
     d.stat("Probers with a suspect port", "Probers that fail to reach most of their targets "
            "(rdma_probe_prober:targets_failing:ratio5m, as RDMAProbeLocalPortSuspect).",
-           [target("count(rdma_probe_prober:targets_failing:ratio5m{%s} > 0.5) or vector(0)" % SEL,
-                   instant=True)],
+           [target("count(rdma_probe_prober:targets_failing:ratio5m{%s} > %s) or vector(0)"
+                   % (SEL, LOCAL_PORT_SUSPECT), instant=True)],
            steps=[(None, "green"), (1, "red")], w=6)
     d.stat("Probe targets", "Targets loaded from the targets files, summed over exporters.",
            [target("sum(rdma_probe_targets{%s})" % SEL, instant=True)], w=6)
@@ -515,16 +518,20 @@ def pingmesh():
 
     d.row("Suspects")
     d.table("Targets most probers cannot reach", "rdma_probe_target:probers_failing:ratio5m: the share of "
-            "a target's probers that fail to reach it (probers with a suspect port left out); over 0.5 "
-            "fires RDMAProbePeerUnreachable. Targets the selected instances probe.",
-            [target('sort_desc(rdma_probe_target:probers_failing:ratio5m{job=~"$job", target=~"$target"} > 0 '
-                    "and on (job, target) rdma_probe_pair:failing:bool5m{%s})" % SEL, fmt="table", instant=True)],
-            unit="percentunit", steps=[(None, "green"), (0.01, "yellow"), (0.5, "red")])
+            "a target's probers that fail to reach it (probers with a suspect port left out); over the "
+            "threshold (0.5 by default) fires RDMAProbePeerUnreachable. Targets the selected instances "
+            "probe.",
+            [target('sort_desc(rdma_probe_target:probers_failing:ratio5m{job=~"$job", target=~"$target"} '
+                    "> 0 and on (job, target) rdma_probe_pair:failing:bool5m{%s})" % SEL,
+                    fmt="table", instant=True)],
+            unit="percentunit", steps=[(None, "green"), (0.01, "yellow"), (PEER_UNREACHABLE, "red")])
     d.table("Probers failing most targets", "rdma_probe_prober:targets_failing:ratio5m: the share of its "
-            "targets a prober fails to reach; over 0.5 fires RDMAProbeLocalPortSuspect.",
+            "targets a prober fails to reach; over the threshold (0.5 by default) fires "
+            "RDMAProbeLocalPortSuspect.",
             [target("sort_desc(rdma_probe_prober:targets_failing:ratio5m{%s} > 0)" % SEL,
                     fmt="table", instant=True)],
-            unit="percentunit", steps=[(None, "green"), (0.01, "yellow"), (0.5, "red")], links=NODE_LINK)
+            unit="percentunit", steps=[(None, "green"), (0.01, "yellow"), (LOCAL_PORT_SUSPECT, "red")],
+            links=NODE_LINK)
 
     d.row("Worst pairs")
     d.table("Slowest pairs (p99)", "The 20 slowest prober and target pairs.",
@@ -560,8 +567,10 @@ def pingmesh():
 
 def generate(cfg):
     """{file name: JSON text} of every dashboard, for scripts/gen-monitoring.py."""
-    global JOB_SELECTOR
+    global JOB_SELECTOR, PEER_UNREACHABLE, LOCAL_PORT_SUSPECT
     JOB_SELECTOR = cfg["selector"]
+    PEER_UNREACHABLE = cfg["thresholds"]["RDMAProbePeerUnreachable"]
+    LOCAL_PORT_SUSPECT = cfg["thresholds"]["RDMAProbeLocalPortSuspect"]
     out = {}
     for name, fn in (("rdma-fleet.json", fleet), ("rdma-node.json", node), ("rdma-pingmesh.json", pingmesh)):
         out[name] = json.dumps(fn().json(), indent=2, sort_keys=False) + "\n"
