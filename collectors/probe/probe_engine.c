@@ -10,7 +10,9 @@
  * port's completion channel, with a timeout at the next due event (a probe
  * to send or time out, a round, the next second's sync). After a send it
  * spins on the CQs for up to SPIN_NS before it sleeps again, so a
- * microsecond RTT is not measured as a wake-up latency.
+ * microsecond RTT is not measured as a wake-up latency; after its responder
+ * answered a request it spins too (probe_responder_spin), for the rest of
+ * the prober's burst.
  */
 #include "probe_internal.h"
 #include "clock.h"

@@ -562,6 +562,19 @@ static void test_network_rtt_export(void **state)
 	free(st);
 }
 
+/* After an answer the engine keeps polling for 500 us, then sleeps again. */
+static void test_responder_spin(void **state)
+{
+	struct probe_state st = {0};
+
+	assert_false(probe_responder_spin(&st, 1000000000ull)); /* never answered */
+	st.answered_ns = 1000000000ull;
+	assert_true(probe_responder_spin(&st, 1000000000ull));
+	assert_true(probe_responder_spin(&st, 1000499999ull));
+	assert_false(probe_responder_spin(&st, 1000500000ull));
+	assert_false(probe_responder_spin(&st, 2000000000ull));
+}
+
 static void test_flags_declared(void **state)
 {
 	assert_int_equal(probe_collector_ops.n_flags, PROBE_FLAG_COUNT_);
@@ -601,6 +614,7 @@ int main(void)
 		cmocka_unit_test(test_bind_select),
 		cmocka_unit_test(test_flags_declared),
 		cmocka_unit_test(test_network_rtt_export),
+		cmocka_unit_test(test_responder_spin),
 	};
 
 	log_set_level(LOG_ERR);
