@@ -18,6 +18,9 @@ DS = {"type": "prometheus", "uid": "${datasource}"}
 SCHEMA_VERSION = 39
 # alerts/config.yml's selector: the job variable offers only the jobs it matches.
 JOB_SELECTOR = ""
+# The shares of probers and targets that fire the two aggregate probe alerts (alerts/config.yml).
+PEER_UNREACHABLE = 0.5
+LOCAL_PORT_SUSPECT = 0.5
 SEL = 'job=~"$job", instance=~"$instance"'
 SELD = SEL + ', device=~"$device"'
 SELP = SELD + ', port=~"$port"'
@@ -269,8 +272,16 @@ def fleet():
     d.timeseries("Worst p99 probe RTT by instance", "The slowest target of each prober.",
                  [target("max by (instance) (rdma_probe:rtt_seconds:p99_5m{%s})" % SELP, "{{instance}}")],
                  unit="s")
-    d.stat("Unreachable probe targets", "Prober and target pairs losing over 90% of probes.",
-           [target("count(rdma_probe:loss:ratio_rate5m{%s} > 0.9) or vector(0)" % SELP, instant=True)],
+    d.stat("Unreachable probe targets", "Targets that most of their probers fail to reach "
+           "(rdma_probe_target:probers_failing:ratio5m, as RDMAProbePeerUnreachable), of those the "
+           "selected instances probe.",
+           [target('count(rdma_probe_target:probers_failing:ratio5m{job=~"$job"} > %s and on (job, target) '
+                   "rdma_probe_pair:failing:bool5m{%s}) or vector(0)" % (PEER_UNREACHABLE, SEL), instant=True)],
+           steps=[(None, "green"), (1, "red")], w=6)
+    d.stat("Probers with a suspect port", "Probers that fail to reach most of their targets "
+           "(rdma_probe_prober:targets_failing:ratio5m, as RDMAProbeLocalPortSuspect).",
+           [target("count(rdma_probe_prober:targets_failing:ratio5m{%s} > %s) or vector(0)"
+                   % (SEL, LOCAL_PORT_SUSPECT), instant=True)],
            steps=[(None, "green"), (1, "red")], w=6)
     d.stat("Probe targets", "Targets loaded from the targets files, summed over exporters.",
            [target("sum(rdma_probe_targets{%s})" % SEL, instant=True)], w=6)
@@ -429,6 +440,16 @@ def node():
                          "[$__rate_interval])))" % (q, SELP), "%s {{target}}" % n, ref=r)
                   for q, n, r in (("0.5", "p50", "A"), ("0.95", "p95", "B"), ("0.99", "p99", "C"))],
                  unit="s")
+    d.timeseries("Network RTT p50 / p99", "rdma_probe:network_rtt_seconds quantiles per target: the "
+                 "round trip less the responder's turnaround (its host delay, measured on its own clock).",
+                 [target('rdma_probe:network_rtt_seconds:p50_5m{%s, target!="loopback"}' % SELP,
+                         "p50 {{target}}"),
+                  target('rdma_probe:network_rtt_seconds:p99_5m{%s, target!="loopback"}' % SELP,
+                         "p99 {{target}}", ref="B")], unit="s")
+    d.timeseries("Responder turnaround", "rdma_probe:responder_turnaround_seconds:mean5m: the mean time "
+                 "each target's responder took between receiving a probe and sending its reply.",
+                 [target("rdma_probe:responder_turnaround_seconds:mean5m{%s}" % SELP, "{{target}}")],
+                 unit="s")
     d.timeseries("Probe loss", "Share of probes that timed out per target (5m).",
                  [target("rdma_probe:loss:ratio_rate5m{%s}" % SELP, "{{device}}/{{port}} {{target}}")],
                  unit="percentunit")
@@ -485,6 +506,33 @@ def pingmesh():
            "max by (instance, target) (rdma_probe:rtt_seconds:p50_5m{%s} / rdma_probe:rtt_seconds:p50_1d{%s})"
            % (peers, peers), "short", [(None, "green"), (1.5, "yellow"), (2, "red")])
 
+    matrix("Failing, prober x target", "rdma_probe_pair:failing:bool5m: 1 where a prober reached under "
+           "10% of its attempts to a target over 5m (a column: RDMAProbePeerUnreachable; a row: "
+           "RDMAProbeLocalPortSuspect).",
+           'rdma_probe_pair:failing:bool5m{%s, target=~"$target"}' % SEL, "short",
+           [(None, "green"), (1, "red")])
+    matrix("Network p50 RTT, prober x target", "rdma_probe:network_rtt_seconds:p50_5m: the round trip less "
+           "the responder's turnaround.",
+           "max by (instance, target) (rdma_probe:network_rtt_seconds:p50_5m{%s})" % peers, "s",
+           [(None, "green"), (0.00005, "yellow"), (0.0005, "red")])
+
+    d.row("Suspects")
+    d.table("Targets most probers cannot reach", "rdma_probe_target:probers_failing:ratio5m: the share of "
+            "a target's probers that fail to reach it (probers with a suspect port left out); over the "
+            "threshold (0.5 by default) fires RDMAProbePeerUnreachable. Targets the selected instances "
+            "probe.",
+            [target('sort_desc(rdma_probe_target:probers_failing:ratio5m{job=~"$job", target=~"$target"} '
+                    "> 0 and on (job, target) rdma_probe_pair:failing:bool5m{%s})" % SEL,
+                    fmt="table", instant=True)],
+            unit="percentunit", steps=[(None, "green"), (0.01, "yellow"), (PEER_UNREACHABLE, "red")])
+    d.table("Probers failing most targets", "rdma_probe_prober:targets_failing:ratio5m: the share of its "
+            "targets a prober fails to reach; over the threshold (0.5 by default) fires "
+            "RDMAProbeLocalPortSuspect.",
+            [target("sort_desc(rdma_probe_prober:targets_failing:ratio5m{%s} > 0)" % SEL,
+                    fmt="table", instant=True)],
+            unit="percentunit", steps=[(None, "green"), (0.01, "yellow"), (LOCAL_PORT_SUSPECT, "red")],
+            links=NODE_LINK)
+
     d.row("Worst pairs")
     d.table("Slowest pairs (p99)", "The 20 slowest prober and target pairs.",
             [target("topk(20, rdma_probe:rtt_seconds:p99_5m{%s})" % peers, fmt="table", instant=True)],
@@ -519,8 +567,10 @@ def pingmesh():
 
 def generate(cfg):
     """{file name: JSON text} of every dashboard, for scripts/gen-monitoring.py."""
-    global JOB_SELECTOR
+    global JOB_SELECTOR, PEER_UNREACHABLE, LOCAL_PORT_SUSPECT
     JOB_SELECTOR = cfg["selector"]
+    PEER_UNREACHABLE = cfg["thresholds"]["RDMAProbePeerUnreachable"]
+    LOCAL_PORT_SUSPECT = cfg["thresholds"]["RDMAProbeLocalPortSuspect"]
     out = {}
     for name, fn in (("rdma-fleet.json", fleet), ("rdma-node.json", node), ("rdma-pingmesh.json", pingmesh)):
         out[name] = json.dumps(fn().json(), indent=2, sort_keys=False) + "\n"

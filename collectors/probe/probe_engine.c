@@ -10,7 +10,9 @@
  * port's completion channel, with a timeout at the next due event (a probe
  * to send or time out, a round, the next second's sync). After a send it
  * spins on the CQs for up to SPIN_NS before it sleeps again, so a
- * microsecond RTT is not measured as a wake-up latency.
+ * microsecond RTT is not measured as a wake-up latency; after its responder
+ * answered a request it spins too (probe_responder_spin), for the rest of
+ * the prober's burst.
  */
 #include "probe_internal.h"
 #include "clock.h"
@@ -65,12 +67,11 @@ static void on_recv(void *arg, struct probe_port *p, const struct probe_rx *rx)
 		pe->round_replies++;
 		/* NIC clock when both ends of the round trip have it; the send's
 		 * completion is normally polled before the reply. */
-		if (p->hw_ts && pe->have_sent_ts)
-			pe->last_rtt = (double)probe_port_ts_delta_ns(p, pe->sent_ts, rx->ts) / 1e9;
-		else
-			pe->last_rtt = (double)(now - pe->sent_ns) / 1e9;
-		pe->have_last = true;
-		histogram_observe(&pe->rtt, pe->last_rtt);
+		probe_peer_record_reply(pe,
+					p->hw_ts && pe->have_sent_ts
+						? probe_port_ts_delta_ns(p, pe->sent_ts, rx->ts)
+						: now - pe->sent_ns,
+					&got);
 	}
 }
 
@@ -137,6 +138,9 @@ static void send_probe(struct probe_state *st, struct peer *pe, uint64_t now)
 	int r;
 
 	pe->remaining--;
+	/* The clock now, not the step's: the resolves and posts of the peers
+	 * before this one in the same step would count in its RTT. */
+	req.send_ns = now = clock_mono_ns();
 	probe_packet_encode(&req, pkt, sizeof(pkt));
 	r = probe_port_send(&s->p, ah, pe->qpn, pkt, req.seq);
 	if (r < 0) {
@@ -291,6 +295,7 @@ static uint64_t step_locked(struct probe_state *st, uint64_t now_ms, uint64_t *n
 			probe_sideband_input(st, &st->sb[i]);
 	drain_all(st, failed);
 	next_ns = step_peers(st, clock_mono_ns(), spin);
+	*spin = *spin || probe_responder_spin(st, clock_mono_ns());
 	if (!*spin && *failed < 0) {
 		/* Arm, then drain again: a completion may have come in between. */
 		for (int i = 0; i < MAX_SLOTS; i++)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * collect() of the probe collector: copies the engine's numbers into the
+ * The probe collector's numbers: what a reply adds to its peer's (on the
+ * engine thread, under st->lock), and collect(), which copies them into the
  * metric sink under st->lock, so probing never delays a poll.
  */
 #include "probe_internal.h"
@@ -16,6 +17,20 @@ static const char *const ddrop_names[DD_N] = {"malformed", "ratelimit", "noport"
 		if (r == 0)                                                                        \
 			r = collector_sink_result(expr);                                           \
 	} while (0)
+
+void probe_peer_record_reply(struct peer *pe, uint64_t rtt_ns, const struct probe_packet *reply)
+{
+	struct probe_rtt_split sp;
+
+	/* Clamped turnarounds count as the whole round trip and the network
+	 * part as 0, so the two always add up to the RTT (see probe_packet.h). */
+	probe_packet_split_rtt(reply, rtt_ns, &sp);
+	pe->last_rtt = (double)rtt_ns / 1e9;
+	pe->have_last = true;
+	histogram_observe(&pe->rtt, pe->last_rtt);
+	histogram_observe(&pe->net_rtt, (double)sp.network_ns / 1e9);
+	pe->turnaround_sum += (double)sp.turnaround_ns / 1e9;
+}
 
 static int emit_peer(struct metric_sink *sink, const struct peer *pe)
 {
@@ -34,6 +49,18 @@ static int emit_peer(struct metric_sink *sink, const struct peer *pe)
 		"CLOCK_MONOTONIC (see rdma_probe_timestamp_info); target \"loopback\" is the "
 		"port's own responder.",
 		l, nl, &pe->rtt));
+	ADD(metric_sink_add_histogram_from(
+		sink, "rdma_probe_network_rtt_seconds",
+		"Round-trip time of probe messages less the responder's turnaround (its receive "
+		"to send, on its own clock): the network's part of rdma_probe_rtt_seconds, with "
+		"the requester's host delays still in it.",
+		l, nl, &pe->net_rtt));
+	ADD(metric_sink_add_double(
+		sink, "rdma_probe_responder_turnaround_seconds_total",
+		"Sum of the responders' turnarounds (receive to send, on the responder's clock) "
+		"of the replies in rdma_probe_rtt_seconds; mean host delay is its rate over "
+		"rdma_probe_rtt_seconds_count's.",
+		METRIC_COUNTER, l, nl, pe->turnaround_sum));
 	ADD(metric_sink_add_u64(sink, "rdma_probe_sent_total", "Probe messages sent.",
 				METRIC_COUNTER, l, nl, pe->sent));
 	ADD(metric_sink_add_u64(sink, "rdma_probe_replies_total", "Probe replies received in time.",

@@ -32,6 +32,7 @@
 #include "histogram.h"
 #include "probe_bind.h"
 #include "probe_discovery.h"
+#include "probe_packet.h"
 #include "probe_port.h"
 #include "probe_ratelimit.h"
 #include "probe_targets.h"
@@ -96,6 +97,8 @@ struct peer {
 	uint64_t sent_ts; /* NIC time the request left, when the port has a clock */
 	/* numbers */
 	struct histogram rtt;
+	struct histogram net_rtt; /* rtt less the responder's turnaround */
+	double turnaround_sum;	  /* seconds, of the replies in rtt */
 	uint64_t sent, replies, timeouts, errors[R_REASONS];
 	double last_rtt;
 	bool have_last;
@@ -151,6 +154,7 @@ struct probe_state {
 	size_t n_graves;
 
 	uint64_t disc_requests, disc_dropped[DD_N];
+	uint64_t answered_ns; /* when the responder last answered a probe request */
 };
 
 /* probe_engine.c: the thread start routine. */
@@ -188,10 +192,12 @@ int probe_sideband_for(const struct probe_state *st, const uint8_t *src, bool ha
 /* probe_responder.c */
 void probe_answer_request(struct probe_state *st, struct slot *s, const struct probe_rx *rx,
 			  uint64_t now);
+bool probe_responder_spin(const struct probe_state *st, uint64_t now_ns);
 void probe_answer_query(struct probe_state *st, int fd, const struct probe_disc *q,
 			const struct sockaddr *from, socklen_t fl, const uint8_t *dst_gid);
 
-/* probe_export.c */
+/* probe_export.c: a reply's round trip (ns) into pe's numbers; collect(). */
+void probe_peer_record_reply(struct peer *pe, uint64_t rtt_ns, const struct probe_packet *reply);
 int probe_collect(void *state, struct metric_sink *sink, struct collector_stats *stats);
 
 #endif

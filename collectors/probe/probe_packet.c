@@ -101,3 +101,21 @@ int probe_packet_make_reply(void *buf, size_t len, uint32_t responder, uint64_t 
 	memset(b + OFF_RESERVED, 0, PROBE_PACKET_LEN - OFF_RESERVED);
 	return 0;
 }
+
+void probe_packet_split_rtt(const struct probe_packet *reply, uint64_t rtt_ns,
+			    struct probe_rtt_split *out)
+{
+	uint64_t turn = 0;
+
+	*out = (struct probe_rtt_split){0};
+	if (reply->resp_tx_ns >= reply->resp_rx_ns)
+		turn = reply->resp_tx_ns - reply->resp_rx_ns;
+	else
+		out->bad_readings = true;
+	if (turn > rtt_ns) {
+		turn = rtt_ns;
+		out->clamped = true;
+	}
+	out->turnaround_ns = turn;
+	out->network_ns = rtt_ns - turn;
+}

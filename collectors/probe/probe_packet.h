@@ -36,6 +36,7 @@
 #ifndef RDMA_EXPORTER_PROBE_PACKET_H
 #define RDMA_EXPORTER_PROBE_PACKET_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -89,5 +90,26 @@ int probe_packet_decode(const void *buf, size_t len, struct probe_packet *p);
  */
 int probe_packet_make_reply(void *buf, size_t len, uint32_t responder, uint64_t rx_ns,
 			    uint64_t tx_ns);
+
+/*
+ * A reply's round trip, split into the network's part and the responder's
+ * turnaround (R-Pingmesh): rtt_ns is measured on the requester's clock, the
+ * turnaround is resp_tx_ns - resp_rx_ns on the responder's, so the two
+ * clocks are never compared, only their rates (a few ppm apart: noise).
+ *
+ * The parts always add up to rtt_ns: a turnaround longer than the round
+ * trip (a responder whose clock runs faster, or whose readings are not what
+ * they say) is cut to rtt_ns and the network part is 0; clamped says so.
+ * A reply whose tx reading is before its rx reading (garbled, or a
+ * responder that does not fill them) has no turnaround: the whole round
+ * trip is the network's, and bad_readings says so.
+ */
+struct probe_rtt_split {
+	uint64_t network_ns, turnaround_ns;
+	bool clamped, bad_readings;
+};
+
+void probe_packet_split_rtt(const struct probe_packet *reply, uint64_t rtt_ns,
+			    struct probe_rtt_split *out);
 
 #endif

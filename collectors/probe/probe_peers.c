@@ -78,6 +78,7 @@ void probe_peer_free(struct probe_state *st, struct peer *pe)
 {
 	probe_peer_unresolve(st, pe);
 	histogram_free(&pe->rtt);
+	histogram_free(&pe->net_rtt);
 	free(pe->target);
 	for (size_t i = 0; i < pe->n_file_labels; i++)
 		free((char *)pe->file_labels[i].name);
@@ -94,6 +95,11 @@ struct peer *probe_peer_new(struct probe_state *st)
 		memset(pe, 0, sizeof(*pe));
 		if (histogram_init(&pe->rtt, histogram_rtt_bounds, HISTOGRAM_RTT_N_BOUNDS) < 0)
 			return NULL;
+		if (histogram_init(&pe->net_rtt, histogram_rtt_bounds, HISTOGRAM_RTT_N_BOUNDS) <
+		    0) {
+			histogram_free(&pe->rtt);
+			return NULL;
+		}
 		pe->used = true;
 		pe->slot = -1;
 		return pe;

@@ -136,6 +136,21 @@ uint64_t probe_port_ts_delta_ns(const struct probe_port *p, uint64_t from, uint6
 		       : 0;
 }
 
+int probe_port_clock_ticks(struct probe_port *p, uint64_t *ticks)
+{
+	struct ibv_values_ex v = {.comp_mask = IBV_VALUES_MASK_RAW_CLOCK};
+	int r = ibv_query_rt_values_ex(p->ctx, &v);
+
+	if (r)
+		return -r;
+	if (!(v.comp_mask & IBV_VALUES_MASK_RAW_CLOCK))
+		return -EOPNOTSUPP;
+	/* raw_clock is a timespec holding the free-running counter in tv_nsec
+	 * (rdma-core's convention), not a time of day. */
+	*ticks = (uint64_t)v.raw_clock.tv_nsec;
+	return 0;
+}
+
 /* The port's link layer and LID. */
 static int query_link(struct probe_port *p)
 {

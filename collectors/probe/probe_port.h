@@ -134,6 +134,10 @@ int probe_port_drain(struct probe_port *p, const struct probe_port_handler *h, c
 /* Nanoseconds between two NIC timestamps (wrapping at ts_mask). */
 uint64_t probe_port_ts_delta_ns(const struct probe_port *p, uint64_t from, uint64_t to);
 
+/* The NIC clock now (ticks, the completion timestamps' time base), read
+ * with ibv_query_rt_values_ex; 0, or -errno where the device cannot say. */
+int probe_port_clock_ticks(struct probe_port *p, uint64_t *ticks);
+
 /* Requests a completion event for the next completion; 0 or -errno. After
  * arming, drain once more before sleeping: a completion may have come in
  * between. */

@@ -43,6 +43,38 @@ void probe_answer_query(struct probe_state *st, int fd, const struct probe_disc 
 		st->disc_requests++;
 }
 
+/* A turnaround longer than this on the NIC clock is taken for a clock that
+ * is not the completions' time base (or one that wrapped), and the software
+ * readings are used instead. */
+#define MAX_HW_TURNAROUND_NS 1000000000ull
+
+/*
+ * The responder's two readings for the reply to rx, on one clock: the NIC's
+ * when the port has completion timestamps (the receive's completion, and
+ * the clock read now, just before the reply is posted), else
+ * CLOCK_MONOTONIC (now_ns, taken when the receive was polled, and now).
+ * Only their difference means anything to the requester. The software
+ * readings miss the time the receive waited in the CQ for the engine to
+ * wake up; the NIC's include it.
+ */
+static void turnaround_readings(struct probe_port *p, const struct probe_rx *rx, uint64_t now_ns,
+				uint64_t *rx_ns, uint64_t *tx_ns)
+{
+	uint64_t ticks;
+
+	if (p->hw_ts && probe_port_clock_ticks(p, &ticks) == 0) {
+		uint64_t turn = probe_port_ts_delta_ns(p, rx->ts, ticks);
+
+		if (turn < MAX_HW_TURNAROUND_NS) {
+			*rx_ns = probe_port_ts_delta_ns(p, 0, rx->ts);
+			*tx_ns = *rx_ns + turn;
+			return;
+		}
+	}
+	*rx_ns = now_ns;
+	*tx_ns = clock_mono_ns();
+}
+
 /* A probe request that came to slot s's QP: answered unless over the
  * per-source (GID or LID, and QP) limit; with the responder off only the
  * port's own loopback requests are. */
@@ -51,6 +83,7 @@ void probe_answer_request(struct probe_state *st, struct slot *s, const struct p
 {
 	struct probe_port *p = &s->p;
 	uint8_t key[PROBE_RL_KEY_MAX] = {0}, pkt[PROBE_PACKET_LEN];
+	uint64_t rx_ns, tx_ns;
 
 	if (!st->responder && rx->src_qp != p->qp->qp_num)
 		return;
@@ -64,10 +97,25 @@ void probe_answer_request(struct probe_state *st, struct slot *s, const struct p
 		return;
 	}
 	memcpy(pkt, rx->data, sizeof(pkt));
-	if (probe_packet_make_reply(pkt, sizeof(pkt), p->qp->qp_num, now, clock_mono_ns()) < 0 ||
+	turnaround_readings(p, rx, now, &rx_ns, &tx_ns);
+	if (probe_packet_make_reply(pkt, sizeof(pkt), p->qp->qp_num, rx_ns, tx_ns) < 0 ||
 	    probe_port_reply(p, rx, pkt) < 0) {
 		s->dropped[D_SEND]++;
 		return;
 	}
 	s->responder_requests++;
+	st->answered_ns = now;
+}
+
+/* Probes come in bursts (--collector.probe.count per round, each sent as soon as
+ * the previous reply is in): after answering one, the engine polls its CQs for
+ * RESPONDER_SPIN_NS instead of sleeping, so that the next request of the burst
+ * is not answered a wake-up later. A wake-up costs the responder's host delay,
+ * which software timestamps cannot take out of the network RTT (the request's
+ * wait in the CQ comes before the first reading). */
+#define RESPONDER_SPIN_NS 500000ull
+
+bool probe_responder_spin(const struct probe_state *st, uint64_t now_ns)
+{
+	return st->answered_ns && now_ns - st->answered_ns < RESPONDER_SPIN_NS;
 }

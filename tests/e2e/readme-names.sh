@@ -13,8 +13,9 @@
 set -euo pipefail
 ROOT=$(cd "${1:-$(dirname "$0")/../..}" && pwd)
 
-# Words of the form rdma_* in the docs that are not metric names (a test binary too).
-NOT_METRICS='^(rdma_cm|rdma_connect|rdma_port|rdma_port_received_packets_total|rdma_exporter_hangtest)$'
+# Words of the form rdma_* in the docs that are not metric names (a test binary too;
+# rdma_probe, rdma_probe_pair, _prober, _target: levels of recording rules, level:metric:operation).
+NOT_METRICS='^(rdma_cm|rdma_connect|rdma_port|rdma_port_received_packets_total|rdma_exporter_hangtest|rdma_probe|rdma_probe_pair|rdma_probe_prober|rdma_probe_target)$'
 
 known=$(mktemp)
 trap 'rm -f "$known"' EXIT

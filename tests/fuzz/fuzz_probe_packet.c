@@ -17,6 +17,21 @@
 #include "probe_discovery.h"
 #include "probe_packet.h"
 
+/* Whatever readings a reply carries and whatever the RTT (here its send_ns), the
+ * split adds up to the RTT and never wraps. */
+static void check_split(const struct probe_packet *p)
+{
+	struct probe_rtt_split sp;
+	uint64_t rtt = p->send_ns;
+
+	probe_packet_split_rtt(p, rtt, &sp);
+	FUZZ_CHECK(sp.network_ns + sp.turnaround_ns == rtt);
+	FUZZ_CHECK(sp.turnaround_ns <= rtt);
+	FUZZ_CHECK(sp.bad_readings == (p->resp_tx_ns < p->resp_rx_ns));
+	FUZZ_CHECK(!sp.bad_readings || sp.turnaround_ns == 0);
+	FUZZ_CHECK(sp.clamped == (!sp.bad_readings && p->resp_tx_ns - p->resp_rx_ns > rtt));
+}
+
 static void check_packet(const uint8_t *data, size_t size)
 {
 	uint8_t *copy = malloc(size ? size : 1), again[PROBE_PACKET_LEN];
@@ -46,6 +61,7 @@ static void check_packet(const uint8_t *data, size_t size)
 			    q.send_ns == p.send_ns && q.session == p.session &&
 			    q.responder == p.responder && q.resp_rx_ns == p.resp_rx_ns &&
 			    q.resp_tx_ns == p.resp_tx_ns));
+		check_split(&p);
 	}
 	rrc = probe_packet_make_reply(copy, size, 7, 8, 9);
 	if (rc) {

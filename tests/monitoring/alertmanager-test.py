@@ -9,7 +9,10 @@
 #   - a real Alertmanager on 127.0.0.1 with the file, fed alerts through its API:
 #     the inhibitions hold (RDMADeviceDown mutes the other alerts of its port and
 #     only of its port, RDMAExporterDown those of its instance, a missing device
-#     its missing ports), and the alerts group by instance and device.
+#     its missing ports), and the alerts group by instance and device; probe
+#     alerts page once per problem (a target's alerts from many probers group
+#     per target and are muted under RDMAProbePeerUnreachable, a prober's under
+#     RDMAProbeLocalPortSuspect).
 # Exit 77 (skip) when amtool or prometheus-alertmanager is not installed, unless
 # CI is set.
 #
@@ -52,6 +55,10 @@ ROUTES = [
     ("rdma-tickets", "alertname=RDMAPortSymbolErrors severity=warning job=rdma instance=n1 device=mlx5_0 port=1"),
     ("blackhole", "alertname=RDMAPortDownUnused severity=info job=rdma instance=n1 device=mlx5_0 port=2"),
     ("default", "alertname=NodeDown severity=critical job=node instance=n1"),
+    ("rdma-pager", "alertname=RDMAProbePeerUnreachable severity=critical job=rdma target=n5:4791 node=n5"),
+    ("rdma-pager", "alertname=RDMAProbeLocalPortSuspect severity=critical job=rdma instance=n6:9879 node=n6"),
+    ("rdma-tickets", "alertname=RDMAProbeLoss severity=warning job=rdma instance=n1:9879 device=mlx5_0 port=1 "
+     "target=n5:4791"),
 ]
 for receiver, labels in ROUTES:
     r = subprocess.run([AMTOOL, "config", "routes", "test", "--config.file=" + CONFIG,
@@ -113,25 +120,50 @@ try:
             # n3 lost a device and with it its ports
             alert(alertname="RDMADeviceMissing", severity="critical", job="rdma", instance="n3", object="device"),
             alert(alertname="RDMADeviceMissing", severity="critical", job="rdma", instance="n3", object="port"),
+            # n5 rebooted: one alert for the target, the four probers' loss muted
+            alert(alertname="RDMAProbePeerUnreachable", severity="critical", job="rdma", target="n5:4791",
+                  node="n5"),
+        ] + [alert(alertname="RDMAProbeLoss", severity="warning", job="rdma", instance=f"n{i}:9879",
+                   device="mlx5_0", port="1", target="n5:4791") for i in (1, 2, 3, 4)] + [
+            # loss from n1 to another target: not muted
+            alert(alertname="RDMAProbeLoss", severity="warning", job="rdma", instance="n1:9879",
+                  device="mlx5_0", port="1", target="n2:4791"),
+            # n6's port is bad: its own loss and the others failing to reach it muted
+            alert(alertname="RDMAProbeLocalPortSuspect", severity="critical", job="rdma", instance="n6:9879",
+                  node="n6"),
+            alert(alertname="RDMAProbeLoss", severity="warning", job="rdma", instance="n6:9879",
+                  device="mlx5_0", port="1", target="n2:4791"),
+            alert(alertname="RDMAProbePeerUnreachable", severity="critical", job="rdma", target="n6:4791",
+                  node="n6"),
         ]
         api("alerts", sent)
         got = {}
         for a in api("alerts"):
             lb = a["labels"]
-            got[(lb["alertname"], lb["instance"], lb.get("port", ""), lb.get("object", ""))] = a["status"]
+            got[(lb["alertname"], lb.get("instance", ""), lb.get("port", ""), lb.get("object", ""),
+                 lb.get("target", ""))] = a["status"]
         t(len(got) == len(sent), f"Alertmanager holds the {len(sent)} alerts sent", str(sorted(got)))
-        muted = {("RDMAPortFlapping", "n1", "1", ""), ("RDMAHighErrorRate", "n1", "1", ""),
-                 ("RDMANetdevPhysicalErrors", "n2", "", ""), ("RDMADeviceMissing", "n3", "", "port")}
+        muted = {("RDMAPortFlapping", "n1", "1", "", ""), ("RDMAHighErrorRate", "n1", "1", "", ""),
+                 ("RDMANetdevPhysicalErrors", "n2", "", "", ""), ("RDMADeviceMissing", "n3", "", "port", ""),
+                 ("RDMAProbeLoss", "n6:9879", "1", "", "n2:4791"),
+                 ("RDMAProbePeerUnreachable", "", "", "", "n6:4791")}
+        muted |= {("RDMAProbeLoss", f"n{i}:9879", "1", "", "n5:4791") for i in (1, 2, 3, 4)}
         for key, status in sorted(got.items()):
             inhibited = bool(status.get("inhibitedBy"))
             t(inhibited == (key in muted),
-              f"{key[0]} on {key[1]}{' port ' + key[2] if key[2] else ''}{' ' + key[3] if key[3] else ''} is "
+              f"{key[0]} on {key[1]}{' port ' + key[2] if key[2] else ''}{' ' + key[3] if key[3] else ''}"
+              f"{' to ' + key[4] if key[4] else ''} is "
               + ("inhibited" if key in muted else "not inhibited"), json.dumps(status))
         groups = api("alerts/groups")
         n1 = [g for g in groups if g["labels"].get("instance") == "n1" and g["receiver"]["name"] == "rdma-pager"]
         t(len(n1) == 1 and n1[0]["labels"] == {"job": "rdma", "instance": "n1", "device": "mlx5_0"},
           "n1's pages for mlx5_0 are one group by job, instance and device",
           json.dumps([g["labels"] for g in groups]))
+        n5 = [g for g in groups if g["labels"].get("target") == "n5:4791"]
+        t(len(n5) == 2 and sorted(g["receiver"]["name"] for g in n5) == ["rdma-pager", "rdma-tickets"]
+          and all(g["labels"] == {"job": "rdma", "target": "n5:4791"} for g in n5),
+          "what the probers say about n5 is one group per receiver, by job and target (the page and "
+          "the muted tickets)", json.dumps([(g["labels"], g["receiver"]["name"]) for g in groups]))
 finally:
     am.terminate()
     try:

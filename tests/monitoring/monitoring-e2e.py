@@ -312,19 +312,25 @@ try:
         ("RDMAHighErrorRate", dict(instance=inst_of.get("erroring"), device="mlx5_0", port="1")),
         ("RDMAPortSymbolErrors", dict(instance=inst_of.get("erroring"), device="mlx5_0")),
         ("RDMARoCERetriesExceeded", dict(instance=inst_of.get("erroring"), device="mlx5_0")),
-        ("RDMAProbeErrors", dict(instance=inst_of.get("mlx5-roce"), reason="resolve")),
         ("RDMAQueueFull", dict(instance="synthetic-a", device="mlx5_0", resource="qp")),
         ("RDMAQPsInErrorState", dict(instance="synthetic-a", device="mlx5_0", type="RC")),
         ("RDMAPFCPauseStorm", dict(instance="synthetic-a", netdev="enp65s0f0np0", level="warning")),
         ("RDMAPFCPauseOnDisabledPriority", dict(instance="synthetic-b", priority="0")),
         ("RDMAHighLatency", dict(instance="synthetic-a", target="10.10.1.3")),
         ("RDMAProbeLoss", dict(instance="synthetic-a", target="10.10.1.3")),
-        ("RDMAProbeTimeouts", dict(instance="synthetic-b", target="10.10.1.4")),
+        # both synthetic probers lose every probe to 10.10.1.4: one alert for the target
+        ("RDMAProbePeerUnreachable", dict(target="10.10.1.4")),
     ]
     for name, labels in expect:
         got = alert(name, **labels)
         t(bool(got), f"alert {name} is pending or firing on " + ",".join(f"{k}={v}" for k, v in labels.items()),
           "alerts now: " + " ".join(sorted({a['labels']['alertname'] for a in alerts})))
+    # the healthy exporter's one target never resolves (no RDMA port here): a failing pair
+    res = api("query", query='rdma_probe_pair:failing:bool5m{instance="%s"} == 1' % inst_of.get("mlx5-roce"))
+    t(len(res["data"]["result"]) == 1, "rdma_probe_pair:failing:bool5m is 1 for the unresolvable target",
+      json.dumps(res.get("data")))
+    t(not alert("RDMAProbePeerUnreachable", target="10.10.1.3"), "no RDMAProbePeerUnreachable for a lossy target")
+    t(not alert("RDMAProbeLocalPortSuspect"), "no RDMAProbeLocalPortSuspect: no prober fails most of its targets")
     t(not alert("RDMADeviceDown", instance=inst_of.get("mlx5-roce")), "no RDMADeviceDown on the healthy exporter")
     t(not alert("RDMADeviceDown", instance=inst_of.get("erroring"), device="mlx5_1"),
       "no RDMADeviceDown for the port that was never ACTIVE")

@@ -66,6 +66,10 @@ check(r.returncode == 0, "promtool check rules " + " ".join(os.path.basename(f) 
 
 rules = []
 per_instance = set()  # alerts about the exporter itself: the instance is the object
+# Probe alerts aggregated over a node's targets (the prober, its instance, is the
+# object) or over a target's probers (no instance: the target is the object).
+per_instance |= {"RDMAProbeLocalPortSuspect", "RDMAProbeErrors"}
+per_target = {"RDMAProbePeerUnreachable"}
 for f in RULE_FILES:
     with open(f) as fh:
         for g in yaml.safe_load(fh)["groups"]:
@@ -128,7 +132,10 @@ for name, a in sorted(alerts.items()):
     for key in ("summary", "description", "runbook", "runbook_url"):
         check(bool(ann.get(key, "").strip()), f"{name}: annotation {key}")
     desc = ann.get("description", "")
-    check("$labels.instance" in desc, f"{name}: description names the instance")
+    if name in per_target:
+        check("$labels.target" in desc, f"{name}: description names the target")
+    else:
+        check("$labels.instance" in desc, f"{name}: description names the instance")
     check(name in per_instance or
           re.search(r"\$labels\.(device|port|netdev|target|collector|object)\b", desc) is not None,
           f"{name}: description names the device, port, netdev, target, collector or object kind")

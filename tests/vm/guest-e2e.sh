@@ -173,14 +173,14 @@ check "probe replies ($prepl) = sent ($psent) - timeouts ($ptmo)" \
 check_value rdma_probe_timestamp_info "device=\"$DEV\",port=\"$PORT\",source=\"software\"" 1
 check_value rdma_probe_errors_total "$PL,reason=\"qp\"" 0
 check_value rdma_exporter_collector_success 'collector="probe"' 1
-# The probe's median RTT, as PromQL's histogram_quantile(0.5, ...) computes it from the
-# rdma_probe_rtt_seconds buckets: the bucket that holds rank count/2, linear interpolation
-# between its bounds (the first bucket starts at 0; a rank in +Inf gives the highest
-# finite bound). Prints seconds, or nothing without observations.
-hist_median() {         # hist_median NAME LABELS (of the _bucket series, without le)
+# A quantile of a histogram, as PromQL's histogram_quantile(Q, ...) computes it from the
+# buckets: the bucket that holds rank Q*count, linear interpolation between its bounds
+# (the first bucket starts at 0; a rank in +Inf gives the highest finite bound). Prints
+# seconds, or nothing without observations.
+hist_quantile() {       # hist_quantile Q NAME LABELS (of the _bucket series, without le)
     local want
-    want=$(printf '%s_bucket{%s} 0\n' "$1" "$2" | normalize | cut -f1)
-    awk -F'\t' -v want="$want" '
+    want=$(printf '%s_bucket{%s} 0\n' "$2" "$3" | normalize | cut -f1)
+    awk -F'\t' -v want="$want" -v q="$1" '
     {
         i = index($1, "{")
         lab = substr($1, i + 1, length($1) - i - 1)
@@ -201,14 +201,15 @@ hist_median() {         # hist_median NAME LABELS (of the _bucket series, withou
                 t = ub[j]; ub[j] = ub[j - 1]; ub[j - 1] = t
                 t = cnt[j]; cnt[j] = cnt[j - 1]; cnt[j - 1] = t
             }
-        rank = 0.5 * total
+        rank = q * total
         for (b = 1; b <= nb && cnt[b] < rank; b++) ;
-        if (b > nb) { printf "%.9g\n", ub[nb]; exit }  # the median lies in +Inf
+        if (b > nb) { printf "%.9g\n", ub[nb]; exit }  # the quantile lies in +Inf
         lo = 0; c = cnt[b]
         if (b > 1) { lo = ub[b - 1]; c -= cnt[b - 1]; rank -= cnt[b - 1] }
         printf "%.9g\n", lo + (ub[b] - lo) * rank / c
     }' "$NORM"
 }
+hist_median() { hist_quantile 0.5 "$@"; }
 pmed=$(hist_median rdma_probe_rtt_seconds "$PL")
 ib_send_lat -d $DEV -x 1 -n 200 > /tmp/lat_server.log 2>&1 &
 LSRV=$!
@@ -224,6 +225,66 @@ lat_us=$(awk -v t="$lt_typ" -v m="$lt_min" -v a="$lt_avg" 'BEGIN {
     if (t !~ /^[0-9]+(\.[0-9]+)?$/) { printf "no figure (ib_send_lat printed \"%s\")", t; exit }
     printf "%.1fus (t_typical %.2fus is one-way, half the round trip; t_min %.2fus, t_avg %.2fus)", 2 * t, t, m, a }')
 note "benchmark (TCG-emulated CPU, not hardware figures): median RTT of the loopback probe $pmed_us (histogram_quantile(0.5) over $pcount probes), of ib_send_lat on the same device $lat_us"
+# ==== [probe accuracy] begin: loopback probe against ib_send_lat -c UD =====================
+# A benchmark line, not a threshold: a second exporter that probes only its loopback, fast
+# (a round of 5 probes every 100 ms), for about PA_SECS seconds; then its median and p99
+# RTT/2 (histogram_quantile over the buckets, so as coarse as they are), the same for the
+# network RTT (the responder's turnaround taken out) and the mean turnaround, beside
+# ib_send_lat over UD on the same device (its t_typical and 99% percentile are already
+# half the round trip). It runs before section 5, which counts QPs: the second
+# exporter's QP is gone when this block ends. See docs/pingmesh.md, "Network RTT and
+# host delay".
+# Two targets from the same prober: its own loopback (one engine thread sends, answers
+# and receives) and a second exporter's QP on the same device (another process answers,
+# as in perftest).
+PA_SECS=${PA_SECS:-20}
+PA_LISTEN=127.0.0.1:9883
+PA_NORM=/tmp/scrape-accuracy.norm
+echo "[{\"targets\": [\"$IP:9886\"]}]" > /tmp/pa-targets.json
+rdma_exporter --web.listen-address=127.0.0.1:9885 --no-collector.sysfs --no-collector.netlink \
+    --no-collector.ethtool --collector.probe.port=9886 > "$OUT/exporter-accuracy-peer.log" 2>&1 &
+PB=$!
+rdma_exporter --web.listen-address=$PA_LISTEN --poll.interval=500ms --no-collector.sysfs \
+    --no-collector.netlink --no-collector.ethtool --collector.probe.interval=100ms \
+    --collector.probe.port=9884 --collector.probe.targets-file=/tmp/pa-targets.json \
+    > "$OUT/exporter-accuracy.log" 2>&1 &
+PA=$!
+sleep "$PA_SECS"
+scrape "$OUT/scrape-accuracy.txt" "http://$PA_LISTEN/metrics" && normalize < "$OUT/scrape-accuracy.txt" > "$PA_NORM"
+kill -TERM $PA $PB 2>/dev/null
+wait $PA $PB 2>/dev/null
+pa_q() { NORM=$PA_NORM hist_quantile "$1" "$2" "$3"; }
+pa_v() { NORM=$PA_NORM value "$1" "$2"; }
+pa_figures() {          # pa_figures LABELS
+    local n
+    n=$(pa_v rdma_probe_rtt_seconds_count "$1")
+    awk -v n="$n" -v s="$(pa_v rdma_probe_rtt_seconds_sum "$1")" \
+        -v t="$(pa_v rdma_probe_responder_turnaround_seconds_total "$1")" \
+        -v m="$(pa_q 0.5 rdma_probe_rtt_seconds "$1")" -v p="$(pa_q 0.99 rdma_probe_rtt_seconds "$1")" \
+        -v nm="$(pa_q 0.5 rdma_probe_network_rtt_seconds "$1")" \
+        -v np="$(pa_q 0.99 rdma_probe_network_rtt_seconds "$1")" 'BEGIN {
+        if (n + 0 <= 0) { printf "no probe figures"; exit }
+        printf "RTT/2 median %.1fus p99 %.1fus mean %.1fus, network RTT/2 median %.1fus p99 %.1fus, " \
+            "mean turnaround %.1fus (%d probes)", m * 5e5, p * 5e5, s / n * 5e5, nm * 5e5, np * 5e5,
+            t / n * 1e6, n }'
+}
+pa_n=$(pa_v rdma_probe_rtt_seconds_count "$PL")
+pa_line="loopback $(pa_figures "$PL"); second exporter on $DEV $(pa_figures "device=\"$DEV\",port=\"$PORT\",target=\"$IP:9886\"")"
+note "guest clocksource: $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null)"
+ib_send_lat -d $DEV -x 1 -c UD -n 1000 > /tmp/lat_ud_server.log 2>&1 &
+LSRV=$!
+sleep 0.5
+# #bytes #iterations t_min t_max t_typical t_avg t_stdev 99% 99.9% (microseconds)
+ud=$(retry 20 timeout 60 ib_send_lat -d $DEV -x 1 -c UD -n 1000 $IP 2>/dev/null |
+    awk '$1 == 2 { printf "%s %s %s", $5, $8, $6; exit }')
+wait $LSRV 2>/dev/null
+read -r ud_typ ud_p99 ud_avg <<< "$ud"
+ud_line=$(awk -v t="$ud_typ" -v p="$ud_p99" -v a="$ud_avg" 'BEGIN {
+    if (t !~ /^[0-9]+(\.[0-9]+)?$/) { printf "no figure (ib_send_lat printed \"%s\")", t; exit }
+    printf "typical %.1fus 99%% %.1fus avg %.1fus", t, p, a }')
+note "benchmark probe accuracy (loopback on $DEV, one-way = RTT/2): $pa_line; ib_send_lat -c UD $ud_line"
+check "accuracy exporter probed its loopback (${pa_n:-no} probes)" num_gt "${pa_n:-0}" 0
+# ==== [probe accuracy] end =================================================================
 rcvd=$(value "$(counter_metric rcvd_pkts)" "$(counter_labels rcvd_pkts)")
 sent=$(value "$(counter_metric sent_pkts)" "$(counter_labels sent_pkts)")
 if num_gt "$rcvd" 0 || num_gt "$sent" 0; then ok "traffic is visible: rcvd_pkts=$rcvd sent_pkts=$sent"

@@ -469,6 +469,112 @@ static void test_bind_select(void **state)
 	assert_int_equal(probe_bind_select(c, 5, (const uint8_t(*)[16])gids, 2, true, out, 1), 1);
 }
 
+/* The value of the sample line that starts with prefix (name and labels). */
+static double sample_value(const char *text, const char *prefix)
+{
+	const char *p = text;
+	size_t n = strlen(prefix);
+
+	while (p && strncmp(p, prefix, n) != 0) {
+		p = strchr(p, '\n');
+		p = p ? p + 1 : NULL;
+	}
+	assert_non_null(p);
+	return strtod(p + n, NULL);
+}
+
+/* A reply built the way the responder builds it, as the requester decodes it. */
+static struct probe_packet reply_with(uint64_t rx_ns, uint64_t tx_ns)
+{
+	struct probe_packet req = {.type = PROBE_PACKET_REQUEST, .seq = 1}, rep;
+	uint8_t pkt[PROBE_PACKET_LEN];
+
+	assert_int_equal(probe_packet_encode(&req, pkt, sizeof(pkt)), PROBE_PACKET_LEN);
+	assert_int_equal(probe_packet_make_reply(pkt, sizeof(pkt), 5, rx_ns, tx_ns), 0);
+	assert_int_equal(probe_packet_decode(pkt, sizeof(pkt), &rep), 0);
+	return rep;
+}
+
+/* Replies split into network RTT and responder turnaround, as exported. */
+static void test_network_rtt_export(void **state)
+{
+	struct probe_state *st = calloc(1, sizeof(*st));
+	struct metric_sink *sink = metric_sink_new();
+	struct collector_stats stats = {0};
+	struct buf out = BUF_INIT;
+	struct probe_packet rep;
+	struct peer *pe;
+	const char *lb = "{device=\"rxe0\",port=\"1\",target=\"node-b:4791\"";
+
+	assert_non_null(st);
+	assert_non_null(sink);
+	pthread_mutex_init(&st->lock, NULL);
+	st->n_peers = 1;
+	st->peers = calloc(1, sizeof(*st->peers));
+	assert_non_null(st->peers);
+	pe = probe_peer_new(st);
+	assert_non_null(pe);
+	pe->target = strdup("node-b:4791");
+	snprintf(pe->device, sizeof(pe->device), "rxe0");
+	snprintf(pe->port_str, sizeof(pe->port_str), "1");
+
+	/* 10 us, 3 us of it the responder's (its clock far from ours). */
+	rep = reply_with(7000000000000ull, 7000000003000ull);
+	probe_peer_record_reply(pe, 10000, &rep);
+	/* 20 us with a 50 us turnaround: cut to 20 us, network 0. */
+	rep = reply_with(100, 50100);
+	probe_peer_record_reply(pe, 20000, &rep);
+	/* 4 us with the readings backwards: all network. */
+	rep = reply_with(900, 100);
+	probe_peer_record_reply(pe, 4000, &rep);
+
+	assert_int_equal(probe_collect(st, sink, &stats), 0);
+	assert_int_equal(metric_sink_render(sink, &out), 0);
+	assert_int_equal(buf_append(&out, "", 1), 0);
+	{
+		char k[256];
+
+		snprintf(k, sizeof(k), "rdma_probe_rtt_seconds_count%s} ", lb);
+		assert_true(sample_value(out.data, k) == 3);
+		snprintf(k, sizeof(k), "rdma_probe_network_rtt_seconds_count%s} ", lb);
+		assert_true(sample_value(out.data, k) == 3);
+		snprintf(k, sizeof(k), "rdma_probe_network_rtt_seconds_sum%s} ", lb);
+		assert_float_equal(sample_value(out.data, k), 11e-6, 1e-12);
+		snprintf(k, sizeof(k), "rdma_probe_responder_turnaround_seconds_total%s} ", lb);
+		assert_float_equal(sample_value(out.data, k), 23e-6, 1e-12);
+		/* network 7 us and 4 us below 8 us, the clamped 0 in the first bucket */
+		snprintf(k, sizeof(k), "rdma_probe_network_rtt_seconds_bucket%s,le=\"1e-06\"} ",
+			 lb);
+		assert_true(sample_value(out.data, k) == 1);
+		snprintf(k, sizeof(k), "rdma_probe_network_rtt_seconds_bucket%s,le=\"8e-06\"} ",
+			 lb);
+		assert_true(sample_value(out.data, k) == 3);
+		snprintf(k, sizeof(k), "rdma_probe_rtt_seconds_sum%s} ", lb);
+		assert_float_equal(sample_value(out.data, k), 34e-6, 1e-12);
+	}
+	assert_true(
+		strstr(out.data, "# TYPE rdma_probe_responder_turnaround_seconds_total counter"));
+	buf_free(&out);
+	metric_sink_free(sink);
+	probe_peer_free(st, pe);
+	free(st->peers);
+	pthread_mutex_destroy(&st->lock);
+	free(st);
+}
+
+/* After an answer the engine keeps polling for 500 us, then sleeps again. */
+static void test_responder_spin(void **state)
+{
+	struct probe_state st = {0};
+
+	assert_false(probe_responder_spin(&st, 1000000000ull)); /* never answered */
+	st.answered_ns = 1000000000ull;
+	assert_true(probe_responder_spin(&st, 1000000000ull));
+	assert_true(probe_responder_spin(&st, 1000499999ull));
+	assert_false(probe_responder_spin(&st, 1000500000ull));
+	assert_false(probe_responder_spin(&st, 2000000000ull));
+}
+
 static void test_flags_declared(void **state)
 {
 	assert_int_equal(probe_collector_ops.n_flags, PROBE_FLAG_COUNT_);
@@ -507,6 +613,8 @@ int main(void)
 		cmocka_unit_test(test_bind_parse),
 		cmocka_unit_test(test_bind_select),
 		cmocka_unit_test(test_flags_declared),
+		cmocka_unit_test(test_network_rtt_export),
+		cmocka_unit_test(test_responder_spin),
 	};
 
 	log_set_level(LOG_ERR);

@@ -208,12 +208,76 @@ static void test_reply_errors(void **state)
 	assert_memory_equal(buf, before, sizeof(buf));
 }
 
+/* A reply as the requester decodes it: a request turned into a reply by
+ * the responder's step, with its two readings. */
+static struct probe_packet built_reply(uint64_t rx_ns, uint64_t tx_ns)
+{
+	struct probe_packet req = {.type = PROBE_PACKET_REQUEST, .seq = 7, .send_ns = 100},
+			    rep = {0};
+	uint8_t buf[PROBE_PACKET_LEN];
+
+	assert_int_equal(probe_packet_encode(&req, buf, sizeof(buf)), PROBE_PACKET_LEN);
+	assert_int_equal(probe_packet_make_reply(buf, sizeof(buf), 9, rx_ns, tx_ns), 0);
+	assert_int_equal(probe_packet_decode(buf, sizeof(buf), &rep), 0);
+	assert_int_equal(rep.type, PROBE_PACKET_REPLY);
+	return rep;
+}
+
+static void test_split_rtt(void **state)
+{
+	struct probe_rtt_split sp;
+	struct probe_packet rep;
+
+	/* 10 us round trip, 3 us of it in the responder: 7 us network. The
+	 * responder's clock is far from the requester's: only its difference
+	 * counts. */
+	rep = built_reply(5000000000000ull, 5000000003000ull);
+	probe_packet_split_rtt(&rep, 10000, &sp);
+	assert_true(sp.network_ns == 7000 && sp.turnaround_ns == 3000);
+	assert_false(sp.clamped);
+	assert_false(sp.bad_readings);
+
+	/* No turnaround: all network. */
+	rep = built_reply(42, 42);
+	probe_packet_split_rtt(&rep, 8000, &sp);
+	assert_true(sp.network_ns == 8000 && sp.turnaround_ns == 0);
+	assert_false(sp.clamped || sp.bad_readings);
+
+	/* Turnaround equal to the RTT: network 0, not clamped. */
+	rep = built_reply(1000, 9000);
+	probe_packet_split_rtt(&rep, 8000, &sp);
+	assert_true(sp.network_ns == 0 && sp.turnaround_ns == 8000);
+	assert_false(sp.clamped);
+
+	/* Longer than the RTT: cut to it, network 0, the parts still add up. */
+	rep = built_reply(1000, 20000);
+	probe_packet_split_rtt(&rep, 8000, &sp);
+	assert_true(sp.network_ns == 0 && sp.turnaround_ns == 8000);
+	assert_true(sp.clamped);
+	assert_false(sp.bad_readings);
+
+	/* tx before rx: no turnaround, the whole RTT is the network's. */
+	rep = built_reply(20000, 1000);
+	probe_packet_split_rtt(&rep, 8000, &sp);
+	assert_true(sp.network_ns == 8000 && sp.turnaround_ns == 0);
+	assert_true(sp.bad_readings);
+	assert_false(sp.clamped);
+
+	/* Extremes do not wrap. */
+	rep = built_reply(0, UINT64_MAX);
+	probe_packet_split_rtt(&rep, UINT64_MAX, &sp);
+	assert_true(sp.network_ns == 0 && sp.turnaround_ns == UINT64_MAX);
+	probe_packet_split_rtt(&rep, 0, &sp);
+	assert_true(sp.network_ns == 0 && sp.turnaround_ns == 0 && sp.clamped);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_layout_exact),   cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_encode_errors),  cmocka_unit_test(test_decode_errors),
 		cmocka_unit_test(test_reply_in_place), cmocka_unit_test(test_reply_errors),
+		cmocka_unit_test(test_split_rtt),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
