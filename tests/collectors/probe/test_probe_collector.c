@@ -542,11 +542,11 @@ static void test_network_rtt_export(void **state)
 		assert_float_equal(sample_value(out.data, k), 11e-6, 1e-12);
 		snprintf(k, sizeof(k), "rdma_probe_responder_turnaround_seconds_total%s} ", lb);
 		assert_float_equal(sample_value(out.data, k), 23e-6, 1e-12);
-		/* network 7 us and 4 us below 8 us, the clamped 0 in the first bucket */
+		/* network 7 us and 4 us below 10 us, the clamped 0 in the first bucket */
 		snprintf(k, sizeof(k), "rdma_probe_network_rtt_seconds_bucket%s,le=\"1e-06\"} ",
 			 lb);
 		assert_true(sample_value(out.data, k) == 1);
-		snprintf(k, sizeof(k), "rdma_probe_network_rtt_seconds_bucket%s,le=\"8e-06\"} ",
+		snprintf(k, sizeof(k), "rdma_probe_network_rtt_seconds_bucket%s,le=\"1e-05\"} ",
 			 lb);
 		assert_true(sample_value(out.data, k) == 3);
 		snprintf(k, sizeof(k), "rdma_probe_rtt_seconds_sum%s} ", lb);
