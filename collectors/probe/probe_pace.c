@@ -74,7 +74,7 @@ uint64_t probe_pace_recovery_bound_ms(uint64_t interval_ms, unsigned count, uint
 	uint64_t s = count ? interval_ms / count + (interval_ms % count != 0) : interval_ms;
 	uint64_t b =
 		interval_ms > PROBE_PACE_BACKOFF_MAX_MS ? interval_ms : PROBE_PACE_BACKOFF_MAX_MS;
-	uint64_t stale = PROBE_PACE_RESOLVE_AFTER * (timeout_ms + s);
+	uint64_t stale = PROBE_PACE_RESOLVE_AFTER * timeout_ms + (PROBE_PACE_RESOLVE_AFTER + 1) * s;
 	uint64_t waited = timeout_ms + b + s;
 
 	return stale > waited ? stale : waited;

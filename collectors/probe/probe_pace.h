@@ -83,13 +83,14 @@ uint64_t probe_pace_backoff_ms(uint64_t interval_ms, unsigned fails);
  * lost discovery datagrams aside, with t = timeout, s = interval / count and
  * B = max(interval, 60 s):
  *
- *   max(R x (t + s), t + B + s),  R = PROBE_PACE_RESOLVE_AFTER
+ *   max(R x t + (R + 1) x s, t + B + s),  R = PROBE_PACE_RESOLVE_AFTER
  *
- * R x (t + s): the peer was resolved to its old QP; R unanswered probes, each
- * sent at most s after the previous one's timeout, then one query answered.
- * t + B + s: it was being resolved while the exporter was down; a query sent
- * just before is lost (t), the backoff waits at most B, then s to the first
- * probe.
+ * R x t + (R + 1) x s: the peer was resolved to its old QP; the next probe
+ * goes at most s later, then R unanswered probes, each sent at most s after
+ * the previous one's timeout, one query answered, and the first probe to the
+ * new QP at most s later. t + B + s: it was being resolved while the
+ * exporter was down; a query sent just before is lost (t), the backoff
+ * waits at most B, then s to the first probe.
  */
 uint64_t probe_pace_recovery_bound_ms(uint64_t interval_ms, unsigned count, uint64_t timeout_ms);
 
