@@ -494,6 +494,12 @@ static void test_flags_declared(void **state)
 	assert_int_equal(probe_collector_ops.flags[PROBE_FLAG_LISTEN_ADDRESS].kind,
 			 COLLECTOR_FLAG_TEXT);
 	assert_non_null(probe_collector_ops.flags[PROBE_FLAG_LISTEN_ADDRESS].check);
+	assert_string_equal(probe_collector_ops.flags[PROBE_FLAG_SAMPLE_ROTATION].name,
+			    "sample-rotation");
+	assert_int_equal(probe_collector_ops.flags[PROBE_FLAG_SAMPLE_ROTATION].kind,
+			 COLLECTOR_FLAG_DURATION);
+	assert_int_equal(probe_collector_ops.flags[PROBE_FLAG_SAMPLE_ROTATION].def, 0);
+	assert_int_equal(probe_collector_ops.flags[PROBE_FLAG_SAMPLE_ROTATION].min, 0);
 	assert_true(probe_collector_ops.default_enabled);
 }
 
