@@ -273,8 +273,9 @@ wait_b() {
 # restart_scenario TAG BOUND_S LABELS_JSON FLAGS...: A probes B with FLAGS; B (watching
 # for replies with scenario="TAG" on our /metrics) stops for 30 s and starts again.
 restart_scenario() {
-    local tag=$1 bound=$2 labels=$3 log=$OUT/exporter-$tag.log t0 t_up el v down_repl res0
-    local ls="device=\"$DEV\",port=\"$PORT\",target=\"$B_IP\",peer=\"b\",scenario=\"$tag\""
+    local tag=$1 bound=$2 labels=$3 log t0 t_up el v down_repl res0 ls
+    log=$OUT/exporter-$tag.log
+    ls="device=\"$DEV\",port=\"$PORT\",target=\"$B_IP\",peer=\"b\",scenario=\"$tag\""
     shift 3
     echo "[{\"targets\":[\"$B_IP\"],\"labels\":$labels}]" > "$TARGETS"
     EXPORTER_FLAGS=("--web.listen-address=:$HTTP_PORT" --poll.interval=1s --log.level=debug
