@@ -73,9 +73,8 @@ cur_log=$OUT/exporter-2.log
 for tag in defaults fast; do
     t0=$(uptime_s)
     wait_value 400 /tmp/a-$tag.txt rdma_probe_replies_total "$LAB,scenario=\"$tag\"" ge 3 "$A_URL"
-    check "$tag: A's /metrics shows at least 3 replies from B ($(since "$t0") s;" \
-        "$(counts "$LAB,scenario=\"$tag\""))" \
-        num_ge "$(value rdma_probe_replies_total "$LAB,scenario=\"$tag\"")" 3
+    check "$tag: A's /metrics shows at least 3 replies from B ($(since "$t0") s; $(counts \
+        "$LAB,scenario=\"$tag\""))" num_ge "$(value rdma_probe_replies_total "$LAB,scenario=\"$tag\"")" 3
     sleep 3
     note "$tag: stopping the exporter at $(since "$T_START") s, for 30 s"
     check "no sanitizer report in ${cur_log##*/}" sanitizer_clean "$cur_log"
