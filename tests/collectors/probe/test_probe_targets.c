@@ -859,6 +859,7 @@ static void test_sample_stable(void **state)
 	probe_target_list_free(&r);
 	assert_int_equal(probe_targets_sample(&r, 4, 7, out, w), 0);
 	/* Case in the host does not change a target's identity. */
+	probe_target_list_free(&l);
 	assert_int_equal(parse("[{\"targets\":[\"Node1.Mesh\", \"node2:9\"]}]", &r), 0);
 	assert_int_equal(parse("[{\"targets\":[\"node1.mesh\", \"node2:9\"]}]", &l), 0);
 	assert_true(r.targets[0].key == l.targets[0].key);
