@@ -16,7 +16,7 @@
 #define CONFIG_MAX_COLLECTORS	    16
 #define CONFIG_MIN_POLL_INTERVAL_MS 100
 #define CONFIG_MAX_POLL_INTERVAL_MS (24ull * 3600 * 1000)
-#define CONFIG_MAX_COLLECTOR_FLAGS  8
+#define CONFIG_MAX_COLLECTOR_FLAGS  12
 /* Ranges of the --web.* numbers, shared by the parser and --help. */
 #define CONFIG_MAX_CONNECTIONS		 100000
 #define CONFIG_MIN_CONNECTION_TIMEOUT_MS 1000

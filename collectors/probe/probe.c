@@ -91,14 +91,19 @@ static int probe_init(const struct collector_ctx *ctx, void **state)
 	st->max_targets = path ? flag(ctx, PROBE_FLAG_MAX_TARGETS, 64) : 0;
 	st->udp_port = (uint16_t)flag(ctx, PROBE_FLAG_PORT, 9879);
 	st->responder = flag(ctx, PROBE_FLAG_RESPONDER, 1) != 0;
+	st->rotation_ms = flag(ctx, PROBE_FLAG_SAMPLE_ROTATION, 0);
 	st->window = 0;
+	st->pace = (struct probe_pace_cfg){.interval_ns = st->interval_ms * 1000000ull,
+					   .timeout_ns = st->timeout_ms * 1000000ull,
+					   .count = (unsigned)st->count};
 	if (getrandom(&st->session, sizeof(st->session), GRND_NONBLOCK) != sizeof(st->session))
 		st->session = (uint32_t)clock_mono_ns() ^ (uint32_t)getpid();
-	/* Nodes reading the same file start their samples at different windows. */
+	/* The node's identity in the sample (probe_targets_sample): nodes reading
+	 * the same file pick different peers, the same ones after a restart. */
 	gethostname(host, sizeof(host) - 1);
-	st->node_offset = 1469598103934665603ull;
+	st->node_key = 1469598103934665603ull;
 	for (const char *c = host; *c; c++)
-		st->node_offset = (st->node_offset ^ (unsigned char)*c) * 1099511628211ull;
+		st->node_key = (st->node_key ^ (unsigned char)*c) * 1099511628211ull;
 	st->n_peers = st->max_targets + MAX_SLOTS;
 	st->peers = calloc(st->n_peers, sizeof(*st->peers));
 	r = st->peers ? 0 : -ENOMEM;
@@ -178,7 +183,8 @@ static const struct collector_flag probe_flags[PROBE_FLAG_COUNT_] = {
 		{
 			.name = "max-targets",
 			.help = "Peers probed per round at most; with more in the file, a "
-				"sample that rotates every 5 minutes. Default 64.",
+				"fixed sample of them chosen by this node's host name "
+				"(rendezvous hashing). Default 64.",
 			.kind = COLLECTOR_FLAG_UINT,
 			.def = 64,
 			.min = 1,
@@ -212,6 +218,18 @@ static const struct collector_flag probe_flags[PROBE_FLAG_COUNT_] = {
 			.kind = COLLECTOR_FLAG_TEXT,
 			.check = probe_bind_check,
 			.metavar = "ADDR[,ADDR...]",
+		},
+	[PROBE_FLAG_SAMPLE_ROTATION] =
+		{
+			.name = "sample-rotation",
+			.help = "Move the sample of --collector.probe.max-targets peers to "
+				"another one this often (the series of the peers that leave are "
+				"dropped). Default 0: a fixed sample, changed only by the "
+				"targets file.",
+			.kind = COLLECTOR_FLAG_DURATION,
+			.def = 0,
+			.min = 0,
+			.max = 7 * 24 * 3600 * 1000ull,
 		},
 };
 

@@ -37,7 +37,8 @@ enum {
 	PROBE_FLAG_MAX_TARGETS,
 	PROBE_FLAG_PORT, /* UDP port of the discovery sideband */
 	PROBE_FLAG_RESPONDER,
-	PROBE_FLAG_LISTEN_ADDRESS, /* ADDR[,ADDR...], in flag_strs (probe_bind.h) */
+	PROBE_FLAG_LISTEN_ADDRESS,  /* ADDR[,ADDR...], in flag_strs (probe_bind.h) */
+	PROBE_FLAG_SAMPLE_ROTATION, /* ms, 0: a fixed sample */
 	PROBE_FLAG_COUNT_,
 };
 

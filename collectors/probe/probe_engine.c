@@ -29,13 +29,11 @@
 #define SYNC_PERIOD_MS 1000
 #define SPIN_NS	       200000ull
 #define SPIN_MAX_NS    1000000ull
-#define ROTATE_MS      300000ull /* a sample of peers is kept this long (series stay) */
-#define QUERY_TRIES    3
 
 static struct peer *peer_by_seq(struct probe_state *st, uint64_t seq)
 {
 	for (size_t i = 0; i < st->n_peers; i++)
-		if (st->peers[i].used && st->peers[i].in_flight && st->peers[i].seq == seq)
+		if (st->peers[i].used && st->peers[i].pace.in_flight && st->peers[i].seq == seq)
 			return &st->peers[i];
 	return NULL;
 }
@@ -62,15 +60,14 @@ static void on_recv(void *arg, struct probe_port *p, const struct probe_rx *rx)
 			s->dropped[D_UNEXPECTED]++;
 			return;
 		}
-		pe->in_flight = false;
+		probe_pace_reply(&pe->pace);
 		pe->replies++;
-		pe->round_replies++;
 		/* NIC clock when both ends of the round trip have it; the send's
 		 * completion is normally polled before the reply. */
 		probe_peer_record_reply(pe,
 					p->hw_ts && pe->have_sent_ts
 						? probe_port_ts_delta_ns(p, pe->sent_ts, rx->ts)
-						: now - pe->sent_ns,
+						: now - pe->pace.sent_ns,
 					&got);
 	}
 }
@@ -87,7 +84,7 @@ static void on_send_error(void *arg, struct probe_port *p, uint64_t wr_id)
 	}
 	pe = peer_by_seq(st, wr_id & ~(PROBE_WR_SEND | PROBE_WR_REPLY));
 	if (pe) {
-		pe->in_flight = false;
+		probe_pace_lost(&pe->pace);
 		pe->errors[R_COMPLETION]++;
 	}
 }
@@ -137,7 +134,7 @@ static void send_probe(struct probe_state *st, struct peer *pe, uint64_t now)
 	struct ibv_ah *ah = pe->loopback ? s->p.self_ah : pe->ah;
 	int r;
 
-	pe->remaining--;
+	probe_pace_take(&pe->pace);
 	/* The clock now, not the step's: the resolves and posts of the peers
 	 * before this one in the same step would count in its RTT. */
 	req.send_ns = now = clock_mono_ns();
@@ -148,41 +145,50 @@ static void send_probe(struct probe_state *st, struct peer *pe, uint64_t now)
 		return;
 	}
 	pe->sent++;
-	pe->round_sent++;
-	pe->in_flight = true;
+	probe_pace_sent(&st->pace, &pe->pace, now);
 	pe->have_sent_ts = false;
 	pe->seq = req.seq;
-	pe->sent_ns = now;
-	pe->deadline_ns = now + st->timeout_ms * 1000000ull;
 }
 
-/* Under lock: a new round; each peer gets count probes. */
+/* Under lock: a new round; each peer gets count probes, spread over it
+ * (probe_pace.h). With --collector.probe.sample-rotation, the sample moves
+ * when its epoch changes. */
 static void start_round(struct probe_state *st, uint64_t now_ms)
 {
-	uint64_t rot = ROTATE_MS / st->interval_ms, w;
+	uint64_t now = clock_mono_ns();
 
 	st->rounds++;
-	w = st->rounds / (rot ? rot : 1);
-	if (w != st->window) {
-		st->window = w;
-		probe_apply_sample(st);
-	}
-	for (size_t i = 0; i < st->n_peers; i++) {
-		struct peer *pe = &st->peers[i];
+	if (st->rotation_ms) {
+		uint64_t per = st->rotation_ms / st->interval_ms, w;
 
-		if (!pe->used)
-			continue;
-		/* A peer that answered none of a round's probes may have restarted
-		 * with another QP: ask it again. */
-		if (!pe->loopback && pe->rs == RS_READY && pe->round_sent > 0 &&
-		    pe->round_replies == 0 && !pe->in_flight) {
-			probe_peer_unresolve(st, pe);
-			pe->rs = RS_NEW;
+		w = st->rounds / (per ? per : 1);
+		if (w != st->window) {
+			st->window = w;
+			probe_apply_sample(st);
 		}
-		pe->remaining = (unsigned)st->count;
-		pe->round_sent = pe->round_replies = 0;
-		(void)now_ms;
 	}
+	(void)now_ms;
+	for (size_t i = 0; i < st->n_peers; i++)
+		if (st->peers[i].used)
+			probe_pace_round(&st->pace, &st->peers[i].pace, now);
+}
+
+/*
+ * Under lock: times out the probe in flight; a remote peer that left
+ * PROBE_PACE_RESOLVE_AFTER probes in a row unanswered may have restarted
+ * with another QP, and is resolved again (whatever the round: the counter
+ * does not depend on it).
+ */
+static void check_liveness(struct probe_state *st, struct peer *pe, uint64_t now)
+{
+	if (probe_pace_expire(&pe->pace, now))
+		pe->timeouts++;
+	if (!probe_pace_take_stale(&pe->pace) || pe->loopback || pe->rs != RS_READY)
+		return;
+	log_debug("probe peer stopped answering; asking it for its QP again",
+		  "collector=probe target=%s qpn=%u", pe->target ? pe->target : "",
+		  (unsigned)pe->qpn);
+	probe_peer_unresolve(st, pe);
 }
 
 /*
@@ -197,13 +203,11 @@ static uint64_t step_peers(struct probe_state *st, uint64_t now, bool *spin)
 	*spin = false;
 	for (size_t i = 0; i < st->n_peers; i++) {
 		struct peer *pe = &st->peers[i];
+		uint64_t due;
 
 		if (!pe->used)
 			continue;
-		if (pe->in_flight && now >= pe->deadline_ns) {
-			pe->in_flight = false;
-			pe->timeouts++;
-		}
+		check_liveness(st, pe, now);
 		switch (pe->rs) {
 		case RS_WAIT:
 			if (pe->loopback || now_ms < pe->retry_at_ms)
@@ -219,7 +223,7 @@ static uint64_t step_peers(struct probe_state *st, uint64_t now, bool *spin)
 		case RS_QUERY:
 			if (now_ms < pe->query_deadline_ms)
 				break;
-			if (pe->query_tries < QUERY_TRIES)
+			if (pe->query_tries < PROBE_PACE_QUERY_TRIES)
 				probe_send_query(st, pe, now_ms);
 			else
 				probe_backoff(st, pe, now_ms);
@@ -227,10 +231,14 @@ static uint64_t step_peers(struct probe_state *st, uint64_t now, bool *spin)
 		case RS_READY:
 			break;
 		}
-		if (pe->rs == RS_READY && !pe->in_flight && pe->remaining > 0 && pe->slot >= 0 &&
-		    st->slots[pe->slot].open)
-			send_probe(st, pe, now);
-		if (pe->in_flight) {
+		due = probe_pace_due(&st->pace, &pe->pace);
+		if (pe->rs == RS_READY && pe->slot >= 0 && st->slots[pe->slot].open) {
+			if (due <= now)
+				send_probe(st, pe, now);
+			else if (due < next)
+				next = due;
+		}
+		if (pe->pace.in_flight) {
 			/* Spin for twice the last RTT, 200 us to 1 ms. */
 			uint64_t spin_ns = pe->have_last ? (uint64_t)(pe->last_rtt * 2e9) : 0;
 
@@ -238,10 +246,10 @@ static uint64_t step_peers(struct probe_state *st, uint64_t now, bool *spin)
 				spin_ns = SPIN_NS;
 			if (spin_ns > SPIN_MAX_NS)
 				spin_ns = SPIN_MAX_NS;
-			if (now - pe->sent_ns < spin_ns)
+			if (now - pe->pace.sent_ns < spin_ns)
 				*spin = true;
-			if (pe->deadline_ns < next)
-				next = pe->deadline_ns;
+			if (pe->pace.deadline_ns < next)
+				next = pe->pace.deadline_ns;
 		}
 		if (pe->rs == RS_WAIT && !pe->loopback && pe->retry_at_ms * 1000000ull < next)
 			next = pe->retry_at_ms * 1000000ull;

@@ -145,8 +145,8 @@ int probe_collect(void *state, struct metric_sink *sink, struct collector_stats 
 					st->have_list ? st->list.n_targets : 0));
 		ADD(metric_sink_add_u64(
 			sink, "rdma_probe_targets_probed",
-			"Targets in the current sample (at most --collector.probe.max-targets; the "
-			"sample rotates every 5 minutes when the file has more).",
+			"Targets in this node's sample (at most --collector.probe.max-targets, "
+			"chosen by the host name; fixed unless --collector.probe.sample-rotation).",
 			METRIC_GAUGE, METRIC_NO_LABELS, probe_remote_peers(st)));
 		ADD(metric_sink_add_u64(sink, "rdma_probe_targets_file_reload_success",
 					"Whether the last read of the targets file succeeded.",

@@ -9,7 +9,7 @@
  *   probe.c           collector ops: init, reload, free, the flag table
  *   probe_engine.c    the engine thread: event loop, rounds, sending, completions
  *   probe_slots.c     local ports: in line with the verbs device list, open, close
- *   probe_peers.c     the peer table, the targets file and its rotating sample
+ *   probe_peers.c     the peer table, the targets file and its sample
  *   probe_resolve.c   a peer's resolution: DNS, local port, discovery query
  *   probe_sideband.c  the UDP discovery sockets: bound to the RDMA netdevs'
  *                     addresses while a port is open, drained
@@ -33,6 +33,7 @@
 #include "probe_bind.h"
 #include "probe_discovery.h"
 #include "probe_packet.h"
+#include "probe_pace.h"
 #include "probe_port.h"
 #include "probe_ratelimit.h"
 #include "probe_targets.h"
@@ -90,10 +91,10 @@ struct peer {
 	struct ibv_ah *ah; /* remote peers only; loopback uses the port's */
 	uint32_t qpn;
 	int sgid_index;
-	/* the current round */
-	unsigned remaining, round_sent, round_replies;
-	bool in_flight, have_sent_ts;
-	uint64_t seq, sent_ns, deadline_ns;
+	/* the current round, the probe in flight, the unanswered ones (probe_pace.h) */
+	struct probe_pace pace;
+	bool have_sent_ts;
+	uint64_t seq;
 	uint64_t sent_ts; /* NIC time the request left, when the port has a clock */
 	/* numbers */
 	struct histogram rtt;
@@ -108,6 +109,8 @@ struct probe_state {
 	const struct device_filter *filter;
 	int sysfs_fd; /* -1: ask the device for its ports */
 	uint64_t interval_ms, count, timeout_ms, max_targets;
+	uint64_t rotation_ms; /* --collector.probe.sample-rotation; 0: a fixed sample */
+	struct probe_pace_cfg pace;
 	uint16_t udp_port;
 	bool responder;
 	char *targets_path;
@@ -133,7 +136,7 @@ struct probe_state {
 	bool want_valid;
 	uint32_t session;
 	uint64_t seq;
-	uint64_t node_offset;
+	uint64_t node_key; /* this node's identity in the sample (a hash of its host name) */
 	struct slot slots[MAX_SLOTS];
 	struct peer *peers; /* n_peers = max_targets + MAX_SLOTS */
 	size_t n_peers;
@@ -146,7 +149,7 @@ struct probe_state {
 	bool file_seen; /* file_st valid */
 	int file_err;	/* errno of the last failed stat, for logging once */
 	bool reload_ok;
-	uint64_t window; /* sample window in use */
+	uint64_t window; /* rotation epoch of the sample in use; 0 without rotation */
 	uint64_t rounds;
 
 	/* graveyard of getaddrinfo_a requests whose peer is gone */

@@ -3,10 +3,13 @@
  * The probe collector's peers: the fixed peer table (one loopback peer per
  * slot, the remote sample after them), the graveyard of getaddrinfo_a
  * requests that outlive their peer, and the targets file with the sample of
- * it probed in the current window. Reloads are logged once here.
+ * it this node probes (rendezvous hashing on its host name, probe_targets.h;
+ * moved only by --collector.probe.sample-rotation). Reloads are logged once
+ * here.
  */
 #include "probe_internal.h"
 #include "fileio.h"
+#include "clock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -69,7 +72,7 @@ void probe_peer_unresolve(struct probe_state *st, struct peer *pe)
 	pe->ah = NULL;
 	bury_gai(st, pe->gai);
 	pe->gai = NULL;
-	pe->in_flight = false;
+	pe->pace.in_flight = false;
 	if (!pe->loopback)
 		pe->rs = RS_NEW;
 }
@@ -153,19 +156,23 @@ static int peer_fill(struct peer *pe, const struct probe_target *t, const struct
 }
 
 /*
- * Under lock: makes the remote peers the sample of the current window. A
- * target that stays (same string, same labels) keeps its numbers and its
+ * Under lock: makes the remote peers this node's sample of the list (of the
+ * current rotation epoch, with --collector.probe.sample-rotation). A target
+ * that stays (same string, same labels) keeps its numbers and its
  * resolution; targets that leave lose their series.
  */
 void probe_apply_sample(struct probe_state *st)
 {
 	size_t n = st->have_list ? st->list.n_targets : 0, k = st->max_targets, m = 0;
 	size_t *idx = calloc(n < k ? n + 1 : k + 1, sizeof(*idx));
+	uint64_t *w = calloc(n < k ? n + 1 : k + 1, sizeof(*w));
 	bool *keep = calloc(st->n_peers, sizeof(*keep)), *add = calloc(k + 1, sizeof(*add));
 
-	if (!idx || !keep || !add)
+	if (!idx || !w || !keep || !add)
 		goto out;
-	m = probe_targets_sample(n, k, st->window + st->node_offset, idx);
+	/* window is 0 without rotation: the sample is the node's alone */
+	m = probe_targets_sample(&st->list, k, st->node_key + st->window * 0x9e3779b97f4a7c15ull,
+				 idx, w);
 	for (size_t i = 0; i < m; i++) {
 		const struct probe_target *t = &st->list.targets[idx[i]];
 		const struct probe_group *g = &st->list.groups[t->group];
@@ -199,10 +206,12 @@ void probe_apply_sample(struct probe_state *st)
 			probe_peer_free(st, pe);
 			break;
 		}
-		pe->remaining = (unsigned)st->count; /* probed in the current round */
+		/* probed from now on, not a round later */
+		probe_pace_round(&st->pace, &pe->pace, clock_mono_ns());
 	}
 out:
 	free(idx);
+	free(w);
 	free(keep);
 	free(add);
 }
@@ -320,6 +329,11 @@ void probe_check_targets_file(struct probe_state *st, bool force)
 		 "max_targets_per_round=%llu",
 		 st->targets_path, nl.n_targets, nl.n_groups, nl.duplicates,
 		 (unsigned long long)st->max_targets);
+	if (nl.dropped_labels)
+		log_warn("probe targets-file labels dropped: names starting with \"__\", job and "
+			 "instance are Prometheus's",
+			 "collector=probe file=%s dropped=%zu first=%s", st->targets_path,
+			 nl.dropped_labels, nl.dropped_label);
 	pthread_mutex_lock(&st->lock);
 	if (st->have_list)
 		probe_target_list_free(&st->list);

@@ -3,7 +3,7 @@
  * Resolution of a remote peer, step by step from the engine: its address
  * (literal at once, a name through getaddrinfo_a), the local port the route
  * leaves from, then a discovery query over the sideband for its probe QP;
- * failures back off exponentially up to BACKOFF_MAX_MS.
+ * failures back off exponentially (probe_pace_backoff_ms).
  */
 #include "probe_internal.h"
 #include "clock.h"
@@ -16,17 +16,12 @@
 #include <sys/random.h>
 #include <unistd.h>
 
-#define BACKOFF_MAX_MS 60000ull
-
 void probe_backoff(struct probe_state *st, struct peer *pe, uint64_t now_ms)
 {
-	uint64_t cap = st->interval_ms > BACKOFF_MAX_MS ? st->interval_ms : BACKOFF_MAX_MS;
-	uint64_t d = st->interval_ms << (pe->fails < 16 ? pe->fails : 16);
-
 	pe->errors[R_RESOLVE]++;
-	pe->fails++;
 	pe->rs = RS_WAIT;
-	pe->retry_at_ms = now_ms + (d < cap ? d : cap);
+	pe->retry_at_ms = now_ms + probe_pace_backoff_ms(st->interval_ms, pe->fails);
+	pe->fails++;
 }
 
 /* The address as a GID: IPv4-mapped or IPv6 bytes. */
@@ -215,7 +210,6 @@ bool probe_take_answer(struct probe_state *st, const struct probe_disc *d)
 		pe->qpn = d->qpn;
 		pe->rs = RS_READY;
 		pe->fails = 0;
-		pe->round_sent = pe->round_replies = 0;
 		return true;
 	}
 	return false;

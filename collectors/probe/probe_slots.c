@@ -163,8 +163,7 @@ static void open_port(struct probe_state *st, struct ibv_device *dev, uint8_t po
 		lp->rs = RS_READY;
 		lp->qpn = p.qp->qp_num;
 		/* Probed at once, not an interval later. */
-		lp->remaining = (unsigned)st->count;
-		lp->round_sent = lp->round_replies = 0;
+		probe_pace_round(&st->pace, &lp->pace, clock_mono_ns());
 	}
 	pthread_mutex_unlock(&st->lock);
 	if (r < 0 && !s->logged_fail)

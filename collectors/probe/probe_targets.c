@@ -741,6 +741,7 @@ static int add_target(struct jp *p, size_t g, const char *path, size_t pos, cons
 	t->raw = block + hlen + 1;
 	t->port = port;
 	t->group = g;
+	t->key = target_hash(t->host, hlen, port);
 	*slot = l->n_targets;
 	return 0;
 }
@@ -805,13 +806,63 @@ static const char *label_problem(const char *name, size_t n)
 		if (!is_alpha(c) && !is_digit(c) && c != '_')
 			return "is not a label name ([a-zA-Z_][a-zA-Z0-9_]*)";
 	}
-	if (n >= 2 && name[0] == '_' && name[1] == '_')
-		return "is reserved (label names starting with \"__\" are Prometheus's)";
 	for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++)
 		if (!strcmp(name, own[i]))
 			return "is a label of the probe metrics themselves (device, port, target, "
 			       "reason, le)";
 	return NULL;
+}
+
+/*
+ * Whether a label of a file_sd file is dropped rather than kept: "__*"
+ * (Prometheus's reserved and __meta_* names, which its own file_sd drops
+ * after relabelling) and job and instance (the scrape sets them on every
+ * series: copied onto the probe series, the scrape would overwrite them).
+ */
+static bool label_dropped(const char *name, size_t n)
+{
+	return (n >= 2 && name[0] == '_' && name[1] == '_') || !strcmp(name, "job") ||
+	       !strcmp(name, "instance");
+}
+
+static void note_dropped(struct probe_target_list *l, const char *name)
+{
+	if (!l->dropped_labels++)
+		snprintf(l->dropped_label, sizeof(l->dropped_label), "%s", name);
+}
+
+/* A label's name (at p->pos) into p->name: checked, *drop when it is one to drop. */
+static int label_name(struct jp *p, const struct probe_group *grp, const char *path, size_t *nlen,
+		      bool *drop)
+{
+	char q[QUOTE_MAX * 4 + 8];
+	size_t start = p->pos;
+	const char *why;
+	int rc;
+
+	if (!at(p, '"'))
+		return fail(p, -EINVAL, start, NULL, "expected a string key (a label name), got %s",
+			    what_at(p));
+	rc = string(p, p->name, PROBE_TARGETS_MAX_LABEL_NAME, nlen);
+	if (rc == -E2BIG)
+		return fail(p, rc, start, path, "label name longer than %d bytes (the limit)",
+			    PROBE_TARGETS_MAX_LABEL_NAME);
+	if (rc)
+		return rc;
+	why = label_problem(p->name, *nlen);
+	if (why)
+		return fail(p, -EINVAL, start, path, "%s %s", quote(q, sizeof(q), p->name, *nlen),
+			    why);
+	*drop = label_dropped(p->name, *nlen);
+	if (*drop)
+		return 0;
+	for (size_t i = 0; i < grp->n_labels; i++)
+		if (!strcmp(grp->labels[i].name, p->name))
+			return fail(p, -EINVAL, start, path, "duplicate label \"%s\"", p->name);
+	if (grp->n_labels >= PROBE_TARGETS_MAX_LABELS)
+		return fail(p, -E2BIG, start, path, "more than %d labels in one group (the limit)",
+			    PROBE_TARGETS_MAX_LABELS);
+	return 0;
 }
 
 static int add_label(struct jp *p, struct probe_group *grp, size_t nlen, size_t vlen)
@@ -836,8 +887,8 @@ static int add_label(struct jp *p, struct probe_group *grp, size_t nlen, size_t 
 static int labels(struct jp *p, size_t g)
 {
 	struct probe_group *grp = &p->out->groups[g];
-	char path[PROBE_TARGETS_MAX_LABEL_NAME + 48], q[QUOTE_MAX * 4 + 8];
-	size_t bytes = 0; /* names and values so far */
+	char path[PROBE_TARGETS_MAX_LABEL_NAME + 48];
+	size_t bytes = 0; /* names and values so far, of the labels kept */
 	int rc;
 
 	snprintf(path, sizeof(path), "[%zu].labels", g);
@@ -853,32 +904,12 @@ static int labels(struct jp *p, size_t g)
 	}
 	do {
 		size_t start, nlen, vlen;
-		const char *why;
+		bool drop;
 
 		skip_ws(p);
-		start = p->pos;
-		if (!at(p, '"'))
-			return fail(p, -EINVAL, start, NULL,
-				    "expected a string key (a label name), got %s", what_at(p));
-		rc = string(p, p->name, PROBE_TARGETS_MAX_LABEL_NAME, &nlen);
-		if (rc == -E2BIG)
-			return fail(p, rc, start, path,
-				    "label name longer than %d bytes (the limit)",
-				    PROBE_TARGETS_MAX_LABEL_NAME);
+		rc = label_name(p, grp, path, &nlen, &drop);
 		if (rc)
 			return rc;
-		why = label_problem(p->name, nlen);
-		if (why)
-			return fail(p, -EINVAL, start, path, "%s %s",
-				    quote(q, sizeof(q), p->name, nlen), why);
-		for (size_t i = 0; i < grp->n_labels; i++)
-			if (!strcmp(grp->labels[i].name, p->name))
-				return fail(p, -EINVAL, start, path, "duplicate label \"%s\"",
-					    p->name);
-		if (grp->n_labels >= PROBE_TARGETS_MAX_LABELS)
-			return fail(p, -E2BIG, start, path,
-				    "more than %d labels in one group (the limit)",
-				    PROBE_TARGETS_MAX_LABELS);
 		rc = expect(p, ':', "after a key");
 		if (rc)
 			return rc;
@@ -895,6 +926,12 @@ static int labels(struct jp *p, size_t g)
 				    PROBE_TARGETS_MAX_LABEL_VALUE);
 		if (rc)
 			return rc;
+		if (drop) {
+			note_dropped(p->out, p->name);
+			snprintf(path, sizeof(path), "[%zu].labels", g);
+			rc = next(p, '}', "a label");
+			continue;
+		}
 		bytes += nlen + vlen;
 		if (bytes > PROBE_TARGETS_MAX_LABEL_BYTES)
 			return fail(p, -E2BIG, start, path,
@@ -1066,43 +1103,83 @@ void probe_target_list_free(struct probe_target_list *l)
 	memset(l, 0, sizeof(*l));
 }
 
-/* a + b mod m, for a, b < m, without overflow. */
-static uint64_t add_mod(uint64_t a, uint64_t b, uint64_t m)
+/* splitmix64's finalizer: every input bit moves every output bit. */
+static uint64_t mix64(uint64_t x)
 {
-	return a >= m - b ? a - (m - b) : a + b;
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ULL;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebULL;
+	x ^= x >> 31;
+	return x;
 }
 
-/* a * b mod m by doubling: no 128-bit type needed, any a and b. */
-static uint64_t mul_mod(uint64_t a, uint64_t b, uint64_t m)
+uint64_t probe_targets_weight(uint64_t node, uint64_t key)
 {
-	uint64_t r = 0;
+	return mix64(key ^ mix64(node));
+}
 
-	a %= m;
-	b %= m;
-	while (b) {
-		if (b & 1)
-			r = add_mod(r, a, m);
-		a = add_mod(a, a, m);
-		b >>= 1;
+/* Heap order: the lighter (weight, then index) on top. */
+static bool lighter(uint64_t wa, size_t a, uint64_t wb, size_t b)
+{
+	return wa != wb ? wa < wb : a > b;
+}
+
+static void sift_down(size_t *idx, uint64_t *w, size_t n, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, m = i, ti;
+		uint64_t tw;
+
+		if (l < n && lighter(w[l], idx[l], w[m], idx[m]))
+			m = l;
+		if (r < n && lighter(w[r], idx[r], w[m], idx[m]))
+			m = r;
+		if (m == i)
+			return;
+		ti = idx[i], idx[i] = idx[m], idx[m] = ti;
+		tw = w[i], w[i] = w[m], w[m] = tw;
+		i = m;
 	}
-	return r;
 }
 
-size_t probe_targets_sample(size_t n, size_t k, uint64_t round, size_t *out_indices)
+static int cmp_size(const void *a, const void *b)
 {
-	size_t i, start;
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+size_t probe_targets_sample(const struct probe_target_list *l, size_t k, uint64_t node,
+			    size_t *out_indices, uint64_t *weights)
+{
+	size_t n = l ? l->n_targets : 0, m = 0;
 
 	if (!n || !k)
 		return 0;
-	if (n <= k) {
-		for (i = 0; i < n; i++)
-			out_indices[i] = i;
-		return n;
+	/* A min-heap of the k heaviest so far: O(n log k), no allocation. */
+	for (size_t i = 0; i < n; i++) {
+		uint64_t w = probe_targets_weight(node, l->targets[i].key);
+
+		if (m < k) {
+			out_indices[m] = i;
+			weights[m++] = w;
+			for (size_t c = m - 1;
+			     c > 0 && lighter(weights[c], out_indices[c], weights[(c - 1) / 2],
+					      out_indices[(c - 1) / 2]);
+			     c = (c - 1) / 2) {
+				size_t p = (c - 1) / 2, ti = out_indices[c];
+				uint64_t tw = weights[c];
+
+				out_indices[c] = out_indices[p], out_indices[p] = ti;
+				weights[c] = weights[p], weights[p] = tw;
+			}
+		} else if (lighter(weights[0], out_indices[0], w, i)) {
+			out_indices[0] = i;
+			weights[0] = w;
+			sift_down(out_indices, weights, m, 0);
+		}
 	}
-	start = (size_t)mul_mod(round, k, n);
-	for (i = 0; i < k; i++) {
-		out_indices[i] = start;
-		start = start + 1 == n ? 0 : start + 1;
-	}
-	return k;
+	qsort(out_indices, m, sizeof(*out_indices), cmp_size);
+	return m;
 }

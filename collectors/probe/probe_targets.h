@@ -32,10 +32,14 @@
  * would be ambiguous. Targets equal in host (ignoring ASCII case) and port
  * are duplicates: the first one is kept with its group, later ones counted.
  *
- * Label names follow Prometheus, [a-zA-Z_][a-zA-Z0-9_]*; names starting with
- * "__" are reserved, and "device", "port", "target", "reason" and "le" are
- * the probe metrics' own labels (le: histogram buckets): all are errors. Label values are any UTF-8
- * except NUL ("\u0000" is refused in every string).
+ * Label names follow Prometheus, [a-zA-Z_][a-zA-Z0-9_]*. So that a file_sd
+ * file Prometheus uses can be used as it is, names starting with "__"
+ * (reserved, __meta_*) and "job" and "instance" (the scrape sets them) are
+ * dropped, counted in dropped_labels; the caller warns once. "device",
+ * "port", "target", "reason" and "le" are the probe metrics' own labels (le:
+ * histogram buckets): errors. Label values are any UTF-8 except NUL
+ * ("\u0000" is refused in every string). The limits below count the labels
+ * kept.
  *
  * Error positions: syntax errors give "line L, column C (byte B)" (column
  * and byte counted in bytes from 1 and 0); content errors give the JSON
@@ -45,6 +49,7 @@
 #ifndef RDMA_EXPORTER_PROBE_TARGETS_H
 #define RDMA_EXPORTER_PROBE_TARGETS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -82,6 +87,7 @@ struct probe_target {
 	uint16_t port;	 /* 0: none written, the prober's default */
 	const char *raw; /* the string as written, the `target` label value; in host's allocation */
 	size_t group;	 /* index into groups[] */
+	uint64_t key;	 /* hash of the lower-cased host and the port: its identity */
 };
 
 /* Owned by the list: every string, label and group. */
@@ -90,7 +96,9 @@ struct probe_target_list {
 	size_t n_targets, cap_targets;
 	struct probe_group *groups; /* all groups, also those left without targets */
 	size_t n_groups, cap_groups;
-	size_t duplicates; /* target strings dropped as equal to an earlier one */
+	size_t duplicates;     /* target strings dropped as equal to an earlier one */
+	size_t dropped_labels; /* labels dropped: "__*", job, instance */
+	char dropped_label[PROBE_TARGETS_MAX_LABEL_NAME + 1]; /* the first one's name */
 };
 
 /*
@@ -110,26 +118,25 @@ int probe_targets_parse(const char *buf, size_t len, struct probe_target_list *o
 void probe_target_list_free(struct probe_target_list *l);
 
 /*
- * Which targets to probe in round `round` when at most k of n may be:
- * writes the indexes to out_indices (room for min(n, k)) and returns their
- * number. With n <= k, all of them: 0..n-1. Otherwise a rotating window of
- * k consecutive indexes, wrapping at n:
+ * Which targets this node probes when at most k of the list may be: the k
+ * with the highest weight probe_targets_weight(node, target key), rendezvous
+ * (highest random weight) hashing. Writes their indexes, ascending, to
+ * out_indices and returns their number, min(n, k); weights is scratch. Both
+ * have room for min(n, k). k = 0 or an empty list returns 0.
  *
- *   out_indices[i] = (round * k + i) mod n,  i = 0..k-1
- *
- * computed without overflow for any round. Round r+1 starts where round r
- * stopped, so any ceil(n/k) consecutive rounds probe every target at least
- * once, and no target is probed twice before all were probed once (except
- * the overlap of the last, wrapping window). k = 0 or n = 0 returns 0.
- * (round wrapping from UINT64_MAX to 0 breaks the rotation once: at one
- * round a nanosecond, after 584 years.) When the file changes, n changes
- * and the window moves; rounds go on, coverage restarts from there.
- *
- * In a mesh every node reads the same file, so nodes using the same round
- * would all probe the same k peers in the same interval. A caller adds a
- * per-node offset to round (a hash of its own address, say) so that nodes
- * start at different windows and the load spreads over the peers.
+ * The sample depends only on node and the set of targets (not their order,
+ * not the time): it stays as long as the file does. Adding a target changes
+ * at most one member (the new one comes in, the lightest leaves); removing
+ * one not in the sample changes nothing, removing one in it brings in one
+ * other. Every node reading the same file picks each target with
+ * probability k/n, independently of the others, so with N nodes a target has
+ * N x k / n probers on average (binomially spread; docs/pingmesh.md gives
+ * the figures of a 2,000-node mesh).
  */
-size_t probe_targets_sample(size_t n, size_t k, uint64_t round, size_t *out_indices);
+size_t probe_targets_sample(const struct probe_target_list *l, size_t k, uint64_t node,
+			    size_t *out_indices, uint64_t *weights);
+
+/* A target's weight for a node: 64 well-mixed bits of both. */
+uint64_t probe_targets_weight(uint64_t node, uint64_t key);
 
 #endif

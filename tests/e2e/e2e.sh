@@ -263,6 +263,8 @@ check "bad top-processes: exit 2" flag_error "whole number from 0 to 1000" --col
 check "bad netlink timeout: exit 2" flag_error "not a duration" --collector.netlink.timeout=5
 check "--help lists the probe collector's flags" bash -c "'$BIN' --help | grep -q -- '--collector.probe.interval=D'"
 check "bad probe count: exit 2" flag_error "whole number from 1 to 1000" --collector.probe.count=0
+check "--help lists --collector.probe.sample-rotation" bash -c "'$BIN' --help | grep -q -- '--collector.probe.sample-rotation=D'"
+check "probe sample-rotation over 7d: exit 2" flag_error "sample-rotation: 8d is out of range" --collector.probe.sample-rotation=8d
 check "--version exits 0" bash -c "'$BIN' --version | grep -q '^rdma_exporter, version '"
 
 # --- port already in use: a clear error, exit 1

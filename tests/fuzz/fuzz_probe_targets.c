@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
  * libFuzzer target: the pingmesh target file parser (probe_targets.c, file_sd
- * JSON) and the round-robin sampler.
+ * JSON) and the rendezvous-hash sampler.
  *
  * Invariants: an error is -EINVAL or -E2BIG with a one-line message and an
  * empty list; a parsed list has unique, printable targets inside their groups
- * and valid label names; written back as file_sd JSON it parses to the same
- * targets and labels; a sample of it has distinct indexes inside the list.
+ * and valid label names, none of them dropped ones ("__*", job, instance),
+ * the dropped ones counted with the first's name; written back as file_sd JSON it parses to the
+ * same targets and labels; a sample of it has distinct indexes inside the list.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -45,10 +46,15 @@ static void check_list(const struct probe_target_list *l)
 			FUZZ_CHECK(l->targets[j].port != t->port ||
 				   strcasecmp(l->targets[j].host, t->host) != 0);
 	}
+	FUZZ_CHECK(
+		!l->dropped_labels ||
+		(l->dropped_label[0] && strlen(l->dropped_label) <= PROBE_TARGETS_MAX_LABEL_NAME));
 	for (size_t g = 0; g < l->n_groups; g++) {
 		FUZZ_CHECK(l->groups[g].n_labels <= PROBE_TARGETS_MAX_LABELS);
 		for (size_t i = 0; i < l->groups[g].n_labels; i++) {
 			FUZZ_CHECK(label_name_ok(l->groups[g].labels[i].name));
+			FUZZ_CHECK(strcmp(l->groups[g].labels[i].name, "job") != 0 &&
+				   strcmp(l->groups[g].labels[i].name, "instance") != 0);
 			FUZZ_CHECK(strlen(l->groups[g].labels[i].value) <=
 				   PROBE_TARGETS_MAX_LABEL_VALUE);
 		}
@@ -131,19 +137,33 @@ out:
 	buf_free(&text);
 }
 
-static void check_sample(size_t n, const uint8_t *data, size_t size)
+/* A sample: min(n, k) distinct indexes, ascending, inside the list, the
+ * same when asked again, and the heaviest: no target left out weighs more
+ * than one taken. */
+static void check_sample(const struct probe_target_list *l, const uint8_t *data, size_t size)
 {
-	size_t k = size % 9, idx[8], got;
-	uint64_t round = 0;
+	size_t n = l->n_targets, k = size % 9, idx[8], again[8], got;
+	uint64_t node = 0, w[8], lightest = UINT64_MAX;
 
 	for (size_t i = 0; i < size && i < 8; i++)
-		round = round << 8 | data[i];
-	got = probe_targets_sample(n, k, round, idx);
+		node = node << 8 | data[i];
+	got = probe_targets_sample(l, k, node, idx, w);
 	FUZZ_CHECK(got == (n < k ? n : k));
+	FUZZ_CHECK(probe_targets_sample(l, k, node, again, w) == got);
 	for (size_t i = 0; i < got; i++) {
-		FUZZ_CHECK(idx[i] < n);
-		for (size_t j = 0; j < i; j++)
-			FUZZ_CHECK(idx[j] != idx[i]);
+		uint64_t wi = probe_targets_weight(node, l->targets[idx[i]].key);
+
+		FUZZ_CHECK(idx[i] < n && again[i] == idx[i]);
+		FUZZ_CHECK(i == 0 || idx[i - 1] < idx[i]);
+		if (wi < lightest)
+			lightest = wi;
+	}
+	for (size_t t = 0, i = 0; got && t < n && n < 4096; t++) {
+		if (i < got && idx[i] == t) {
+			i++;
+			continue;
+		}
+		FUZZ_CHECK(probe_targets_weight(node, l->targets[t].key) <= lightest);
 	}
 }
 
@@ -168,7 +188,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	} else {
 		check_list(&l);
 		check_round_trip(&l);
-		check_sample(l.n_targets, data, size);
+		check_sample(&l, data, size);
 	}
 	probe_target_list_free(&l);
 	return 0;

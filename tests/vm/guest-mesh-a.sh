@@ -8,17 +8,27 @@
 #   1. A probes B (target 10.0.2.16, labels peer="b") and a host that does not exist
 #      (10.0.2.99:9879, peer="nowhere"): replies from B, resolve errors only for nowhere.
 #   2. B stops its exporter for ~10 s and starts it again (new QP number): A's timeouts
-#      for B rise, A re-resolves B and replies resume.
+#      for B rise, A re-resolves B (after 3 unanswered probes) and replies resume.
 #   3. Hostile input to A's own responder with probe_inject: garbage, a short packet, a
 #      bad version (malformed), an unsolicited reply (unexpected), a flood of 3000
 #      requests (ratelimit); a garbage UDP datagram to the discovery port (malformed).
 #   4. The targets file: a malformed file keeps the previous targets (reload_success 0,
 #      one error line), the good file comes back (1), an edit is re-read on its own,
 #      SIGHUP re-reads the unchanged file.
-#   5. A stops its exporter (SIGTERM, status 0): B takes that as the end of the test.
+#   5. A stops its first exporter (SIGTERM, status 0).
+#   6. B restarts under A's other probe settings: A starts its exporter again with the
+#      defaults (10 s, 5 probes, 1 s), then with --collector.probe.interval=1s
+#      --collector.probe.timeout=500ms (count x timeout over the interval), each time
+#      with a targets file whose labels name the scenario (and, for the defaults,
+#      file_sd labels that are dropped: job, __meta_*); B stops its exporter for 30 s
+#      once it sees replies in that scenario on A's /metrics, and starts it again (new
+#      QP number). A's replies from B must resume within the bound docs/pingmesh.md
+#      states, counted from B's /metrics serving again. Then A stops: B takes that as
+#      the end of the test.
 #
-# Files written to /mnt/host/out/: exporter.log, scrape-*.txt (promtool-checked by
-# vm-mesh.sh), rdma-res-qp.txt (the QP table injection used).
+# Files written to /mnt/host/out/: exporter.log, exporter-defaults.log,
+# exporter-fast.log, scrape-*.txt (promtool-checked by vm-mesh.sh), rdma-res-qp.txt (the
+# QP table injection used).
 
 LB="device=\"$DEV\",port=\"$PORT\",target=\"$B_IP\",peer=\"b\""
 NOWHERE=10.0.2.99:9879
@@ -244,5 +254,79 @@ if [ $fail != 0 ]; then
     note "last lines of exporter.log:"
     tail -30 "$LOG" | sed 's/^/#   /'
 fi
+note "phase 5 (first exporter stopped) done at $(since "$T_START") s"
+
+############################################################################
+# 6. B restarts while A probes it with the defaults, then with 1 s / 500 ms
+############################################################################
+B_URL=http://$B_IP:$HTTP_PORT/metrics
+b_serves() { scrape /tmp/b.txt "$B_URL" 2>/dev/null; }
+# wait_b UP|DOWN SECONDS: until B's /metrics serves (UP) or not (DOWN); 0 when it did
+wait_b() {
+    local t0
+    t0=$(uptime_s)
+    while :; do
+        if b_serves; then [ "$1" = UP ] && return 0; else [ "$1" = DOWN ] && return 0; fi
+        awk -v a="$t0" -v b="$(uptime_s)" -v s="$2" 'BEGIN { exit !(b - a >= s) }' && return 1
+        sleep 0.5
+    done
+}
+# restart_scenario TAG BOUND_S LABELS_JSON FLAGS...: A probes B with FLAGS; B (watching
+# for replies with scenario="TAG" on our /metrics) stops for 30 s and starts again.
+restart_scenario() {
+    local tag=$1 bound=$2 labels=$3 log t0 t_up el v down_repl res0 ls
+    log=$OUT/exporter-$tag.log
+    ls="device=\"$DEV\",port=\"$PORT\",target=\"$B_IP\",peer=\"b\",scenario=\"$tag\""
+    shift 3
+    echo "[{\"targets\":[\"$B_IP\"],\"labels\":$labels}]" > "$TARGETS"
+    EXPORTER_FLAGS=("--web.listen-address=:$HTTP_PORT" --poll.interval=1s --log.level=debug
+        "--collector.probe.targets-file=$TARGETS" "$@")
+    start_exporter "$log"
+    check "$tag: exporter serves $URL with ${*:-the default probe flags} (pid $EXP)" kill -0 "$EXP"
+    t0=$(uptime_s)
+    wait_value 120 "$OUT/scrape-$tag-up.txt" rdma_probe_replies_total "$ls" ge 3
+    check "$tag: at least 3 replies from B ($(since "$t0") s; $(counts "$ls"))" \
+        num_ge "$(value rdma_probe_replies_total "$ls")" 3
+    res0=$(value rdma_probe_errors_total "$ls,reason=\"resolve\"")
+    wait_b DOWN 60
+    check "$tag: B's exporter stopped (its /metrics gone)" test $? = 0
+    wait_value 60 "$OUT/scrape-$tag-b-down.txt" rdma_probe_errors_total \
+        "$ls,reason=\"resolve\"" gt "${res0:-0}"
+    check "$tag: A asked B again while it was down (resolve errors ${res0:-0} -> $(value \
+        rdma_probe_errors_total "$ls,reason=\"resolve\""); $(counts "$ls"))" \
+        num_gt "$(value rdma_probe_errors_total "$ls,reason=\"resolve\"")" "${res0:-0}"
+    down_repl=$(value rdma_probe_replies_total "$ls")
+    wait_b UP 90
+    check "$tag: B's exporter is back (its /metrics serves)" test $? = 0
+    t_up=$(uptime_s)
+    wait_value $((bound + 20)) "$OUT/scrape-$tag-b-back.txt" rdma_probe_replies_total "$ls" \
+        gt "${down_repl:-0}"
+    el=$(since "$t_up")
+    v=$(value rdma_probe_replies_total "$ls")
+    # 5 s of slack: B's HTTP listener comes up before its probe port, and we poll every 0.5 s
+    check "$tag: replies from the restarted B within the bound, $bound s (after $el s; $(counts "$ls"))" \
+        awk -v v="$v" -v d="${down_repl:-0}" -v e="$el" -v b="$bound" \
+        'BEGIN { exit !(v != "" && v > d && e <= b + 5) }'
+    note "benchmark: $tag: B answered again $el s after its /metrics came back (bound $bound s)"
+    check "$tag: 0 <= sent - replies - timeouts <= 1 after the restart ($(counts "$ls"))" \
+        in_flight_ok "$ls"
+    check "$tag: no sanitizer report in ${log##*/}" sanitizer_clean "$log"
+}
+# The defaults' bound: max(3 t + 4 s, t + max(interval, 60 s) + s), t 1 s, s 10 s / 5: 63 s
+restart_scenario defaults 63 \
+    '{"peer":"b","scenario":"defaults","job":"rdma","instance":"b:9879","__meta_sd":"x"}'
+check "defaults: file_sd labels job, instance, __meta_* dropped from the probe series" \
+    test -z "$(grep -E '^rdma_probe_[a-z_]+\{[^}]*(job|instance|__meta_sd)=' \
+        "$OUT/scrape-defaults-up.txt")"
+check "defaults: one warning line for the dropped labels" \
+    test "$(grep 'level=warn' "$OUT/exporter-defaults.log" | grep -c 'labels dropped')" = 1
+stop_exporter "$OUT/exporter-defaults.log"
+# 1 s, 5, 500 ms: t + 60 s + s = 60.7 s
+restart_scenario fast 61 '{"peer":"b","scenario":"fast"}' \
+    --collector.probe.interval=1s --collector.probe.timeout=500ms
+check "no error-level log line in the scenarios' logs" \
+    test -z "$(grep -h 'level=error' "$OUT/exporter-defaults.log" "$OUT/exporter-fast.log")"
+stop_exporter "$OUT/exporter-fast.log"
+note "phase 6 (restarts under the defaults and 1 s / 500 ms) done at $(since "$T_START") s"
 note "VM A: $(since "$T_START") s since the exporter started"
 finish

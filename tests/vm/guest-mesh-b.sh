@@ -3,12 +3,15 @@
 # guest-mesh-b.sh - VM B (10.0.2.16) of the two-VM pingmesh test (see guest-mesh-a.sh;
 # vm-mesh.sh prepends guest-mesh-lib.sh). B probes A (target 10.0.2.15, peer="a"), then
 # stops its exporter for ~10 s and starts it again with the same flags, so that A sees
-# a peer go away and come back with a new QP number. B coordinates with A through A's
-# /metrics only: it stops once A has counted replies from B, and it ends when A's
-# exporter stops answering (A stops it last).
+# a peer go away and come back with a new QP number; then twice more for 30 s, while A
+# probes with the defaults and with 1 s / 500 ms (A's phase 6). B coordinates with A
+# through A's /metrics only: it stops once A has counted replies from B (in the
+# scenario A names with a label of B's target), and it ends when A's exporter stops
+# answering (A stops it last).
 #
 # Files written to /mnt/host/out/ (vm-mesh.sh: peer/): exporter-1.log (before the
-# restart), exporter-2.log (after), scrape-*.txt.
+# first restart), exporter-2.log, exporter-defaults.log, exporter-fast.log (after each
+# restart), scrape-*.txt.
 
 LA="device=\"$DEV\",port=\"$PORT\",target=\"$A_IP\",peer=\"a\""
 LAB="device=\"$DEV\",port=\"$PORT\",target=\"$B_IP\",peer=\"b\""    # A's series for us
@@ -63,6 +66,31 @@ check "discovery: A asked the restarted exporter for its QP (rdma_probe_discover
 note "phase 2 (stop and restart) done at $(since "$T_START") s"
 
 ############################################################################
+# 2b. Two more restarts, 30 s each, while A probes with the defaults, then with
+#     1 s / 500 ms (A labels our target scenario="defaults", then "fast")
+############################################################################
+cur_log=$OUT/exporter-2.log
+for tag in defaults fast; do
+    t0=$(uptime_s)
+    wait_value 400 /tmp/a-$tag.txt rdma_probe_replies_total "$LAB,scenario=\"$tag\"" ge 3 "$A_URL"
+    check "$tag: A's /metrics shows at least 3 replies from B ($(since "$t0") s; $(counts \
+        "$LAB,scenario=\"$tag\""))" num_ge "$(value rdma_probe_replies_total "$LAB,scenario=\"$tag\"")" 3
+    sleep 3
+    note "$tag: stopping the exporter at $(since "$T_START") s, for 30 s"
+    check "no sanitizer report in ${cur_log##*/}" sanitizer_clean "$cur_log"
+    stop_exporter "$cur_log"
+    sleep 30
+    cur_log=$OUT/exporter-$tag.log
+    start_exporter "$cur_log"
+    check "$tag: exporter restarted with the same flags (pid $EXP)" kill -0 "$EXP"
+    t0=$(uptime_s)
+    wait_value 90 "$OUT/scrape-restarted-$tag.txt" rdma_probe_replies_total "$LA" gt 0
+    check "$tag: B->A: replies after the restart ($(since "$t0") s; $(counts "$LA"))" \
+        num_gt "$(value rdma_probe_replies_total "$LA")" 0
+done
+note "phase 2b (restarts under A's defaults and 1 s / 500 ms) done at $(since "$T_START") s"
+
+############################################################################
 # 3. Wait for A to finish (its exporter stops answering), then a last look
 ############################################################################
 # A TCP connect is enough: refused once A's exporter is gone, timed out once A's VM is off.
@@ -88,11 +116,11 @@ for reason in malformed ratelimit; do
     check "responder: dropped{reason=\"$reason\"} is 0 on B (got ${v:-<absent>})" test "${v:-0}" = 0
 done
 check "no error-level log line" test -z "$(grep -h 'level=error' "$OUT"/exporter-*.log)"
-check "no sanitizer report in exporter-2.log" sanitizer_clean "$OUT/exporter-2.log"
-stop_exporter "$OUT/exporter-2.log"
+check "no sanitizer report in exporter-fast.log" sanitizer_clean "$OUT/exporter-fast.log"
+stop_exporter "$OUT/exporter-fast.log"
 if [ $fail != 0 ]; then
-    note "last lines of exporter-2.log:"
-    tail -30 "$OUT/exporter-2.log" | sed 's/^/#   /'
+    note "last lines of exporter-fast.log:"
+    tail -30 "$OUT/exporter-fast.log" | sed 's/^/#   /'
 fi
 note "VM B: $(since "$T_START") s since the first exporter started"
 finish

@@ -274,6 +274,95 @@ static void test_targets_file_and_sideband(void **state)
 	rmdir(dir);
 }
 
+/* Lines of the log file at path containing needle (read apart from the writer). */
+static int log_lines(const char *path, const char *needle)
+{
+	FILE *f = fopen(path, "r");
+	char line[1024];
+	int n = 0;
+
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f))
+		n += strstr(line, needle) != NULL;
+	fclose(f);
+	return n;
+}
+
+/*
+ * A Prometheus file_sd file as it is: job, instance and __meta_* labels are
+ * dropped from the series with one warning per load; the sample (2 of 4) is
+ * the same whatever the order of the file, load after load.
+ */
+static void test_targets_file_sd_labels_and_stable_sample(void **state)
+{
+	char dir[] = "/tmp/probe-test-XXXXXX", path[64], logpath[64], probed[2][512];
+	uint64_t flags[PROBE_FLAG_COUNT_] = {
+		[PROBE_FLAG_INTERVAL] = 100,	     [PROBE_FLAG_COUNT] = 2,
+		[PROBE_FLAG_TIMEOUT] = 10,	     [PROBE_FLAG_MAX_TARGETS] = 2,
+		[PROBE_FLAG_PORT] = free_udp_port(),
+	};
+	const char *strs[PROBE_FLAG_COUNT_] = {0};
+	struct collector_ctx ctx = {.sysfs_fd = -1, .flags = flags, .flag_strs = strs};
+	static const char *const files[2] = {
+		"[{\"targets\": [\"10.0.0.1\", \"10.0.0.2\", \"10.0.0.3\", \"10.0.0.4\"], "
+		"\"labels\": {\"job\": \"rdma\", \"instance\": \"x:9879\", \"__meta_filepath\": "
+		"\"/sd.json\", \"rack\": \"r1\"}}]",
+		"[{\"targets\": [\"10.0.0.4\", \"10.0.0.3\", \"10.0.0.2\", \"10.0.0.1\"], "
+		"\"labels\": {\"rack\": \"r1\", \"__meta_filepath\": \"/sd.json\", \"job\": "
+		"\"rdma\"}}]"};
+	FILE *logf;
+	time_t t0 = time(NULL) - 100;
+	void *st = NULL;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/targets.json", dir);
+	snprintf(logpath, sizeof(logpath), "%s/log", dir);
+	logf = fopen(logpath, "a");
+	assert_non_null(logf);
+	setvbuf(logf, NULL, _IOLBF, 0);
+	strs[PROBE_FLAG_TARGETS_FILE] = path;
+	log_set_output(logf);
+	log_set_level(LOG_WARNING);
+	for (int f = 0; f < 2; f++) {
+		struct buf out;
+		size_t n = 0;
+
+		write_file(path, files[f], t0 + f * 10);
+		if (!st)
+			assert_int_equal(probe_collector_ops.init(&ctx, &st), 0);
+		else
+			probe_collector_ops.reload(st);
+		for (int i = 0; i < 100 && log_lines(logpath, "labels dropped") < f + 1; i++)
+			nanosleep(&(struct timespec){0, 50 * 1000 * 1000}, NULL);
+		assert_int_equal(log_lines(logpath, "labels dropped"), f + 1);
+		assert_true(wait_line(st, "rdma_probe_targets_probed 2"));
+		scrape(st, &out);
+		assert_null(strstr(out.data, "job="));
+		assert_null(strstr(out.data, "instance="));
+		assert_null(strstr(out.data, "__meta"));
+		/* the sampled targets, in the order of the page */
+		probed[f][0] = 0;
+		for (const char *p = out.data; (p = strstr(p, "\nrdma_probe_sent_total{")); p++) {
+			const char *t = strstr(p, "target=\"10.0.0.");
+
+			if (t && t < strchr(p + 1, '\n') && n++ < 2)
+				strncat(probed[f], t, 18);
+		}
+		assert_int_equal(n, 2);
+		assert_non_null(strstr(out.data, ",rack=\"r1\""));
+		buf_free(&out);
+	}
+	assert_string_equal(probed[0], probed[1]);
+	probe_collector_ops.free(st);
+	log_set_output(NULL);
+	log_set_level(LOG_ERR);
+	fclose(logf);
+	unlink(logpath);
+	unlink(path);
+	rmdir(dir);
+}
+
 /* A valid targets file is loaded before init returns: the first poll
  * already shows its targets and a successful load. */
 static void test_targets_file_in_first_scrape(void **state)
@@ -600,6 +689,12 @@ static void test_flags_declared(void **state)
 	assert_int_equal(probe_collector_ops.flags[PROBE_FLAG_LISTEN_ADDRESS].kind,
 			 COLLECTOR_FLAG_TEXT);
 	assert_non_null(probe_collector_ops.flags[PROBE_FLAG_LISTEN_ADDRESS].check);
+	assert_string_equal(probe_collector_ops.flags[PROBE_FLAG_SAMPLE_ROTATION].name,
+			    "sample-rotation");
+	assert_int_equal(probe_collector_ops.flags[PROBE_FLAG_SAMPLE_ROTATION].kind,
+			 COLLECTOR_FLAG_DURATION);
+	assert_int_equal(probe_collector_ops.flags[PROBE_FLAG_SAMPLE_ROTATION].def, 0);
+	assert_int_equal(probe_collector_ops.flags[PROBE_FLAG_SAMPLE_ROTATION].min, 0);
 	assert_true(probe_collector_ops.default_enabled);
 }
 
@@ -609,6 +704,7 @@ int main(void)
 		cmocka_unit_test(test_lifecycle_without_devices),
 		cmocka_unit_test(test_targets_file_and_sideband),
 		cmocka_unit_test(test_targets_file_in_first_scrape),
+		cmocka_unit_test(test_targets_file_sd_labels_and_stable_sample),
 		cmocka_unit_test(test_sideband_input),
 		cmocka_unit_test(test_bind_parse),
 		cmocka_unit_test(test_bind_select),

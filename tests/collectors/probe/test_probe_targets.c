@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-/* Unit tests of the file_sd target file parser and the rotating sample. */
+/* Unit tests of the file_sd target file parser and the rendezvous-hash sample. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -272,11 +272,57 @@ static void test_duplicate_keys(void **state)
 		     "duplicate key \"targets\"");
 }
 
+/* A Prometheus file_sd file as it is: reserved, meta, job and instance
+ * labels are dropped and counted (the caller warns once), the others kept. */
+static void test_dropped_labels(void **state)
+{
+	static const char *const dropped[] = {"__",	    "__address__", "__meta_x", "__name__",
+					      "__scheme__", "job",	   "instance"};
+	struct probe_target_list l;
+	char buf[256];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(dropped) / sizeof(dropped[0]); i++) {
+		snprintf(buf, sizeof(buf),
+			 "[{\"targets\":[\"a\"], \"labels\":{\"rack\":\"r1\", \"%s\":\"v\", "
+			 "\"pod\":\"p\"}}]",
+			 dropped[i]);
+		assert_int_equal(parse(buf, &l), 0);
+		assert_int_equal(l.groups[0].n_labels, 2);
+		assert_string_equal(label(&l, 0, "rack"), "r1");
+		assert_string_equal(label(&l, 0, "pod"), "p");
+		assert_null(label(&l, 0, dropped[i]));
+		assert_int_equal(l.dropped_labels, 1);
+		assert_string_equal(l.dropped_label, dropped[i]);
+		probe_target_list_free(&l);
+	}
+	/* Counted over the file, the first one named; not in the limits. */
+	assert_int_equal(
+		parse("[{\"targets\":[\"a\"], \"labels\":{\"job\":\"rdma\", \"__meta_dc\":\"x\"}},"
+		      " {\"targets\":[\"b\"], \"labels\":{\"instance\":\"b:9879\", "
+		      "\"job\":\"rdma\", \"job\":\"twice\"}}]",
+		      &l),
+		0);
+	assert_int_equal(l.dropped_labels, 5);
+	assert_string_equal(l.dropped_label, "job");
+	assert_int_equal(l.groups[0].n_labels, 0);
+	assert_int_equal(l.groups[1].n_labels, 0);
+	probe_target_list_free(&l);
+	/* The probe series' own labels are still errors: they would be overwritten. */
+	expect_error("[{\"targets\":[], \"labels\":{\"job\":\"j\", \"device\":\"v\"}}]", -EINVAL,
+		     "[0].labels (line 1): \"device\" is a label of the probe metrics themselves");
+	/* Names still have to be names, and values bounded. */
+	expect_error("[{\"targets\":[], \"labels\":{\"__a-b\":\"v\"}}]", -EINVAL,
+		     "is not a label name");
+	assert_int_equal(parse("[{\"targets\":[], \"labels\":{}}]", &l), 0);
+	assert_int_equal(l.dropped_labels, 0);
+	probe_target_list_free(&l);
+}
+
 static void test_label_names(void **state)
 {
 	static const char *const good[] = {"_", "_a", "a_1", "Device", "PORT", "targets", "rack"};
 	static const char *const bad[] = {"", "1a", "a-b", "a.b", "a b", "\\u00e9"};
-	static const char *const reserved[] = {"__", "__address__", "__meta_x"};
 	static const char *const own[] = {"device", "port", "target", "reason", "le"};
 	struct probe_target_list l;
 	char buf[128];
@@ -292,17 +338,10 @@ static void test_label_names(void **state)
 		snprintf(buf, sizeof(buf), "[{\"targets\":[], \"labels\":{\"%s\":\"v\"}}]", bad[i]);
 		expect_error(buf, -EINVAL, "is not a label name ([a-zA-Z_][a-zA-Z0-9_]*)");
 	}
-	for (size_t i = 0; i < sizeof(reserved) / sizeof(reserved[0]); i++) {
-		snprintf(buf, sizeof(buf), "[{\"targets\":[], \"labels\":{\"%s\":\"v\"}}]",
-			 reserved[i]);
-		expect_error(buf, -EINVAL, "is reserved");
-	}
 	for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++) {
 		snprintf(buf, sizeof(buf), "[{\"targets\":[], \"labels\":{\"%s\":\"v\"}}]", own[i]);
 		expect_error(buf, -EINVAL, "is a label of the probe metrics themselves");
 	}
-	expect_error("[{\"targets\":[], \"labels\":{\"__name__\":\"v\"}}]", -EINVAL,
-		     "[0].labels (line 1): \"__name__\" is reserved");
 	/* Empty values are kept as written. */
 	assert_int_equal(parse("[{\"targets\":[], \"labels\":{\"a\":\"\"}}]", &l), 0);
 	assert_string_equal(l.groups[0].labels[0].value, "");
@@ -737,60 +776,183 @@ static void test_err_buffer(void **state)
 	probe_target_list_free(NULL);
 }
 
-/* The indexes of round r, checked against the documented formula. */
-static void check_round(size_t n, size_t k, uint64_t r, bool *seen)
+/* A file of n targets "n<first+i>.mesh", in one group, in order (or reversed). */
+static void make_list(size_t first, size_t n, bool reversed, struct probe_target_list *l)
 {
-	size_t out[64], m = probe_targets_sample(n, k, r, out);
+	size_t cap = 64 + n * 32, len = 0;
+	char *json = malloc(cap);
 
-	assert_int_equal(m, n < k ? n : k);
-	for (size_t i = 0; i < m; i++) {
-		size_t want = n <= k ? i : (size_t)(((unsigned __int128)r * k + i) % n);
-
-		assert_int_equal(out[i], want);
-		seen[out[i]] = true;
-	}
+	assert_non_null(json);
+	len += (size_t)snprintf(json + len, cap - len, "[{\"targets\":[");
+	for (size_t i = 0; i < n; i++)
+		len += (size_t)snprintf(json + len, cap - len, "%s\"n%zu.mesh\"", i ? "," : "",
+					first + (reversed ? n - 1 - i : i));
+	len += (size_t)snprintf(json + len, cap - len, "]}]");
+	assert_true(len < cap);
+	assert_int_equal(parse_n(json, len, l), 0);
+	free(json);
 }
 
-static void test_sample(void **state)
+/* The sample of node as a set of host names (bitmap over the "n<i>" numbers). */
+static size_t sample_set(const struct probe_target_list *l, size_t k, uint64_t node, bool *in,
+			 size_t in_n)
 {
-	static const uint64_t starts[] = {0, 1, 7, 1000003, UINT64_MAX - 64};
+	size_t *idx = calloc(k, sizeof(*idx)), m;
+	uint64_t *w = calloc(k, sizeof(*w));
+
+	assert_non_null(idx);
+	assert_non_null(w);
+	memset(in, 0, in_n * sizeof(*in));
+	m = probe_targets_sample(l, k, node, idx, w);
+	for (size_t i = 0; i < m; i++) {
+		size_t num = (size_t)strtoul(l->targets[idx[i]].host + 1, NULL, 10);
+
+		assert_true(num < in_n);
+		assert_false(in[num]);
+		in[num] = true;
+		assert_true(i == 0 || idx[i - 1] < idx[i]);
+	}
+	free(idx);
+	free(w);
+	return m;
+}
+
+static size_t differ(const bool *a, const bool *b, size_t n)
+{
+	size_t d = 0;
+
+	for (size_t i = 0; i < n; i++)
+		d += a[i] && !b[i];
+	return d;
+}
+
+/* The same list gives the same sample, whatever its order and however often asked. */
+static void test_sample_stable(void **state)
+{
+	struct probe_target_list l, r;
+	bool a[300], b[300];
 	size_t out[8];
-	bool seen[64];
+	uint64_t w[8];
 
-	/* k >= n: everything, in order, every round. */
-	for (uint64_t r = 0; r < 5; r++) {
-		assert_int_equal(probe_targets_sample(5, 5, r, out), 5);
-		assert_int_equal(probe_targets_sample(3, 8, r, out), 3);
-		for (size_t i = 0; i < 3; i++)
-			assert_int_equal(out[i], i);
+	(void)state;
+	make_list(0, 300, false, &l);
+	make_list(0, 300, true, &r);
+	for (uint64_t node = 1; node < 50; node++) {
+		assert_int_equal(sample_set(&l, 16, node * 0x1234567, a, 300), 16);
+		assert_int_equal(sample_set(&l, 16, node * 0x1234567, b, 300), 16);
+		assert_int_equal(differ(a, b, 300), 0);
+		assert_int_equal(sample_set(&r, 16, node * 0x1234567, b, 300), 16);
+		assert_int_equal(differ(a, b, 300), 0);
 	}
-	assert_int_equal(probe_targets_sample(0, 4, 9, out), 0);
-	assert_int_equal(probe_targets_sample(4, 0, 9, out), 0);
+	/* Different nodes, different samples. */
+	sample_set(&l, 16, 1, a, 300);
+	sample_set(&l, 16, 2, b, 300);
+	assert_true(differ(a, b, 300) > 8);
+	/* k >= n: all of them; nothing from nothing. */
+	probe_target_list_free(&r);
+	make_list(0, 5, false, &r);
+	assert_int_equal(probe_targets_sample(&r, 8, 7, out, w), 5);
+	for (size_t i = 0; i < 5; i++)
+		assert_int_equal(out[i], i);
+	assert_int_equal(probe_targets_sample(&r, 0, 7, out, w), 0);
+	assert_int_equal(probe_targets_sample(NULL, 4, 7, out, w), 0);
+	probe_target_list_free(&r);
+	assert_int_equal(probe_targets_sample(&r, 4, 7, out, w), 0);
+	/* Case in the host does not change a target's identity. */
+	probe_target_list_free(&l);
+	assert_int_equal(parse("[{\"targets\":[\"Node1.Mesh\", \"node2:9\"]}]", &r), 0);
+	assert_int_equal(parse("[{\"targets\":[\"node1.mesh\", \"node2:9\"]}]", &l), 0);
+	assert_true(r.targets[0].key == l.targets[0].key);
+	assert_true(r.targets[1].key == l.targets[1].key);
+	assert_true(l.targets[0].key != l.targets[1].key);
+	probe_target_list_free(&l);
+	probe_target_list_free(&r);
+}
 
-	/* The example: 10 targets, 3 a round: 0-2, 3-5, 6-8, 9,0,1, 2-4 ... */
-	assert_int_equal(probe_targets_sample(10, 3, 3, out), 3);
-	assert_int_equal(out[0], 9);
-	assert_int_equal(out[1], 0);
-	assert_int_equal(out[2], 1);
+/* One target more or less moves at most one member of a node's sample. */
+static void test_sample_minimal_change(void **state)
+{
+	struct probe_target_list l, plus, minus;
+	bool a[302], b[302];
+	size_t moved = 0;
 
-	/* Any ceil(n/k) consecutive rounds cover every target, from any round. */
-	for (size_t n = 1; n <= 64; n++) {
-		for (size_t k = 1; k <= 8; k++) {
-			for (size_t s = 0; s < sizeof(starts) / sizeof(starts[0]); s++) {
-				size_t rounds = (n + k - 1) / k;
+	(void)state;
+	make_list(0, 300, false, &l);
+	make_list(0, 301, false, &plus);
+	for (uint64_t node = 1; node <= 200; node++) {
+		uint64_t key = node * 0x9e3779b97f4a7c15ull;
+		size_t gone;
 
-				memset(seen, 0, sizeof(seen));
-				for (size_t r = 0; r < rounds; r++)
-					check_round(n, k, starts[s] + r, seen);
-				for (size_t i = 0; i < n; i++)
-					assert_true(seen[i]);
-			}
-		}
+		sample_set(&l, 32, key, a, 302);
+		sample_set(&plus, 32, key, b, 302);
+		gone = differ(a, b, 302);
+		assert_true(gone <= 1);
+		/* What left is replaced by the new target, nothing else. */
+		assert_int_equal(differ(b, a, 302), gone);
+		if (gone)
+			assert_true(b[300]);
+		moved += gone;
 	}
-	/* No overflow for huge n and round. */
-	assert_int_equal(probe_targets_sample(SIZE_MAX, 2, UINT64_MAX, out), 2);
-	assert_true(out[0] == (size_t)(((unsigned __int128)UINT64_MAX * 2) % SIZE_MAX));
-	assert_true(out[1] == out[0] + 1);
+	/* About 200 x 32 / 301 nodes take the new target. */
+	assert_true(moved > 5 && moved < 60);
+	/* Removing target 0: nodes without it keep their sample; the others lose it
+	 * and gain one. */
+	for (uint64_t node = 1; node <= 200; node++) {
+		uint64_t key = node * 0x9e3779b97f4a7c15ull;
+
+		make_list(1, 299, false, &minus);
+		sample_set(&l, 32, key, a, 302);
+		sample_set(&minus, 32, key, b, 302);
+		assert_int_equal(differ(a, b, 302), a[0] ? 1 : 0);
+		assert_int_equal(differ(b, a, 302), a[0] ? 1 : 0);
+		probe_target_list_free(&minus);
+	}
+	probe_target_list_free(&l);
+	probe_target_list_free(&plus);
+}
+
+/*
+ * Coverage of a 2,000-node mesh whose nodes all read the same 2,000-target
+ * file, k = 64 (the default): probers per target. Printed for
+ * docs/pingmesh.md; the node identities are host names hashed as probe.c
+ * does.
+ */
+static void test_sample_coverage(void **state)
+{
+	enum { NODES = 2000, K = 64 };
+	struct probe_target_list l;
+	unsigned *probers = calloc(NODES, sizeof(*probers)), lo = UINT32_MAX, hi = 0;
+	size_t idx[K], sum = 0;
+	uint64_t w[K];
+
+	(void)state;
+	assert_non_null(probers);
+	make_list(0, NODES, false, &l);
+	for (size_t node = 0; node < NODES; node++) {
+		char host[32];
+		uint64_t key = 1469598103934665603ull;
+
+		snprintf(host, sizeof(host), "n%zu.mesh", node);
+		for (const char *c = host; *c; c++)
+			key = (key ^ (unsigned char)*c) * 1099511628211ull;
+		assert_int_equal(probe_targets_sample(&l, K, key, idx, w), K);
+		for (size_t i = 0; i < K; i++)
+			probers[idx[i]]++;
+	}
+	for (size_t t = 0; t < NODES; t++) {
+		sum += probers[t];
+		lo = probers[t] < lo ? probers[t] : lo;
+		hi = probers[t] > hi ? probers[t] : hi;
+	}
+	printf("coverage: %d nodes, %d targets, k=%d: probers per target min %u mean %.1f max "
+	       "%u\n",
+	       NODES, NODES, K, lo, (double)sum / NODES, hi);
+	assert_int_equal(sum, (size_t)NODES * K);
+	/* Binomial(2000, 64/2000): mean 64, sd 7.9; every target well covered. */
+	assert_true(lo >= 32);
+	assert_true(hi <= 100);
+	free(probers);
+	probe_target_list_free(&l);
 }
 
 int main(void)
@@ -805,6 +967,7 @@ int main(void)
 		cmocka_unit_test(test_unknown_keys),
 		cmocka_unit_test(test_duplicate_keys),
 		cmocka_unit_test(test_label_names),
+		cmocka_unit_test(test_dropped_labels),
 		cmocka_unit_test(test_bad_targets),
 		cmocka_unit_test(test_ipv6),
 		cmocka_unit_test(test_ports),
@@ -819,7 +982,9 @@ int main(void)
 		cmocka_unit_test(test_deep_nesting),
 		cmocka_unit_test(test_many_targets),
 		cmocka_unit_test(test_err_buffer),
-		cmocka_unit_test(test_sample),
+		cmocka_unit_test(test_sample_stable),
+		cmocka_unit_test(test_sample_minimal_change),
+		cmocka_unit_test(test_sample_coverage),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

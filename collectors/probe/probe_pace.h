@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * When the engine sends a peer its probes, and when it gives up on the QP
+ * it knows for that peer: pure, on a clock the caller passes (ns), so the
+ * per-peer state machine runs in unit tests on a fake clock.
+ *
+ * A round is --collector.probe.interval long and gives each peer `count`
+ * probes, spread evenly over it: probe i (0-based) is due at
+ *
+ *   round start + i x interval / count,
+ *
+ * one in flight per peer at a time. A probe whose time comes while the
+ * previous one is in flight is sent when that one is answered or times out;
+ * what a round has not sent when the next starts is dropped, never queued.
+ * So when count x timeout exceeds the interval, a silent peer gets one probe
+ * per timeout (not count per interval), and an answering one count per
+ * interval, whatever the flags.
+ *
+ * A peer that leaves PROBE_PACE_RESOLVE_AFTER probes in a row unanswered
+ * (timed out, or failed in the send's completion) is resolved again: its
+ * exporter may have restarted with another QP number. The count does not
+ * depend on rounds: one reply resets it.
+ */
+#ifndef RDMA_EXPORTER_PROBE_PACE_H
+#define RDMA_EXPORTER_PROBE_PACE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define PROBE_PACE_RESOLVE_AFTER  3	   /* unanswered probes in a row */
+#define PROBE_PACE_BACKOFF_MAX_MS 60000ull /* or one interval, if longer */
+#define PROBE_PACE_QUERY_TRIES	  3	   /* discovery queries, a timeout apart */
+
+struct probe_pace_cfg {
+	uint64_t interval_ns, timeout_ns;
+	unsigned count; /* >= 1 */
+};
+
+/* One peer's probing state. Zeroed: no round yet, nothing in flight. */
+struct probe_pace {
+	uint64_t round_ns;    /* start of the peer's current round */
+	unsigned remaining;   /* probes of the round not yet taken */
+	bool in_flight;	      /* a probe waits for its reply */
+	uint64_t sent_ns;     /* when it was sent */
+	uint64_t deadline_ns; /* when it times out */
+	unsigned unanswered;  /* probes in a row without a reply */
+};
+
+/* A new round starts at now_ns: count probes to take; one in flight stays. */
+void probe_pace_round(const struct probe_pace_cfg *c, struct probe_pace *p, uint64_t now_ns);
+
+/* When the next probe may be sent (ns; <= now: at once), UINT64_MAX when
+ * none: one in flight, or the round's all taken. */
+uint64_t probe_pace_due(const struct probe_pace_cfg *c, const struct probe_pace *p);
+
+/* The next probe is taken at now_ns (sent or not: a failed post is not
+ * retried before its successor's time). */
+void probe_pace_take(struct probe_pace *p);
+
+/* The probe taken was posted at now_ns: in flight until its timeout. */
+void probe_pace_sent(const struct probe_pace_cfg *c, struct probe_pace *p, uint64_t now_ns);
+
+/* Its reply came: nothing in flight, the unanswered count starts again. */
+void probe_pace_reply(struct probe_pace *p);
+
+/* It is lost (its send completed in error): nothing in flight, one more unanswered. */
+void probe_pace_lost(struct probe_pace *p);
+
+/* Times out the probe in flight when its deadline has come; returns whether it did. */
+bool probe_pace_expire(struct probe_pace *p, uint64_t now_ns);
+
+/* Whether the peer is to be resolved again (PROBE_PACE_RESOLVE_AFTER unanswered
+ * in a row); when it is, the count starts again. */
+bool probe_pace_take_stale(struct probe_pace *p);
+
+/* The wait (ms) after the fails-th failed resolve in a row (fails from 0):
+ * interval x 2^fails, at most max(interval, PROBE_PACE_BACKOFF_MAX_MS). */
+uint64_t probe_pace_backoff_ms(uint64_t interval_ms, unsigned fails);
+
+/*
+ * The longest time (ms) from a peer's exporter answering again (restarted,
+ * with a new QP number) to its first reply, the round trips themselves and
+ * lost discovery datagrams aside, with t = timeout, s = interval / count and
+ * B = max(interval, 60 s):
+ *
+ *   max(R x t + (R + 1) x s, t + B + s),  R = PROBE_PACE_RESOLVE_AFTER
+ *
+ * R x t + (R + 1) x s: the peer was resolved to its old QP; the next probe
+ * goes at most s later, then R unanswered probes, each sent at most s after
+ * the previous one's timeout, one query answered, and the first probe to the
+ * new QP at most s later. t + B + s: it was being resolved while the
+ * exporter was down; a query sent just before is lost (t), the backoff
+ * waits at most B, then s to the first probe.
+ */
+uint64_t probe_pace_recovery_bound_ms(uint64_t interval_ms, unsigned count, uint64_t timeout_ms);
+
+#endif

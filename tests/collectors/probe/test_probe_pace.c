@@ -1,0 +1,320 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * Unit tests of the probe engine's pacing and liveness decisions
+ * (probe_pace.c) on a fake clock: probes spread over the round, one in
+ * flight, what a round has not sent dropped; a peer resolved again after
+ * PROBE_PACE_RESOLVE_AFTER unanswered probes in a row whatever the rounds;
+ * and a simulation of a peer that restarts with a new QP while a node
+ * probes it, for flag combinations across the accepted ranges, checking that
+ * it answers again within probe_pace_recovery_bound_ms (the bound the docs
+ * state).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <cmocka.h>
+
+#include "probe_pace.h"
+
+#define MS 1000000ull
+#define S  (1000 * MS)
+#define T0 (3 * 86400 * S) /* a CLOCK_MONOTONIC reading of a host up for days */
+
+static struct probe_pace_cfg cfg(uint64_t interval_ms, unsigned count, uint64_t timeout_ms)
+{
+	return (struct probe_pace_cfg){
+		.interval_ns = interval_ms * MS, .timeout_ns = timeout_ms * MS, .count = count};
+}
+
+/* The defaults with answers: 5 probes 2 s apart, then nothing until the next round. */
+static void test_spread(void **state)
+{
+	struct probe_pace_cfg c = cfg(10000, 5, 1000);
+	struct probe_pace p = {0};
+
+	(void)state;
+	assert_true(probe_pace_due(&c, &p) == UINT64_MAX); /* no round yet */
+	probe_pace_round(&c, &p, T0);
+	for (unsigned i = 0; i < 5; i++) {
+		uint64_t due = probe_pace_due(&c, &p);
+
+		assert_true(due == T0 + i * 2 * S);
+		probe_pace_take(&p);
+		probe_pace_sent(&c, &p, due);
+		assert_true(probe_pace_due(&c, &p) == UINT64_MAX); /* one in flight */
+		assert_true(p.deadline_ns == due + S);
+		probe_pace_reply(&p);
+	}
+	assert_true(probe_pace_due(&c, &p) == UINT64_MAX);
+	probe_pace_round(&c, &p, T0 + 10 * S);
+	assert_true(probe_pace_due(&c, &p) == T0 + 10 * S);
+	/* A failed post takes its probe: the next waits for its own time. */
+	probe_pace_take(&p);
+	assert_true(probe_pace_due(&c, &p) == T0 + 12 * S);
+}
+
+/* count x timeout over the interval: one probe a timeout, the rest dropped at the next round. */
+static void test_slow_timeouts(void **state)
+{
+	struct probe_pace_cfg c = cfg(1000, 5, 500);
+	struct probe_pace p = {0};
+	uint64_t now = T0, next_round = T0, sent = 0, stale = 0;
+
+	(void)state;
+	while (now < T0 + 10 * S) {
+		if (now >= next_round) {
+			probe_pace_round(&c, &p, now);
+			next_round += S;
+		}
+		probe_pace_expire(&p, now);
+		if (probe_pace_take_stale(&p))
+			stale++;
+		if (probe_pace_due(&c, &p) <= now) {
+			probe_pace_take(&p);
+			probe_pace_sent(&c, &p, now);
+			sent++;
+		}
+		now += MS;
+	}
+	/* 2 a second, not 5; never more than one in flight. */
+	assert_int_equal(sent, 20);
+	/* Every third timeout, across round boundaries. */
+	assert_int_equal(stale, 6);
+}
+
+static void test_liveness(void **state)
+{
+	struct probe_pace_cfg c = cfg(1000, 3, 100);
+	struct probe_pace p = {0};
+
+	(void)state;
+	probe_pace_round(&c, &p, T0);
+	assert_false(probe_pace_expire(&p, T0)); /* nothing in flight */
+	for (int i = 0; i < 2; i++) {
+		probe_pace_sent(&c, &p, T0);
+		assert_false(probe_pace_expire(&p, T0 + 100 * MS - 1));
+		assert_true(probe_pace_expire(&p, T0 + 100 * MS));
+		assert_false(probe_pace_take_stale(&p));
+	}
+	/* A reply starts the count again. */
+	probe_pace_sent(&c, &p, T0);
+	probe_pace_reply(&p);
+	assert_false(p.in_flight);
+	for (int i = 0; i < 2; i++) {
+		probe_pace_sent(&c, &p, T0);
+		probe_pace_expire(&p, T0 + S);
+	}
+	assert_false(probe_pace_take_stale(&p));
+	/* A send completed in error is unanswered too. */
+	probe_pace_sent(&c, &p, T0);
+	probe_pace_lost(&p);
+	assert_false(p.in_flight);
+	assert_true(probe_pace_take_stale(&p));
+	assert_false(probe_pace_take_stale(&p)); /* taken: starts again */
+	/* A new round keeps the probe in flight and the count. */
+	probe_pace_sent(&c, &p, T0);
+	probe_pace_round(&c, &p, T0 + S);
+	assert_true(p.in_flight);
+}
+
+static void test_backoff_and_bound(void **state)
+{
+	(void)state;
+	assert_int_equal(probe_pace_backoff_ms(10000, 0), 10000);
+	assert_int_equal(probe_pace_backoff_ms(10000, 2), 40000);
+	assert_int_equal(probe_pace_backoff_ms(10000, 3), 60000);
+	assert_int_equal(probe_pace_backoff_ms(1000, 200), 60000);
+	assert_int_equal(probe_pace_backoff_ms(3600000, 5), 3600000);
+	/* The figures docs/pingmesh.md states. */
+	assert_int_equal(probe_pace_recovery_bound_ms(10000, 5, 1000), 63000);
+	assert_int_equal(probe_pace_recovery_bound_ms(1000, 5, 500), 60700);
+	assert_int_equal(probe_pace_recovery_bound_ms(100, 1, 60000), 180400);
+	assert_int_equal(probe_pace_recovery_bound_ms(3600000, 1, 1), 14400003);
+}
+
+/* ---- a peer that restarts ------------------------------------------------------------ */
+
+enum sim_state { SIM_NEW, SIM_QUERY, SIM_WAIT, SIM_READY };
+
+struct sim {
+	struct probe_pace_cfg c;
+	uint64_t interval_ms, timeout_ms;
+	uint64_t down_ns, up_ns; /* the peer's exporter is stopped in [down, up) */
+	/* the prober's view of the peer, as probe_engine.c and probe_resolve.c keep it */
+	struct probe_pace p;
+	enum sim_state rs;
+	unsigned tries, fails;
+	uint64_t qpn, deadline_ns, retry_ns, next_round;
+	uint64_t first_reply_ns; /* after up_ns */
+};
+
+static bool peer_up(const struct sim *s, uint64_t now)
+{
+	return now < s->down_ns || now >= s->up_ns;
+}
+
+static uint64_t peer_qpn(const struct sim *s, uint64_t now)
+{
+	return now >= s->up_ns ? 2 : 1;
+}
+
+/* A discovery query sent at now: answered at once when the peer is up. */
+static void sim_query(struct sim *s, uint64_t now)
+{
+	s->tries++;
+	if (peer_up(s, now)) {
+		s->rs = SIM_READY;
+		s->qpn = peer_qpn(s, now);
+		s->fails = 0;
+		return;
+	}
+	s->rs = SIM_QUERY;
+	s->deadline_ns = now + s->timeout_ms * MS;
+}
+
+static void sim_resolve(struct sim *s, uint64_t now)
+{
+	if (s->rs == SIM_WAIT && now >= s->retry_ns)
+		s->rs = SIM_NEW;
+	if (s->rs == SIM_NEW) {
+		s->tries = 0;
+		sim_query(s, now);
+	} else if (s->rs == SIM_QUERY && now >= s->deadline_ns) {
+		if (s->tries < PROBE_PACE_QUERY_TRIES) {
+			sim_query(s, now);
+		} else {
+			s->rs = SIM_WAIT;
+			s->retry_ns = now + probe_pace_backoff_ms(s->interval_ms, s->fails++) * MS;
+		}
+	}
+}
+
+/* One engine pass at now; returns the next time something is due. */
+static uint64_t sim_step(struct sim *s, uint64_t now)
+{
+	uint64_t next = s->next_round, due;
+
+	if (now >= s->next_round) {
+		probe_pace_round(&s->c, &s->p, now);
+		s->next_round += s->c.interval_ns;
+		next = s->next_round;
+	}
+	probe_pace_expire(&s->p, now);
+	if (probe_pace_take_stale(&s->p) && s->rs == SIM_READY) {
+		s->rs = SIM_NEW;
+		s->p.in_flight = false;
+	}
+	sim_resolve(s, now);
+	due = probe_pace_due(&s->c, &s->p);
+	if (s->rs == SIM_READY && due <= now) {
+		probe_pace_take(&s->p);
+		probe_pace_sent(&s->c, &s->p, now);
+		if (peer_up(s, now) && s->qpn == peer_qpn(s, now)) {
+			probe_pace_reply(&s->p); /* a round trip of no time */
+			if (now >= s->up_ns && !s->first_reply_ns)
+				s->first_reply_ns = now;
+		}
+		due = probe_pace_due(&s->c, &s->p);
+	}
+	if (s->rs == SIM_READY && due < next)
+		next = due;
+	if (s->p.in_flight && s->p.deadline_ns < next)
+		next = s->p.deadline_ns;
+	if (s->rs == SIM_QUERY && s->deadline_ns < next)
+		next = s->deadline_ns;
+	if (s->rs == SIM_WAIT && s->retry_ns < next)
+		next = s->retry_ns;
+	return next > now ? next : now + 1;
+}
+
+/* Time (ms) from the peer's restart to its first reply. */
+static uint64_t recovery_ms(uint64_t interval_ms, unsigned count, uint64_t timeout_ms,
+			    uint64_t down_at_ms, uint64_t down_for_ms)
+{
+	struct sim s = {.c = cfg(interval_ms, count, timeout_ms),
+			.interval_ms = interval_ms,
+			.timeout_ms = timeout_ms,
+			.rs = SIM_NEW,
+			.next_round = T0 + interval_ms * MS};
+	uint64_t now = T0, limit;
+
+	s.down_ns = T0 + down_at_ms * MS;
+	s.up_ns = s.down_ns + down_for_ms * MS;
+	limit = s.up_ns + 10 * probe_pace_recovery_bound_ms(interval_ms, count, timeout_ms) * MS;
+	probe_pace_round(&s.c, &s.p, T0); /* a new peer is probed at once */
+	while (!s.first_reply_ns && now < limit)
+		now = sim_step(&s, now);
+	assert_true(s.first_reply_ns != 0);
+	return (s.first_reply_ns - s.up_ns + MS - 1) / MS;
+}
+
+static void test_restart_recovers_within_bound(void **state)
+{
+	static const struct {
+		uint64_t interval_ms;
+		unsigned count;
+		uint64_t timeout_ms;
+	} flags[] = {
+		{10000, 5, 1000},   /* the defaults */
+		{1000, 5, 500},	    /* the issue's: count x timeout over the interval */
+		{1000, 3, 300},	    /* the VM mesh test's */
+		{100, 1, 1},	    /* the smallest of each */
+		{100, 1000, 60000}, /* the largest count and timeout on the smallest interval */
+		{3600000, 1000, 60000},
+		{3600000, 1, 1},
+		{100, 1000, 1},
+		{5000, 7, 3000},
+	};
+	static const uint64_t down_for[] = {1, 250, 1500, 5000, 30000, 95000, 600000};
+	uint64_t worst[sizeof(flags) / sizeof(flags[0])] = {0};
+
+	(void)state;
+	for (size_t f = 0; f < sizeof(flags) / sizeof(flags[0]); f++) {
+		uint64_t bound = probe_pace_recovery_bound_ms(flags[f].interval_ms, flags[f].count,
+							      flags[f].timeout_ms);
+
+		for (size_t d = 0; d < sizeof(down_for) / sizeof(down_for[0]); d++) {
+			/* at phases across two rounds */
+			for (uint64_t ph = 0; ph < 16; ph++) {
+				uint64_t at = 30000 + ph * flags[f].interval_ms / 8 + ph * 37;
+				uint64_t r = recovery_ms(flags[f].interval_ms, flags[f].count,
+							 flags[f].timeout_ms, at, down_for[d]);
+
+				if (r > bound)
+					fail_msg("interval %llu ms count %u timeout %llu ms, down "
+						 "%llu ms at %llu ms: answered after %llu ms, "
+						 "bound %llu ms",
+						 (unsigned long long)flags[f].interval_ms,
+						 flags[f].count,
+						 (unsigned long long)flags[f].timeout_ms,
+						 (unsigned long long)down_for[d],
+						 (unsigned long long)at, (unsigned long long)r,
+						 (unsigned long long)bound);
+				if (r > worst[f])
+					worst[f] = r;
+			}
+		}
+		printf("restart: interval %llu ms count %u timeout %llu ms: worst %llu ms, bound "
+		       "%llu ms\n",
+		       (unsigned long long)flags[f].interval_ms, flags[f].count,
+		       (unsigned long long)flags[f].timeout_ms, (unsigned long long)worst[f],
+		       (unsigned long long)bound);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_spread),
+		cmocka_unit_test(test_slow_timeouts),
+		cmocka_unit_test(test_liveness),
+		cmocka_unit_test(test_backoff_and_bound),
+		cmocka_unit_test(test_restart_recovers_within_bound),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
