@@ -3,7 +3,8 @@
 #
 # The Debian package: cpack builds it from the build dir, dpkg-deb extracts it into a
 # scratch root, and the test checks the file list, the control data (shlibs
-# dependencies, the conffile, no maintainer script that could enable anything), runs
+# dependencies, the conffile, the maintainer scripts: tests/service/package-upgrade.sh
+# runs them), runs
 # rdma_exporter --version from the extracted path, verifies the extracted units and
 # runs lintian (errors fail; warnings are printed; in an optimised build no
 # hardening-* tag of lintian -I) and checks the hardening with readelf.
@@ -68,8 +69,8 @@ echo "# Depends: $(cat "$TMP/depends")"
 check "Depends from shlibs names libmicrohttpd and libibverbs" \
 	grep -q 'libmicrohttpd.*libibverbs\|libibverbs.*libmicrohttpd' "$TMP/depends"
 dpkg-deb --ctrl-tarfile "$DEB" | tar -t | sed 's#^\./##' | grep . | sort >"$TMP/control"
-check "control files: conffiles, control, md5sums only (no maintainer script)" \
-	diff <(printf 'conffiles\ncontrol\nmd5sums\n') "$TMP/control"
+check "control files: conffiles, control, md5sums and the maintainer scripts" \
+	diff <(printf 'conffiles\ncontrol\nmd5sums\npostinst\npostrm\nprerm\n') "$TMP/control"
 check "/etc/default/rdma_exporter is a conffile" \
 	bash -c "dpkg-deb --info '$DEB' conffiles | grep -qx /etc/default/rdma_exporter"
 check "the unit runs the packaged binary" \
