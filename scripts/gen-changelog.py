@@ -2,14 +2,15 @@
 # SPDX-License-Identifier: Apache-2.0
 """Turns CHANGELOG.md (Keep a Changelog) into the package changelogs.
 
-    gen-changelog.py --format deb|rpm --version V --date YYYY-MM-DD \\
+    gen-changelog.py --format deb|rpm --version V --date YYYY-MM-DD[THH:MM:SS] \\
         --maintainer 'Name <mail>' [--package NAME] [--release R] [-o OUT] CHANGELOG.md
     gen-changelog.py --print-version --version V CHANGELOG.md
 
 --version is the project version (CMakeLists.txt). Released sections
 ("## [X.Y.Z] - YYYY-MM-DD") become entries of their own version and date. A
 non-empty "## [Unreleased]" section becomes the top entry, dated --date (the
-build's, SOURCE_DATE_EPOCH honoured by CMake), with the version the package
+build's time, SOURCE_DATE_EPOCH honoured by CMake; it must come after the last
+release, which lintian and rpm check), with the version the package
 gets, which --print-version prints: the project version when no section has
 released it yet, else the project version + "+dev" (after the release, before
 the next one, in both dpkg's and rpm's ordering). Debian entries of unreleased
@@ -92,8 +93,8 @@ def check(sections, project_version):
             raise ChangelogError(f"{s['version']} lists no change")
 
 
-def entries(sections, project_version, today):
-    """(version, date, distribution, groups) for each package changelog entry."""
+def entries(sections, project_version, now):
+    """(version, datetime, distribution, groups) for each package changelog entry."""
     check(sections, project_version)
     released = {s["version"] for s in sections if s["version"] != "Unreleased"}
     pending = [s for s in sections if s["version"] == "Unreleased" and any(i for _, i in s["groups"])]
@@ -106,9 +107,13 @@ def entries(sections, project_version, today):
             if not any(items for _, items in s["groups"]):
                 continue
             ver = project_version + ("+dev" if project_version in released else "")
-            out.append((ver, today, "UNRELEASED", s["groups"]))
+            out.append((ver, now, "UNRELEASED", s["groups"]))
         else:
-            out.append((s["version"], s["date"], "unstable", s["groups"]))
+            day = datetime.datetime.fromisoformat(s["date"])
+            if out and out[-1][1] <= day:
+                raise ChangelogError(
+                    f"the unreleased entry's date {now.isoformat()} is not after {s['version']}'s")
+            out.append((s["version"], day, "unstable", s["groups"]))
     return out
 
 
@@ -124,8 +129,7 @@ def wrap(text, first, rest):
 
 def render_deb(ents, package, maintainer):
     out = []
-    for ver, date, dist, groups in ents:
-        d = datetime.date.fromisoformat(date)
+    for ver, d, dist, groups in ents:
         out.append(f"{package} ({ver}) {dist}; urgency=medium")
         out.append("")
         for name, items in groups:
@@ -135,15 +139,14 @@ def render_deb(ents, package, maintainer):
             for item in items:
                 out.extend(wrap(plain(item), "    - ", "      "))
         out.append("")
-        out.append(f" -- {maintainer}  {d.strftime('%a, %d %b %Y')} 00:00:00 +0000")
+        out.append(f" -- {maintainer}  {d.strftime('%a, %d %b %Y %H:%M:%S')} +0000")
         out.append("")
     return "\n".join(out)
 
 
 def render_rpm(ents, maintainer, release):
     out = []
-    for ver, date, _, groups in ents:
-        d = datetime.date.fromisoformat(date)
+    for ver, d, _, groups in ents:
         out.append(f"* {d.strftime('%a %b %d %Y')} {maintainer} - {ver}-{release}")
         for name, items in groups:
             for item in items:
@@ -159,7 +162,7 @@ def main(argv):
     ap.add_argument("--version", required=True, help="the project version")
     ap.add_argument("--format", choices=("deb", "rpm"))
     ap.add_argument("--print-version", action="store_true")
-    ap.add_argument("--date", help="YYYY-MM-DD of an unreleased entry (default: today, UTC)")
+    ap.add_argument("--date", help="YYYY-MM-DD[THH:MM:SS] (UTC) of an unreleased entry (default: now)")
     ap.add_argument("--maintainer", default="rdma_exporter maintainers <rdma-exporter@example.org>")
     ap.add_argument("--package", default="rdma-exporter")
     ap.add_argument("--release", default="1", help="RPM release of every entry")
@@ -167,11 +170,13 @@ def main(argv):
     args = ap.parse_args(argv)
     if not VERSION.match(args.version):
         ap.error(f"--version {args.version}: want X.Y.Z")
-    today = args.date or datetime.datetime.now(datetime.timezone.utc).date().isoformat()
     try:
-        datetime.date.fromisoformat(today)
+        if args.date:
+            now = datetime.datetime.fromisoformat(args.date)
+        else:
+            now = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0, tzinfo=None)
         with open(args.changelog, encoding="utf-8") as f:
-            ents = entries(parse(f.read()), args.version, today)
+            ents = entries(parse(f.read()), args.version, now)
         if not ents:
             raise ChangelogError("no entry with a change")
     except (OSError, ValueError, ChangelogError) as e:

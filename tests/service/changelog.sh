@@ -172,6 +172,14 @@ refuses "a release without a date" 1.1.0 <<'MD'
 ### Added
 - One.
 MD
+if "${GEN[@]}" --format deb --version 1.1.0 --date 2026-03-04T00:00:00 "$TMP/small.md" >/dev/null 2>"$TMP/err"; then
+	not_ok "refused: an unreleased entry dated at the last release"
+else
+	ok "refused: an unreleased entry dated at the last release ($(cat "$TMP/err"))"
+fi
+check "an unreleased entry later on the day of the last release: its time" bash -c \
+	"$(printf '%q ' "${GEN[@]}") --format deb --version 1.1.0 --date 2026-03-04T09:15:00 '$TMP/small.md' |
+	grep -q '^ -- .*  Wed, 04 Mar 2026 09:15:00 +0000\$'"
 refuses "a change outside a group" 1.1.0 <<'MD'
 ## [1.1.0] - 2026-03-04
 - One.
