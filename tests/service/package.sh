@@ -3,11 +3,10 @@
 #
 # The Debian package: cpack builds it from the build dir, dpkg-deb extracts it into a
 # scratch root, and the test checks the file list, the control data (shlibs
-# dependencies, the conffile, the maintainer scripts: tests/service/package-upgrade.sh
-# runs them), runs
-# rdma_exporter --version from the extracted path, verifies the extracted units and
-# runs lintian (errors fail; warnings are printed; in an optimised build no
-# hardening-* tag of lintian -I) and checks the hardening with readelf.
+# dependencies, the conffile, the maintainer scripts, which package-lifecycle.sh
+# runs), runs rdma_exporter --version from the extracted path, verifies the extracted
+# units and runs lintian (errors and warnings fail; in an optimised build no hardening-* tag of
+# lintian -I) and checks the hardening with readelf.
 #
 #   package.sh BUILD_DIR
 set -u
@@ -113,6 +112,8 @@ check "cmake --install: ExecStart= and EnvironmentFile= follow the prefix" \
 lintian --tag-display-limit 0 "$DEB" >"$TMP/lintian.log" 2>&1
 grep -v '^running with root privileges' "$TMP/lintian.log" | sed 's/^/# lintian: /'
 check "lintian: no error" bash -c "! grep -q '^E: ' '$TMP/lintian.log'"
+check "lintian: no warning (maintainer scripts, changelog.gz included)" \
+	bash -c "! grep -q '^W: ' '$TMP/lintian.log'"
 check "lintian ran" bash -c "! grep -qi 'command not found\|^internal error' '$TMP/lintian.log'"
 
 # Hardening (RDMA_EXPORTER_HARDEN): lintian's informational hardening-* tags
