@@ -40,7 +40,7 @@ U=rdma_exporter
 build_deb() { # build_deb VERSION
 	if (cd "$BUILD" && cpack -G DEB -B "$TMP/pkg-$1" -D CPACK_PACKAGE_VERSION="$1") \
 		>"$TMP/cpack-$1.log" 2>&1; then
-		ls "$TMP/pkg-$1"/rdma-exporter_"$1"_*.deb
+		ls "$TMP/pkg-$1/rdma-exporter_$1"_*.deb
 	else
 		sed 's/^/# /' "$TMP/cpack-$1.log" >&2
 	fi
