@@ -3,10 +3,10 @@
 #
 # The Debian package: cpack builds it from the build dir, dpkg-deb extracts it into a
 # scratch root, and the test checks the file list, the control data (shlibs
-# dependencies, the conffile, no maintainer script that could enable anything), runs
-# rdma_exporter --version from the extracted path, verifies the extracted units and
-# runs lintian (errors fail; warnings are printed; in an optimised build no
-# hardening-* tag of lintian -I) and checks the hardening with readelf.
+# dependencies, the conffile, the maintainer scripts, which package-lifecycle.sh
+# runs), runs rdma_exporter --version from the extracted path, verifies the extracted
+# units and runs lintian (errors and warnings fail; in an optimised build no hardening-* tag of
+# lintian -I) and checks the hardening with readelf.
 #
 #   package.sh BUILD_DIR
 set -u
@@ -68,8 +68,8 @@ echo "# Depends: $(cat "$TMP/depends")"
 check "Depends from shlibs names libmicrohttpd and libibverbs" \
 	grep -q 'libmicrohttpd.*libibverbs\|libibverbs.*libmicrohttpd' "$TMP/depends"
 dpkg-deb --ctrl-tarfile "$DEB" | tar -t | sed 's#^\./##' | grep . | sort >"$TMP/control"
-check "control files: conffiles, control, md5sums only (no maintainer script)" \
-	diff <(printf 'conffiles\ncontrol\nmd5sums\n') "$TMP/control"
+check "control files: conffiles, control, md5sums and the maintainer scripts" \
+	diff <(printf 'conffiles\ncontrol\nmd5sums\npostinst\npostrm\nprerm\n') "$TMP/control"
 check "/etc/default/rdma_exporter is a conffile" \
 	bash -c "dpkg-deb --info '$DEB' conffiles | grep -qx /etc/default/rdma_exporter"
 check "the unit runs the packaged binary" \
@@ -112,6 +112,8 @@ check "cmake --install: ExecStart= and EnvironmentFile= follow the prefix" \
 lintian --tag-display-limit 0 "$DEB" >"$TMP/lintian.log" 2>&1
 grep -v '^running with root privileges' "$TMP/lintian.log" | sed 's/^/# lintian: /'
 check "lintian: no error" bash -c "! grep -q '^E: ' '$TMP/lintian.log'"
+check "lintian: no warning (maintainer scripts, changelog.gz included)" \
+	bash -c "! grep -q '^W: ' '$TMP/lintian.log'"
 check "lintian ran" bash -c "! grep -qi 'command not found\|^internal error' '$TMP/lintian.log'"
 
 # Hardening (RDMA_EXPORTER_HARDEN): lintian's informational hardening-* tags
