@@ -433,11 +433,14 @@ def node():
     d.row("Probes")
     d.heatmap("Probe RTT", "Round-trip times of all probes leaving the selected ports "
               "(rdma_probe_rtt_seconds buckets).",
-              [target("sum by (le) (rate(rdma_probe_rtt_seconds_bucket{%s}[$__rate_interval]))" % SELP,
+              [target("sum by (le) (rate(rdma_probe_rtt_seconds_bucket{%s}[$__rate_interval]))"
+                      " or sum(rate(rdma_probe_rtt_seconds{%s}[$__rate_interval]))" % (SELP, SELP),
                       "{{le}}", fmt="heatmap")])
     d.timeseries("Probe RTT p50 / p95 / p99", "Quantiles of the probe RTT per target.",
                  [target("histogram_quantile(%s, sum by (le, target) (rate(rdma_probe_rtt_seconds_bucket{%s}"
-                         "[$__rate_interval])))" % (q, SELP), "%s {{target}}" % n, ref=r)
+                         "[$__rate_interval]))) or histogram_quantile(%s, sum by (target) "
+                         "(rate(rdma_probe_rtt_seconds{%s}[$__rate_interval])))" % (q, SELP, q, SELP),
+                         "%s {{target}}" % n, ref=r)
                   for q, n, r in (("0.5", "p50", "A"), ("0.95", "p95", "B"), ("0.99", "p99", "C"))],
                  unit="s")
     d.timeseries("Network RTT p50 / p99", "rdma_probe:network_rtt_seconds quantiles per target: the "
@@ -548,7 +551,8 @@ def pingmesh():
                  [target("rdma_probe:loss:ratio_rate5m{%s}" % peers, "{{instance}} -> {{target}}")],
                  unit="percentunit")
     d.heatmap("RTT of all peer probes", "All probes to peers (loopback left out).",
-              [target("sum by (le) (rate(rdma_probe_rtt_seconds_bucket{%s}[$__rate_interval]))" % peers,
+              [target("sum by (le) (rate(rdma_probe_rtt_seconds_bucket{%s}[$__rate_interval]))"
+                      " or sum(rate(rdma_probe_rtt_seconds{%s}[$__rate_interval]))" % (peers, peers),
                       "{{le}}", fmt="heatmap")])
     d.timeseries("Loopback p99 RTT", "Each port probing itself: the HCA, driver and host alone.",
                  [target('rdma_probe:rtt_seconds:p99_5m{%s, target="loopback"}' % SELP,

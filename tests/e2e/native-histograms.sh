@@ -13,6 +13,8 @@
 #     band (3..4 µs for rdma_probe_rtt_seconds, 30..40 µs for
 #     rdma_probe_network_rtt_seconds), within a native bucket's 9%;
 #     the 0.999 quantile near the 2 ms / 20 ms tail.
+# The shipped recording rules (alerts/rdma-recording.rules.yml) loaded into the
+# same Prometheus record the RTT quantiles from the native histograms.
 # A text scrape of the same server still passes `promtool check metrics`.
 # Then the real rdma_exporter on the mlx5-roce fixture tree: its protobuf scrape
 # holds every family of its text scrape, in the same order (collectors, self,
@@ -49,10 +51,14 @@ check "the text keeps the classic buckets (21 per series)" test \
 
 # --- Prometheus 2.42 with native histograms
 PROM_PORT=$((20000 + RANDOM % 40000))
+# The shipped recording rules load too: their RTT quantiles must answer on
+# native data (2.42 stores no _bucket series of a protobuf-scraped histogram).
+RULES=$(readlink -f "$HERE/../../alerts/rdma-recording.rules.yml")
 cat >"$TMP/prometheus.yml" <<YML
 global:
   scrape_interval: 1s
   evaluation_interval: 1s
+rule_files: ['$RULES']
 scrape_configs:
   - job_name: rdma
     static_configs:
@@ -117,6 +123,12 @@ check_range "histogram_sum / histogram_count: the mean (134.8 us)" \
 # scrape_classic_histograms: true); docs/native-histograms.md says so.
 echo "# info: classic _bucket series stored from the protobuf scrape:" \
 	"$(query 'count(rdma_probe_network_rtt_seconds_bucket)' | grep -o '"value":\[[^]]*\]' || echo none)"
+# The recording rules of alerts/ on native data: the per-target quantiles
+# (each rule reads the classic buckets or, as here, the native histogram).
+check_range "recording rule rdma_probe:rtt_seconds:p99_5m on native data: in the 3..4 us band" \
+	"rdma_probe:rtt_seconds:p99_5m" 2.7e-6 4.4e-6
+check_range "recording rule rdma_probe:network_rtt_seconds:p50_5m on native data: in the 30..40 us band" \
+	"rdma_probe:network_rtt_seconds:p50_5m" 27e-6 44e-6
 json=$(query "rdma_exporter_build_info")
 check "the other families come through the protobuf scrape too (build_info)" \
 	bash -c "grep -q '\"result\":\[{' <<<'$json'"
