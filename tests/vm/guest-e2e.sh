@@ -160,8 +160,9 @@ check "rdma_netdev_info{netdev=\"eth0\",driver=\"virtio_net\"} 1 (ethtool collec
 check_value rdma_exporter_collector_success 'collector="ethtool"' 1
 check_value rdma_exporter_collector_devices 'collector="ethtool"' 1
 # probe collector: the loopback probe over a UD QP on rxe0 port 1. Its interval is 1h
-# here so that no probe traffic moves the hw counters compared above: a port is probed
-# once when it opens (5 probes), then every interval.
+# here so that no probe traffic moves the hw counters compared above: the count probes of
+# a round are spread over the interval, so a port gets one probe when it opens and the
+# next 12 minutes later. (The fast-probe benchmark is the [probe accuracy] block below.)
 PL="device=\"$DEV\",port=\"$PORT\",target=\"loopback\""
 pcount=$(value rdma_probe_rtt_seconds_count "$PL")
 psent=$(value rdma_probe_sent_total "$PL")
