@@ -314,7 +314,7 @@ static int each_pair(struct ctx *c, const yaml_node_t *map, const char *what, pa
 	for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
 	     p++) {
 		const yaml_node_t *k = node(c, p->key), *v = node(c, p->value);
-		const char *key;
+		const char *key = NULL; /* set by scalar() when it succeeds */
 		int r;
 
 		if (!k || !v)
