@@ -22,6 +22,7 @@
 #   rdma-statistic.json      `rdma -j statistic show` after the traffic
 #   (these rdma-*.json files are regression fixtures for the netlink collector)
 #   protobuf-scrape.bin      one /metrics scrape in the protobuf exposition (native histograms)
+#   protobuf-probe-{1,2}.bin two protobuf scrapes of the fast-probing exporter, 4 s apart
 set -u
 
 DEV=rxe0
@@ -226,6 +227,23 @@ lat_us=$(awk -v t="$lt_typ" -v m="$lt_min" -v a="$lt_avg" 'BEGIN {
     if (t !~ /^[0-9]+(\.[0-9]+)?$/) { printf "no figure (ib_send_lat printed \"%s\")", t; exit }
     printf "%.1fus (t_typical %.2fus is one-way, half the round trip; t_min %.2fus, t_avg %.2fus)", 2 * t, t, m, a }')
 note "benchmark (TCG-emulated CPU, not hardware figures): median RTT of the loopback probe $pmed_us (histogram_quantile(0.5) over $pcount probes), of ib_send_lat on the same device $lat_us"
+# The protobuf exposition (sections "probe accuracy" and 4b): Prometheus's Accept header.
+PROTO_CT='application/vnd.google.protobuf; proto=io.prometheus.client.MetricFamily; encoding=delimited'
+scrape_proto() {        # scrape_proto BODY HEADERS [HOST:PORT]: GET /metrics with the protobuf Accept
+    local hp=${3:-$LISTEN} hlen
+    {
+        exec 3<>"/dev/tcp/${hp%:*}/${hp#*:}" || return 1
+        printf 'GET /metrics HTTP/1.0\r\nHost: %s\r\nAccept: %s\r\nConnection: close\r\n\r\n' \
+            "$hp" "$PROTO_CT" >&3
+        timeout 10 cat <&3 > /tmp/proto.raw
+        exec 3<&-
+    } 2>/dev/null || return 1
+    hlen=$(LC_ALL=C awk '{ n += length($0) + 1 } /^\r?$/ { print n; exit }' /tmp/proto.raw)
+    [ -n "$hlen" ] || return 1
+    head -c "$hlen" /tmp/proto.raw > "$2"
+    tail -c +$((hlen + 1)) /tmp/proto.raw > "$1"
+    head -1 "$2" | grep -q ' 200 '
+}
 # ==== [probe accuracy] begin: loopback probe against ib_send_lat -c UD =====================
 # A benchmark line, not a threshold: a second exporter that probes only its loopback, fast
 # (a round of 5 probes every 100 ms), for about PA_SECS seconds; then its median and p99
@@ -250,7 +268,14 @@ rdma_exporter --web.listen-address=$PA_LISTEN --poll.interval=500ms --no-collect
     --collector.probe.port=9884 --collector.probe.targets-file=/tmp/pa-targets.json \
     > "$OUT/exporter-accuracy.log" 2>&1 &
 PA=$!
-sleep "$PA_SECS"
+# Two protobuf scrapes of this fast-probing exporter 4 s apart, for the host: vm-e2e.sh
+# serves them to a real Prometheus with native histograms (tests/vm/native-replay.py).
+sleep $((PA_SECS - 4))
+scrape_proto "$OUT/protobuf-probe-1.bin" /tmp/pp1.headers "$PA_LISTEN"
+sleep 4
+scrape_proto "$OUT/protobuf-probe-2.bin" /tmp/pp2.headers "$PA_LISTEN"
+check "protobuf scrapes of the fast-probing exporter for the host's Prometheus" \
+    test -s "$OUT/protobuf-probe-1.bin" -a -s "$OUT/protobuf-probe-2.bin"
 scrape "$OUT/scrape-accuracy.txt" "http://$PA_LISTEN/metrics" && normalize < "$OUT/scrape-accuracy.txt" > "$PA_NORM"
 kill -TERM $PA $PB 2>/dev/null
 wait $PA $PB 2>/dev/null
@@ -298,22 +323,6 @@ else notok "traffic is visible: rcvd_pkts='$rcvd' sent_pkts='$sent' (want one > 
 # sequence of length-delimited messages that starts with a name (field 1) and covers the
 # body exactly, one per family of a text scrape taken next to it, the probe's histogram
 # among them.
-PROTO_CT='application/vnd.google.protobuf; proto=io.prometheus.client.MetricFamily; encoding=delimited'
-scrape_proto() {        # scrape_proto BODY HEADERS: GET /metrics with the protobuf Accept
-    local hp=${LISTEN} hlen
-    {
-        exec 3<>"/dev/tcp/${hp%:*}/${hp#*:}" || return 1
-        printf 'GET /metrics HTTP/1.0\r\nHost: %s\r\nAccept: %s\r\nConnection: close\r\n\r\n' \
-            "$hp" "$PROTO_CT" >&3
-        timeout 10 cat <&3 > /tmp/proto.raw
-        exec 3<&-
-    } 2>/dev/null || return 1
-    hlen=$(LC_ALL=C awk '{ n += length($0) + 1 } /^\r?$/ { print n; exit }' /tmp/proto.raw)
-    [ -n "$hlen" ] || return 1
-    head -c "$hlen" /tmp/proto.raw > "$2"
-    tail -c +$((hlen + 1)) /tmp/proto.raw > "$1"
-    head -1 "$2" | grep -q ' 200 '
-}
 # delimited_frames FILE: the number of messages, or "bad" when the frames do not cover
 # the file exactly or a message does not start with field 1 (name, tag 0x0a)
 delimited_frames() {

@@ -68,6 +68,18 @@ if [ $rc = 0 ]; then
     echo "vm-e2e: promtool check metrics clean on $n guest scrapes"
     [ $n -gt 0 ] || rc=1
 fi
+# Native histograms from the real RDMA stack: the guest's two protobuf scrapes of its
+# fast-probing exporter, served to the host's Prometheus 2.42 with native histograms
+# and the shipped recording rules (tests/vm/native-replay.py).
+if [ $rc = 0 ]; then
+    if [ -s "$RXEVM_OUT/protobuf-probe-1.bin" ] && [ -s "$RXEVM_OUT/protobuf-probe-2.bin" ]; then
+        python3 "$HERE/native-replay.py" "$RXEVM_OUT/protobuf-probe-1.bin" \
+            "$RXEVM_OUT/protobuf-probe-2.bin" "$HERE/../../alerts/rdma-recording.rules.yml" || rc=1
+    else
+        echo "not ok - the guest's protobuf scrapes (protobuf-probe-{1,2}.bin) are missing"
+        rc=1
+    fi
+fi
 # rc 77 from the guest would read as "skipped" to ctest: never let that happen.
 [ $rc != $SKIP ] || rc=1
 exit $rc
