@@ -9,19 +9,6 @@
 #include "config.h"
 #include "strparse.h"
 
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
-
 /* A decimal number from lo to hi ("0.5", "400", "1e3" not: digits and one dot). */
 static int parse_number(const char *v, double lo, double hi, double *out)
 {
@@ -38,8 +25,8 @@ static int set_number(const char *flag, const char *v, double lo, double hi, dou
 		      size_t errlen)
 {
 	if (parse_number(v, lo, hi, out) < 0)
-		return fail(err, errlen, "--%s: \"%s\" is not a number from %g to %g", flag, v, lo,
-			    hi);
+		return parse_fail(err, errlen, "--%s: \"%s\" is not a number from %g to %g", flag,
+				  v, lo, hi);
 	return 0;
 }
 
@@ -57,14 +44,15 @@ static int set_counters(struct check_options *o, const char *v, char *err, size_
 
 		colon = memchr(p, ':', len);
 		if (!colon || (size_t)(colon - p) >= sizeof(name))
-			return fail(err, errlen, "--check.counter: \"%.*s\" is not NAME:MAX",
-				    (int)len, p);
+			return parse_fail(err, errlen, "--check.counter: \"%.*s\" is not NAME:MAX",
+					  (int)len, p);
 		memcpy(name, p, (size_t)(colon - p));
 		name[colon - p] = '\0';
 		k = check_config_counter(&o->cfg, name);
 		if (!k)
-			return fail(err, errlen,
-				    "--check.counter: unknown counter \"%s\" (see --help)", name);
+			return parse_fail(err, errlen,
+					  "--check.counter: unknown counter \"%s\" (see --help)",
+					  name);
 		len -= (size_t)(colon - p) + 1;
 		if (len == 3 && strncmp(colon + 1, "off", 3) == 0) {
 			k->on = false;
@@ -72,9 +60,10 @@ static int set_counters(struct check_options *o, const char *v, char *err, size_
 			k->on = true;
 			k->max_increase = (double)max;
 		} else {
-			return fail(err, errlen,
-				    "--check.counter: %s: \"%.*s\" is not a whole number or off",
-				    name, (int)len, colon + 1);
+			return parse_fail(
+				err, errlen,
+				"--check.counter: %s: \"%.*s\" is not a whole number or off", name,
+				(int)len, colon + 1);
 		}
 		p = comma ? comma + 1 : p + strlen(p);
 	}
@@ -84,7 +73,7 @@ static int set_counters(struct check_options *o, const char *v, char *err, size_
 static int set_format(struct check_options *o, const char *v, char *err, size_t errlen)
 {
 	if (strcmp(v, "text") != 0 && strcmp(v, "json") != 0)
-		return fail(err, errlen, "--check.format: \"%s\" is not text or json", v);
+		return parse_fail(err, errlen, "--check.format: \"%s\" is not text or json", v);
 	o->json = v[0] == 'j';
 	return 0;
 }
@@ -94,8 +83,8 @@ static int set_window(struct check_options *o, const char *v, char *err, size_t 
 	uint64_t ms;
 
 	if (config_parse_duration_ms(v, &ms) < 0 || ms > CHECK_MAX_WINDOW_MS)
-		return fail(err, errlen, "--check.window: \"%s\" is not a duration from 0 to 10m",
-			    v);
+		return parse_fail(err, errlen,
+				  "--check.window: \"%s\" is not a duration from 0 to 10m", v);
 	o->window_ms = ms;
 	o->cfg.window_s = (double)ms / 1000.0;
 	return 0;
@@ -105,8 +94,8 @@ static int set_count(const char *flag, const char *v, uint64_t max, uint64_t *ou
 		     size_t errlen)
 {
 	if (parse_u64_dec(v, strlen(v), out) < 0 || *out > max)
-		return fail(err, errlen, "--%s: \"%s\" is not a whole number from 0 to %llu", flag,
-			    v, (unsigned long long)max);
+		return parse_fail(err, errlen, "--%s: \"%s\" is not a whole number from 0 to %llu",
+				  flag, v, (unsigned long long)max);
 	return 0;
 }
 
@@ -124,7 +113,7 @@ static int apply_value(struct check_options *o, const char *name, const char *v,
 		return set_window(o, v, err, errlen);
 	if (strcmp(name, "check.expect") == 0 || strcmp(name, "check.expect-file") == 0) {
 		if (!*v)
-			return fail(err, errlen, "--%s: empty", name);
+			return parse_fail(err, errlen, "--%s: empty", name);
 		*(name[12] ? &o->expect_file : &o->expect) = v;
 		return 0;
 	}
@@ -201,21 +190,21 @@ static int parse_check_arg(struct check_options *o, int argc, char *const argv[]
 		arg += 3;
 	nlen = eq ? (size_t)(eq - arg) : strlen(arg);
 	if (nlen >= sizeof(name))
-		return fail(err, errlen, "unknown flag %s (see --help)", argv[*i]);
+		return parse_fail(err, errlen, "unknown flag %s (see --help)", argv[*i]);
 	memcpy(name, arg, nlen);
 	name[nlen] = '\0';
 	if (!takes_value(name)) {
 		if (eq || apply_switch(o, name, !negated) != 0)
-			return fail(err, errlen, "unknown flag %s (see --help)", argv[*i]);
+			return parse_fail(err, errlen, "unknown flag %s (see --help)", argv[*i]);
 		return 0;
 	}
 	if (negated)
-		return fail(err, errlen, "unknown flag %s (it takes a value)", argv[*i]);
+		return parse_fail(err, errlen, "unknown flag %s (it takes a value)", argv[*i]);
 	if (eq) {
 		v = eq + 1;
 	} else {
 		if (*i + 1 >= argc || strncmp(argv[*i + 1], "--", 2) == 0)
-			return fail(err, errlen, "--%s needs a value", name);
+			return parse_fail(err, errlen, "--%s needs a value", name);
 		v = argv[++*i];
 	}
 	return apply_value(o, name, v, err, errlen) == 0 ? 0 : -EINVAL;
@@ -241,8 +230,8 @@ int check_flags_parse(struct check_options *o, int argc, char *const argv[], cha
 		rest[(*n_rest)++] = argv[i];
 	}
 	if (o->expect && o->expect_file)
-		return fail(err, errlen,
-			    "--check.expect and --check.expect-file exclude each other");
+		return parse_fail(err, errlen,
+				  "--check.expect and --check.expect-file exclude each other");
 	return 0;
 }
 

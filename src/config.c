@@ -11,19 +11,6 @@
 #include "log.h"
 #include "strparse.h"
 
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
-
 /* Duration units, largest first: each at most once, in this order (Prometheus). */
 static const struct {
 	const char *unit;
@@ -210,8 +197,9 @@ static int parse_uint_flag(const char *flag, const char *v, uint64_t min, uint64
 			   uint64_t *out, char *err, size_t errlen)
 {
 	if (parse_u64_dec(v, strlen(v), out) < 0 || *out < min || *out > max)
-		return fail(err, errlen, "--%s: \"%s\" is not a whole number from %llu to %llu",
-			    flag, v, (unsigned long long)min, (unsigned long long)max);
+		return parse_fail(err, errlen,
+				  "--%s: \"%s\" is not a whole number from %llu to %llu", flag, v,
+				  (unsigned long long)min, (unsigned long long)max);
 	return 0;
 }
 
@@ -251,14 +239,15 @@ static int parse_duration_flag(const char *flag, size_t nlen, const char *v, uin
 	format_duration_ms(min, lo, sizeof(lo));
 	format_duration_ms(max, hi, sizeof(hi));
 	if (r == -EINVAL)
-		return fail(err, errlen,
-			    "--%.*s: \"%s\" is not a duration: write a number and a unit (ms, s, "
-			    "m, h, d, w, y), several from the largest unit down, decimals "
-			    "allowed: 500ms, 1.5s, 1m30s, 1h; from %s to %s",
-			    (int)nlen, flag, v, lo, hi);
+		return parse_fail(
+			err, errlen,
+			"--%.*s: \"%s\" is not a duration: write a number and a unit (ms, s, "
+			"m, h, d, w, y), several from the largest unit down, decimals "
+			"allowed: 500ms, 1.5s, 1m30s, 1h; from %s to %s",
+			(int)nlen, flag, v, lo, hi);
 	if (r < 0 || *out < min || *out > max)
-		return fail(err, errlen, "--%.*s: %s is out of range (%s to %s)", (int)nlen, flag,
-			    v, lo, hi);
+		return parse_fail(err, errlen, "--%.*s: %s is out of range (%s to %s)", (int)nlen,
+				  flag, v, lo, hi);
 	return 0;
 }
 
@@ -269,8 +258,8 @@ static int set_listen(struct exporter_config *cfg, const char *flag, const char 
 	uint16_t port;
 
 	if (config_split_listen_address(v, host, sizeof(host), &port) < 0)
-		return fail(err, errlen, "--%s: \"%s\" is not HOST:PORT, :PORT or [IPV6]:PORT",
-			    flag, v);
+		return parse_fail(err, errlen,
+				  "--%s: \"%s\" is not HOST:PORT, :PORT or [IPV6]:PORT", flag, v);
 	cfg->listen_address = v;
 	return 0;
 }
@@ -279,11 +268,12 @@ static int set_telemetry_path(struct exporter_config *cfg, const char *flag, con
 			      char *err, size_t errlen)
 {
 	if (v[0] != '/' || strchr(v, '?') || strchr(v, '#'))
-		return fail(err, errlen, "--%s: \"%s\" must be a path starting with /", flag, v);
+		return parse_fail(err, errlen, "--%s: \"%s\" must be a path starting with /", flag,
+				  v);
 	if (strcmp(v, "/") == 0 || strcmp(v, "/healthz") == 0)
-		return fail(err, errlen,
-			    "--%s: \"%s\" is the exporter's %s page; pick another path", flag, v,
-			    v[1] ? "health" : "index");
+		return parse_fail(err, errlen,
+				  "--%s: \"%s\" is the exporter's %s page; pick another path", flag,
+				  v, v[1] ? "health" : "index");
 	cfg->telemetry_path = v;
 	return 0;
 }
@@ -292,7 +282,7 @@ static int set_sysfs(struct exporter_config *cfg, const char *flag, const char *
 		     size_t errlen)
 {
 	if (!*v)
-		return fail(err, errlen, "--%s: empty path", flag);
+		return parse_fail(err, errlen, "--%s: empty path", flag);
 	cfg->sysfs_path = v;
 	return 0;
 }
@@ -330,8 +320,9 @@ static int set_include(struct exporter_config *cfg, const char *flag, const char
 		       size_t errlen)
 {
 	if (!*v)
-		return fail(err, errlen,
-			    "--%s: empty regex (leave the flag out to collect every device)", flag);
+		return parse_fail(err, errlen,
+				  "--%s: empty regex (leave the flag out to collect every device)",
+				  flag);
 	cfg->device_include = v;
 	return 0;
 }
@@ -347,8 +338,8 @@ static int set_log_level(struct exporter_config *cfg, const char *flag, const ch
 			 size_t errlen)
 {
 	if (log_level_parse(v, &cfg->log_level) < 0)
-		return fail(err, errlen, "--%s: \"%s\" is not one of debug, info, warn, error",
-			    flag, v);
+		return parse_fail(err, errlen,
+				  "--%s: \"%s\" is not one of debug, info, warn, error", flag, v);
 	return 0;
 }
 
@@ -356,7 +347,7 @@ static int set_log_format(struct exporter_config *cfg, const char *flag, const c
 			  size_t errlen)
 {
 	if (log_format_parse(v, &cfg->log_json) < 0)
-		return fail(err, errlen, "--%s: \"%s\" is not one of logfmt, json", flag, v);
+		return parse_fail(err, errlen, "--%s: \"%s\" is not one of logfmt, json", flag, v);
 	return 0;
 }
 
@@ -411,7 +402,7 @@ static int set_web_config(struct exporter_config *cfg, const char *flag, const c
 {
 	/* read (and re-read on SIGHUP) by the daemon, which reports its errors */
 	if (!*v)
-		return fail(err, errlen, "--%s: empty path", flag);
+		return parse_fail(err, errlen, "--%s: empty path", flag);
 	cfg->web_config_file = v;
 	return 0;
 }
@@ -497,10 +488,10 @@ static int check_next_value(const char *flag, size_t nlen, const char *v, char *
 {
 	if (strncmp(v, "--", 2) != 0)
 		return 0;
-	return fail(err, errlen,
-		    "--%.*s needs a value, but the next argument \"%s\" is a flag (write "
-		    "--%.*s=VALUE for a value that starts with --)",
-		    (int)nlen, flag, v, (int)nlen, flag);
+	return parse_fail(err, errlen,
+			  "--%.*s needs a value, but the next argument \"%s\" is a flag (write "
+			  "--%.*s=VALUE for a value that starts with --)",
+			  (int)nlen, flag, v, (int)nlen, flag);
 }
 
 /* The value of a flag kept as text (REGEX, TEXT, PATH), checked: 0 or -EINVAL. */
@@ -510,12 +501,12 @@ static int check_text_flag(const struct collector_flag *cf, const char *name, si
 	char why[160] = "";
 
 	if (cf->kind == COLLECTOR_FLAG_REGEX && check_regex(v))
-		return fail(err, errlen, "invalid --%.*s regex \"%s\" (POSIX extended)", (int)nlen,
-			    name, v);
+		return parse_fail(err, errlen, "invalid --%.*s regex \"%s\" (POSIX extended)",
+				  (int)nlen, name, v);
 	if (cf->kind == COLLECTOR_FLAG_TEXT && cf->check && cf->check(v, why, sizeof(why)) < 0)
-		return fail(err, errlen, "--%.*s: %s", (int)nlen, name, why);
+		return parse_fail(err, errlen, "--%.*s: %s", (int)nlen, name, why);
 	if (cf->kind == COLLECTOR_FLAG_PATH && !*v)
-		return fail(err, errlen, "--%.*s: empty path", (int)nlen, name);
+		return parse_fail(err, errlen, "--%.*s: empty path", (int)nlen, name);
 	return 0;
 }
 
@@ -541,20 +532,21 @@ static int apply_collector_flag(struct exporter_config *cfg,
 				continue;
 			if (cf->kind == COLLECTOR_FLAG_BOOL) {
 				if (has_eq)
-					return fail(err, errlen,
-						    "--%s%.*s takes no value (use --%.*s or "
-						    "--no-%.*s)",
-						    negated ? "no-" : "", (int)nlen, name,
-						    (int)nlen, name, (int)nlen, name);
+					return parse_fail(err, errlen,
+							  "--%s%.*s takes no value (use --%.*s or "
+							  "--no-%.*s)",
+							  negated ? "no-" : "", (int)nlen, name,
+							  (int)nlen, name, (int)nlen, name);
 				cfg->collector_flags[i][f] = !negated;
 				return 1;
 			}
 			if (negated)
-				return fail(err, errlen,
-					    "unknown flag --no-%.*s (it takes a value)", (int)nlen,
-					    name);
+				return parse_fail(err, errlen,
+						  "unknown flag --no-%.*s (it takes a value)",
+						  (int)nlen, name);
 			if (!v)
-				return fail(err, errlen, "--%.*s needs a value", (int)nlen, name);
+				return parse_fail(err, errlen, "--%.*s needs a value", (int)nlen,
+						  name);
 			if (!has_eq && check_next_value(name, nlen, v, err, errlen) < 0)
 				return -EINVAL;
 			if (cf->kind == COLLECTOR_FLAG_REGEX || cf->kind == COLLECTOR_FLAG_TEXT ||
@@ -568,11 +560,12 @@ static int apply_collector_flag(struct exporter_config *cfg,
 			if (cf->kind == COLLECTOR_FLAG_UINT) {
 				if (parse_u64_dec(v, strlen(v), &x) < 0 || x < cf->min ||
 				    x > cf->max)
-					return fail(err, errlen,
-						    "--%.*s: \"%s\" is not a whole number from "
-						    "%llu to %llu",
-						    (int)nlen, name, v, (unsigned long long)cf->min,
-						    (unsigned long long)cf->max);
+					return parse_fail(
+						err, errlen,
+						"--%.*s: \"%s\" is not a whole number from "
+						"%llu to %llu",
+						(int)nlen, name, v, (unsigned long long)cf->min,
+						(unsigned long long)cf->max);
 			} else if (parse_duration_flag(name, nlen, v, cf->min, cf->max, &x, err,
 						       errlen) < 0) {
 				return -EINVAL;
@@ -604,11 +597,11 @@ static int check_collector_table(const struct config_collector *collectors, unsi
 				 size_t errlen)
 {
 	if (n > CONFIG_MAX_COLLECTORS)
-		return fail(err, errlen, "internal error: too many collectors");
+		return parse_fail(err, errlen, "internal error: too many collectors");
 	for (unsigned j = 0; j < n; j++)
 		if (collectors[j].n_flags > CONFIG_MAX_COLLECTOR_FLAGS)
-			return fail(err, errlen, "internal error: too many flags for %s",
-				    collectors[j].name);
+			return parse_fail(err, errlen, "internal error: too many flags for %s",
+					  collectors[j].name);
 	return 0;
 }
 
@@ -635,12 +628,12 @@ static int try_value_flag(struct exporter_config *cfg, const struct flag_arg *fa
 	if (!vf)
 		return 0;
 	if (fa->negated)
-		return fail(err, errlen, "unknown flag --no-%.*s", (int)fa->nlen, fa->name);
+		return parse_fail(err, errlen, "unknown flag --no-%.*s", (int)fa->nlen, fa->name);
 	if (fa->eq) {
 		value = fa->eq + 1;
 	} else {
 		if (cur->i + 1 >= cur->argc)
-			return fail(err, errlen, "--%s needs a value", vf->name);
+			return parse_fail(err, errlen, "--%s needs a value", vf->name);
 		value = cur->argv[++cur->i];
 		if (check_next_value(vf->name, strlen(vf->name), value, err, errlen) < 0)
 			return -EINVAL;
@@ -677,17 +670,18 @@ static int reject_bool_with_value(const struct flag_arg *fa,
 	int nlen = (int)fa->nlen;
 
 	if (strncmp(name, "collector.", 10) == 0 && memchr(name + 10, '.', fa->nlen - 10))
-		return fail(err, errlen, "unknown flag --%s%.*s (see --help)", no, nlen, name);
+		return parse_fail(err, errlen, "unknown flag --%s%.*s (see --help)", no, nlen,
+				  name);
 	/* Name only flags that exist: --collector.NAME has a --no- form,
 	 * --collector.disable-defaults, --help and --version do not. */
 	if (!fa->negated && (name_is(name, fa->nlen, "collector.disable-defaults") ||
 			     name_is(name, fa->nlen, "help") || name_is(name, fa->nlen, "version")))
-		return fail(err, errlen, "--%.*s takes no value", nlen, name);
+		return parse_fail(err, errlen, "--%.*s takes no value", nlen, name);
 	if (strncmp(name, "collector.", 10) == 0 &&
 	    find_collector(collectors, n_collectors, name + 10, fa->nlen - 10) >= 0)
-		return fail(err, errlen, "--%s%.*s takes no value (use --%.*s or --no-%.*s)", no,
-			    nlen, name, nlen, name, nlen, name);
-	return fail(err, errlen, "unknown flag --%s%.*s (see --help)", no, nlen, name);
+		return parse_fail(err, errlen, "--%s%.*s takes no value (use --%.*s or --no-%.*s)",
+				  no, nlen, name, nlen, name, nlen, name);
+	return parse_fail(err, errlen, "unknown flag --%s%.*s (see --help)", no, nlen, name);
 }
 
 /* Boolean flags: --collector.NAME, --no-collector.NAME, --collector.disable-defaults */
@@ -711,11 +705,11 @@ static int apply_bool_flag(struct exporter_config *cfg, const struct flag_arg *f
 			cfg->collector_enabled[c] = !fa->negated;
 			return 0;
 		}
-		return fail(err, errlen, "unknown collector in --%s%s (see --help)",
-			    fa->negated ? "no-" : "", name);
+		return parse_fail(err, errlen, "unknown collector in --%s%s (see --help)",
+				  fa->negated ? "no-" : "", name);
 	}
-	return fail(err, errlen, "unknown flag --%s%s (see --help)", fa->negated ? "no-" : "",
-		    name);
+	return parse_fail(err, errlen, "unknown flag --%s%s (see --help)", fa->negated ? "no-" : "",
+			  name);
 }
 
 /* argv[cur->i] (and its value, if it takes the next one): 1 when parsing stops
@@ -737,7 +731,8 @@ static int parse_one_arg(struct exporter_config *cfg, struct arg_cursor *cur,
 		return 1;
 	}
 	if (strncmp(arg, "--", 2) != 0 || arg[2] == '\0')
-		return fail(err, errlen, "unexpected argument \"%s\" (flags start with --)", arg);
+		return parse_fail(err, errlen, "unexpected argument \"%s\" (flags start with --)",
+				  arg);
 	split_flag(arg, &fa);
 	r = try_value_flag(cfg, &fa, cur, err, errlen);
 	if (r == 0)

@@ -695,18 +695,30 @@ static void render_histogram(struct buf *out, const char *name, const struct sam
 	buf_printf(out, "\n%s_count%s %llu\n", name, smp->labels, (unsigned long long)h->count);
 }
 
+/* The families in exposition order (by name), malloc'ed; NULL without families or memory. */
+static struct family **sorted_families(const struct metric_sink *s)
+{
+	struct family **sorted;
+
+	if (!s->fam_len)
+		return NULL;
+	sorted = malloc(s->fam_len * sizeof(*sorted));
+	if (!sorted)
+		return NULL;
+	memcpy(sorted, s->fams, s->fam_len * sizeof(*sorted));
+	qsort(sorted, s->fam_len, sizeof(*sorted), cmp_family);
+	return sorted;
+}
+
 int metric_sink_render(const struct metric_sink *s, struct buf *out)
 {
 	struct family **sorted;
 
 	if (!s->fam_len)
 		return 0;
-	sorted = malloc(s->fam_len * sizeof(*sorted));
+	sorted = sorted_families(s);
 	if (!sorted)
 		return -ENOMEM;
-	memcpy(sorted, s->fams, s->fam_len * sizeof(*sorted));
-	qsort(sorted, s->fam_len, sizeof(*sorted), cmp_family);
-
 	for (size_t i = 0; i < s->fam_len; i++) {
 		const struct family *f = sorted[i];
 
@@ -760,11 +772,9 @@ int metric_sink_visit(const struct metric_sink *s, metric_family_fn fn, void *ct
 
 	if (!s->fam_len)
 		return 0;
-	sorted = malloc(s->fam_len * sizeof(*sorted));
+	sorted = sorted_families(s);
 	if (!sorted)
 		return -ENOMEM;
-	memcpy(sorted, s->fams, s->fam_len * sizeof(*sorted));
-	qsort(sorted, s->fam_len, sizeof(*sorted), cmp_family);
 	for (size_t i = 0; i < s->fam_len && r >= 0; i++) {
 		const struct family *f = sorted[i];
 		struct metric_family_view fv = {f->name, f->help, f->type, f->n_samples};

@@ -2,7 +2,9 @@
 #include "strparse.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdbool.h>
+#include <stdio.h>
 
 static bool is_space(char c)
 {
@@ -59,4 +61,14 @@ int parse_u64_auto(const char *s, size_t len, uint64_t *out)
 	if (len > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
 		return parse_u64_base(s + 2, len - 2, 16, out);
 	return parse_u64_base(s, len, 10, out);
+}
+
+int parse_fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
 }

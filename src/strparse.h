@@ -15,5 +15,8 @@ int parse_u64_dec(const char *s, size_t len, uint64_t *out);
 int parse_u64_auto(const char *s, size_t len, uint64_t *out);
 /* Trims ASCII whitespace at both ends of [*s, *s+*len). */
 void str_trim(const char **s, size_t *len);
+/* A parser's error: the message formatted into err (errlen bytes); returns -EINVAL. */
+int parse_fail(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 #endif
