@@ -8,7 +8,8 @@
 #                                    openssl and htpasswd for the web config test,
 #                                    systemd-analyze, systemd-socket-activate, python3,
 #                                    dpkg-dev, lintian, rpm and rpmlint for the service and
-#                                    package tests)
+#                                    package tests, podman, buildah and runc for the
+#                                    container image test)
 #   scripts/install-deps.sh --bench  also what tests/bench/ needs (Debian's node_exporter
 #                                    to compare against, strace and perf for poll-cost.sh,
 #                                    curl); combine with --test as you like
@@ -20,7 +21,7 @@ BUILD_PKGS="build-essential cmake pkg-config libmicrohttpd-dev libmnl-dev libibv
 TEST_PKGS="libcmocka-dev prometheus prometheus-alertmanager curl gzip clang-format pmccabe
 	qemu-system-x86 busybox-static cpio kmod xz-utils rdma-core ibverbs-utils ibverbs-providers
 	perftest rdmacm-utils iproute2 ethtool openssl apache2-utils
-	systemd python3 python3-yaml dpkg-dev lintian rpm rpmlint"
+	systemd python3 python3-yaml dpkg-dev lintian rpm rpmlint podman buildah runc"
 # Benchmarks only: never needed to build or test. prometheus-node-exporter is
 # installed without its recommends (the textfile collector scripts) and its
 # service is not needed: the benchmark runs the binary itself.
