@@ -8,7 +8,10 @@
 #                                    openssl and htpasswd for the web config test,
 #                                    systemd-analyze, systemd-socket-activate, python3,
 #                                    dpkg-dev, lintian, rpm and rpmlint for the service and
-#                                    package tests)
+#                                    package tests, podman, buildah and runc for the
+#                                    container image test, nodejs, npm and the npm packages
+#                                    of tests/k8s/package.json for the Kubernetes manifest
+#                                    test)
 #   scripts/install-deps.sh --bench  also what tests/bench/ needs (Debian's node_exporter
 #                                    to compare against, strace and perf for poll-cost.sh,
 #                                    curl); combine with --test as you like
@@ -20,27 +23,42 @@ BUILD_PKGS="build-essential cmake pkg-config libmicrohttpd-dev libmnl-dev libibv
 TEST_PKGS="libcmocka-dev prometheus prometheus-alertmanager curl gzip clang-format pmccabe
 	qemu-system-x86 busybox-static cpio kmod xz-utils rdma-core ibverbs-utils ibverbs-providers
 	perftest rdmacm-utils iproute2 ethtool openssl apache2-utils
-	systemd python3 python3-yaml dpkg-dev lintian rpm rpmlint"
+	systemd python3 python3-yaml dpkg-dev lintian rpm rpmlint podman buildah runc nodejs"
 # Benchmarks only: never needed to build or test. prometheus-node-exporter is
 # installed without its recommends (the textfile collector scripts) and its
 # service is not needed: the benchmark runs the binary itself.
 BENCH_PKGS="prometheus-node-exporter strace linux-perf curl procps"
 
 pkgs=$BUILD_PKGS
+test=0
 for arg in "$@"; do
 	case $arg in
-	--test) pkgs="$pkgs $TEST_PKGS" ;;
+	--test) pkgs="$pkgs $TEST_PKGS"; test=1 ;;
 	--bench) pkgs="$pkgs $BENCH_PKGS" ;;
 	*) echo "usage: install-deps.sh [--test] [--bench]" >&2; exit 2 ;;
 	esac
 done
 
+# npm ci in tests/k8s: the schemas of the manifest test, pinned by its
+# package-lock.json, into tests/k8s/node_modules (git-ignored).
+npm_ci() {
+	[ $test = 1 ] || return 0
+	local dir
+	dir=$(cd "$(dirname "$0")/../tests/k8s" && pwd)
+	[ "$dir/node_modules/.package-lock.json" -nt "$dir/package-lock.json" ] && return 0
+	echo "install-deps: npm ci in tests/k8s"
+	(cd "$dir" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+}
+
+# Debian's npm conflicts with a nodejs that brings its own (NodeSource's).
+[ $test = 1 ] && ! command -v npm >/dev/null && pkgs="$pkgs npm"
 missing=()
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 if [ ${#missing[@]} -eq 0 ]; then
 	echo "install-deps: all present: ${pkgs//[$'\t\n']/ }" | tr -s ' ' 
+	npm_ci
 	exit 0
 fi
 
@@ -52,4 +70,5 @@ fi
 echo "install-deps: installing ${missing[*]}"
 $SUDO apt-get update -qq
 DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+npm_ci
 echo "install-deps: done"

@@ -21,6 +21,8 @@ jobs=$(nproc)
 if [ "${CI:-}" = "true" ]; then
 	export RDMA_EXPORTER_VM_REQUIRED=1
 	export RDMA_EXPORTER_NETNS_REQUIRED=1
+	export RDMA_EXPORTER_CONTAINER_REQUIRED=1
+	export RDMA_EXPORTER_K8S_REQUIRED=1
 fi
 vm_args=()
 if [ "${RDMA_EXPORTER_SKIP_VM:-0}" = 1 ]; then

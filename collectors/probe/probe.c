@@ -62,6 +62,7 @@ static void probe_free(void *state)
 	free(st->graves);
 	free(st->peers);
 	free(st->targets_path);
+	free(st->dns_spec);
 	pthread_mutex_destroy(&st->lock);
 	free(st);
 }
@@ -71,10 +72,35 @@ static uint64_t flag(const struct collector_ctx *ctx, int i, uint64_t def)
 	return ctx->flags ? ctx->flags[i] : def;
 }
 
+/*
+ * The pingmesh's peers: a targets file or a DNS name, not both (two sources
+ * of one list would make the sample depend on which answered last).
+ */
+static int init_targets(struct probe_state *st, const struct collector_ctx *ctx)
+{
+	const char *path = ctx->flag_strs ? ctx->flag_strs[PROBE_FLAG_TARGETS_FILE] : NULL;
+	const char *dns = ctx->flag_strs ? ctx->flag_strs[PROBE_FLAG_TARGETS_DNS] : NULL;
+	char why[160];
+
+	if (path && dns) {
+		log_error("--collector.probe.targets-file and --collector.probe.targets-dns "
+			  "exclude each other: give one",
+			  "collector=probe file=%s name=%s", path, dns);
+		return -EINVAL;
+	}
+	st->max_targets = path || dns ? flag(ctx, PROBE_FLAG_MAX_TARGETS, 64) : 0;
+	if (path && !(st->targets_path = strdup(path)))
+		return -ENOMEM;
+	if (dns && !(st->dns_spec = strdup(dns)))
+		return -ENOMEM;
+	if (dns && probe_dns_parse(dns, st->dns_host, &st->dns_port, why, sizeof(why)) < 0)
+		return -EINVAL; /* the flag check said why */
+	return 0;
+}
+
 static int probe_init(const struct collector_ctx *ctx, void **state)
 {
 	struct probe_state *st = calloc(1, sizeof(*st));
-	const char *path = ctx->flag_strs ? ctx->flag_strs[PROBE_FLAG_TARGETS_FILE] : NULL;
 	const char *listen = ctx->flag_strs ? ctx->flag_strs[PROBE_FLAG_LISTEN_ADDRESS] : NULL;
 	char host[256] = "";
 	int r;
@@ -88,7 +114,11 @@ static int probe_init(const struct collector_ctx *ctx, void **state)
 	st->interval_ms = flag(ctx, PROBE_FLAG_INTERVAL, 10000);
 	st->count = flag(ctx, PROBE_FLAG_COUNT, 5);
 	st->timeout_ms = flag(ctx, PROBE_FLAG_TIMEOUT, 1000);
-	st->max_targets = path ? flag(ctx, PROBE_FLAG_MAX_TARGETS, 64) : 0;
+	r = init_targets(st, ctx);
+	if (r < 0) {
+		probe_free(st);
+		return r;
+	}
 	st->udp_port = (uint16_t)flag(ctx, PROBE_FLAG_PORT, 9879);
 	st->responder = flag(ctx, PROBE_FLAG_RESPONDER, 1) != 0;
 	st->rotation_ms = flag(ctx, PROBE_FLAG_SAMPLE_ROTATION, 0);
@@ -107,8 +137,6 @@ static int probe_init(const struct collector_ctx *ctx, void **state)
 	st->n_peers = st->max_targets + MAX_SLOTS;
 	st->peers = calloc(st->n_peers, sizeof(*st->peers));
 	r = st->peers ? 0 : -ENOMEM;
-	if (r == 0 && path && !(st->targets_path = strdup(path)))
-		r = -ENOMEM;
 	if (r == 0 && listen) {
 		char why[160];
 
@@ -179,10 +207,23 @@ static const struct collector_flag probe_flags[PROBE_FLAG_COUNT_] = {
 				"loopback probes run.",
 			.kind = COLLECTOR_FLAG_PATH,
 		},
+	[PROBE_FLAG_TARGETS_DNS] =
+		{
+			.name = "targets-dns",
+			.help = "Pingmesh peers from a DNS name and its addresses (in "
+				"Kubernetes a headless Service over the exporter's DaemonSet), "
+				"this node's own left out, re-resolved every 30s and on SIGHUP; "
+				"PORT as --collector.probe.port when not given. Excludes "
+				"--collector.probe.targets-file.",
+			.kind = COLLECTOR_FLAG_TEXT,
+			.check = probe_dns_check,
+			.metavar = "NAME[:PORT]",
+		},
 	[PROBE_FLAG_MAX_TARGETS] =
 		{
 			.name = "max-targets",
-			.help = "Peers probed per round at most; with more in the file, a "
+			.help = "Peers probed per round at most; with more in the file or "
+				"the DNS answer, a "
 				"fixed sample of them chosen by this node's host name "
 				"(rendezvous hashing). Default 64.",
 			.kind = COLLECTOR_FLAG_UINT,

@@ -4,15 +4,13 @@
  * by init() and stopped by free(), opens a UD QP on every ACTIVE port
  * (probe_port.h). Every --collector.probe.interval it pings each port in
  * loopback (a wedged HCA, firmware or driver shows as timeouts and errors
- * even when no traffic flows) and, with --collector.probe.targets-file,
- * up to --collector.probe.max-targets peers of the pingmesh: each peer's
- * exporter is asked over a UDP sideband (probe_discovery.h) for its probe QP,
- * then probed over RDMA. The same QP answers other nodes' probes (the
- * responder), rate-limited per source. collect() only copies the engine's
- * numbers under a lock, so probing never delays a poll. The engine closes a
- * port's verbs context as soon as its device leaves the verbs device list
- * (checked every second), so it never blocks `rdma link delete` of a driver
- * without context disassociation.
+ * even when no traffic flows) and, with --collector.probe.targets-file or
+ * --collector.probe.targets-dns, up to --collector.probe.max-targets peers of the pingmesh: each
+ * peer's exporter is asked over a UDP sideband (probe_discovery.h) for its probe QP, then probed
+ * over RDMA. The same QP answers other nodes' probes (the responder), rate-limited per source.
+ * collect() only copies the engine's numbers under a lock, so probing never delays a poll. The
+ * engine closes a port's verbs context as soon as its device leaves the verbs device list (checked
+ * every second), so it never blocks `rdma link delete` of a driver without context disassociation.
  *
  * Families: rdma_probe_rtt_seconds (histogram), rdma_probe_sent_total,
  * rdma_probe_replies_total, rdma_probe_timeouts_total, rdma_probe_errors_total,
@@ -39,6 +37,7 @@ enum {
 	PROBE_FLAG_RESPONDER,
 	PROBE_FLAG_LISTEN_ADDRESS,  /* ADDR[,ADDR...], in flag_strs (probe_bind.h) */
 	PROBE_FLAG_SAMPLE_ROTATION, /* ms, 0: a fixed sample */
+	PROBE_FLAG_TARGETS_DNS,	    /* NAME[:PORT], in flag_strs (probe_dns.h) */
 	PROBE_FLAG_COUNT_,
 };
 

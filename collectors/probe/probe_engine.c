@@ -392,6 +392,7 @@ static void engine_teardown(struct probe_state *st)
 			probe_peer_free(st, &st->peers[i]);
 	pthread_mutex_unlock(&st->lock);
 	probe_reap_graves(st, true);
+	probe_dns_stop(st);
 	probe_sideband_close_all(st);
 }
 
@@ -413,6 +414,7 @@ void *probe_engine(void *arg)
 			probe_sideband_sync(st);
 			udp_ready = 0; /* the table may have changed */
 			probe_check_targets_file(st, hup);
+			probe_check_targets_dns(st, now_ms, hup);
 			probe_reap_graves(st, false);
 			next_sync = now_ms + SYNC_PERIOD_MS;
 		}

@@ -138,21 +138,24 @@ int probe_collect(void *state, struct metric_sink *sink, struct collector_stats 
 	for (size_t i = 0; i < st->n_peers && r == 0; i++)
 		if (st->peers[i].used && !st->peers[i].loopback)
 			r = emit_peer(sink, &st->peers[i]);
-	if (st->targets_path) {
-		ADD(metric_sink_add_u64(sink, "rdma_probe_targets",
-					"Targets loaded from --collector.probe.targets-file.",
-					METRIC_GAUGE, METRIC_NO_LABELS,
-					st->have_list ? st->list.n_targets : 0));
+	if (st->targets_path || st->dns_spec) {
+		ADD(metric_sink_add_u64(
+			sink, "rdma_probe_targets",
+			"Targets loaded from --collector.probe.targets-file, or "
+			"addresses of --collector.probe.targets-dns but this node's.",
+			METRIC_GAUGE, METRIC_NO_LABELS, st->have_list ? st->list.n_targets : 0));
 		ADD(metric_sink_add_u64(
 			sink, "rdma_probe_targets_probed",
 			"Targets in this node's sample (at most --collector.probe.max-targets, "
 			"chosen by the host name; fixed unless --collector.probe.sample-rotation).",
 			METRIC_GAUGE, METRIC_NO_LABELS, probe_remote_peers(st)));
+	}
+	if (st->targets_path) {
 		ADD(metric_sink_add_u64(sink, "rdma_probe_targets_file_reload_success",
 					"Whether the last read of the targets file succeeded.",
 					METRIC_GAUGE, METRIC_NO_LABELS, st->reload_ok));
 	}
-	if (st->responder || st->targets_path) {
+	if (st->responder || st->targets_path || st->dns_spec) {
 		ADD(metric_sink_add_u64(sink, "rdma_probe_discovery_requests_total",
 					"Discovery queries answered on the UDP sideband.",
 					METRIC_COUNTER, METRIC_NO_LABELS, st->disc_requests));

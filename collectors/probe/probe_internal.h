@@ -10,6 +10,8 @@
  *   probe_engine.c    the engine thread: event loop, rounds, sending, completions
  *   probe_slots.c     local ports: in line with the verbs device list, open, close
  *   probe_peers.c     the peer table, the targets file and its sample
+ *   probe_dns_watch.c --collector.probe.targets-dns: the name re-resolved, its
+ *                     addresses made the target list (probe_dns.h)
  *   probe_resolve.c   a peer's resolution: DNS, local port, discovery query
  *   probe_sideband.c  the UDP discovery sockets: bound to the RDMA netdevs'
  *                     addresses while a port is open, drained
@@ -32,6 +34,7 @@
 #include "histogram.h"
 #include "probe_bind.h"
 #include "probe_discovery.h"
+#include "probe_dns.h"
 #include "probe_packet.h"
 #include "probe_pace.h"
 #include "probe_port.h"
@@ -150,6 +153,14 @@ struct probe_state {
 	int file_err;	/* errno of the last failed stat, for logging once */
 	bool reload_ok;
 	uint64_t window; /* rotation epoch of the sample in use; 0 without rotation */
+
+	/* targets DNS name (--collector.probe.targets-dns); the list above is its */
+	char *dns_spec; /* NAME[:PORT] as given; NULL: no name */
+	char dns_host[PROBE_TARGETS_MAX_HOST + 1];
+	uint16_t dns_port;
+	struct gaicb *dns_gai; /* the look-up in flight */
+	uint64_t dns_next_ms;  /* when to resolve again */
+	int dns_err;	       /* the last failure logged (EAI_*), 0: none */
 	uint64_t rounds;
 
 	/* graveyard of getaddrinfo_a requests whose peer is gone */
@@ -179,6 +190,12 @@ void probe_apply_sample(struct probe_state *st);
 size_t probe_remote_peers(const struct probe_state *st);
 void probe_check_targets_file(struct probe_state *st, bool force);
 
+/* probe_dns_watch.c */
+void probe_check_targets_dns(struct probe_state *st, uint64_t now_ms, bool force);
+int probe_dns_apply(struct probe_state *st, const uint8_t (*addrs)[16], size_t n,
+		    const uint8_t (*own)[16], size_t n_own);
+void probe_dns_stop(struct probe_state *st);
+
 /* probe_resolve.c */
 void probe_backoff(struct probe_state *st, struct peer *pe, uint64_t now_ms);
 void probe_start_resolve(struct probe_state *st, struct peer *pe, uint64_t now_ms);
@@ -186,7 +203,8 @@ void probe_check_dns(struct probe_state *st, struct peer *pe, uint64_t now_ms);
 void probe_send_query(struct probe_state *st, struct peer *pe, uint64_t now_ms);
 bool probe_take_answer(struct probe_state *st, const struct probe_disc *d);
 
-/* probe_sideband.c */
+/* probe_sideband.c; probe_local_candidates: the local interfaces' addresses, at most max */
+size_t probe_local_candidates(struct probe_bind_cand *c, size_t max);
 void probe_sideband_sync(struct probe_state *st);
 void probe_sideband_close_all(struct probe_state *st);
 void probe_sideband_input(struct probe_state *st, const struct sideband *sb);

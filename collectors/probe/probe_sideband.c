@@ -139,7 +139,7 @@ static bool is_ipoib(const struct ifaddrs *list, const char *name)
 }
 
 /* The local interfaces' IP addresses, at most max; their number. */
-static size_t local_candidates(struct probe_bind_cand *c, size_t max)
+size_t probe_local_candidates(struct probe_bind_cand *c, size_t max)
 {
 	struct ifaddrs *list;
 	size_t n = 0;
@@ -216,7 +216,7 @@ static size_t wanted(struct probe_state *st, struct probe_bind_addr *out)
 		n = (size_t)st->n_fixed;
 		memcpy(out, st->fixed, n * sizeof(*out));
 	} else if ((cands = malloc(MAX_CANDS * sizeof(*cands)))) {
-		n_cands = local_candidates(cands, MAX_CANDS);
+		n_cands = probe_local_candidates(cands, MAX_CANDS);
 		n = probe_bind_select(cands, n_cands, (const uint8_t(*)[16])gids, n_gids, ib, out,
 				      PROBE_BIND_MAX);
 	} else {

@@ -664,6 +664,125 @@ static void test_responder_spin(void **state)
 	assert_false(probe_responder_spin(&st, 2000000000ull));
 }
 
+/* --collector.probe.targets-dns through the engine: a literal name resolves
+ * at once (getaddrinfo_a), its address becomes the one target, with the
+ * name's port, and no targets file numbers are exported. */
+static void test_targets_dns_engine(void **state)
+{
+	uint64_t flags[PROBE_FLAG_COUNT_] = {
+		[PROBE_FLAG_INTERVAL] = 100,	     [PROBE_FLAG_COUNT] = 2,
+		[PROBE_FLAG_TIMEOUT] = 10,	     [PROBE_FLAG_MAX_TARGETS] = 2,
+		[PROBE_FLAG_PORT] = free_udp_port(), [PROBE_FLAG_RESPONDER] = 0,
+	};
+	const char *strs[PROBE_FLAG_COUNT_] = {[PROBE_FLAG_TARGETS_DNS] = "10.0.0.7:7000"};
+	struct collector_ctx ctx = {.sysfs_fd = -1, .flags = flags, .flag_strs = strs};
+	struct buf out;
+	void *st = NULL;
+
+	assert_int_equal(probe_collector_ops.init(&ctx, &st), 0);
+	assert_true(wait_line(st, "rdma_probe_targets 1"));
+	assert_true(wait_line(st, "rdma_probe_targets_probed 1"));
+	scrape(st, &out);
+	assert_non_null(strstr(out.data, "target=\"10.0.0.7:7000\""));
+	assert_null(strstr(out.data, "rdma_probe_targets_file_reload_success"));
+	buf_free(&out);
+	probe_collector_ops.free(st);
+
+	/* a targets file and a DNS name exclude each other */
+	strs[PROBE_FLAG_TARGETS_FILE] = "/nonexistent/targets.json";
+	st = NULL;
+	assert_int_equal(probe_collector_ops.init(&ctx, &st), -EINVAL);
+	assert_null(st);
+}
+
+static void dns_addr(const char *ip, uint8_t *out)
+{
+	memset(out, 0, 16);
+	out[10] = out[11] = 0xff;
+	assert_int_equal(inet_pton(AF_INET, ip, out + 12), 1);
+}
+
+static size_t remote_peers_named(const struct probe_state *st, const char *target)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < st->n_peers; i++)
+		n += st->peers[i].used && !st->peers[i].loopback &&
+		     strcmp(st->peers[i].target, target) == 0;
+	return n;
+}
+
+/* The seam: answers fed to probe_dns_apply on a state without an engine.
+ * This node's address is left out, the sample is max-targets of the rest,
+ * a peer that stays keeps its numbers, and an unchanged answer changes
+ * nothing. */
+static void test_targets_dns_apply(void **state)
+{
+	struct probe_state *st = calloc(1, sizeof(*st));
+	const char *ips[] = {"10.0.0.4", "10.0.0.1", "10.0.0.3", "10.0.0.2"};
+	uint8_t addrs[4][16], own[1][16];
+	size_t kept = 0, was;
+
+	assert_non_null(st);
+	pthread_mutex_init(&st->lock, NULL);
+	st->max_targets = 2;
+	st->n_peers = st->max_targets + MAX_SLOTS;
+	st->peers = calloc(st->n_peers, sizeof(*st->peers));
+	assert_non_null(st->peers);
+	st->node_key = 7;
+	st->pace = (struct probe_pace_cfg){
+		.interval_ns = 1000000000ull, .timeout_ns = 1000000ull, .count = 1};
+	st->dns_port = 7000;
+	snprintf(st->dns_host, sizeof(st->dns_host), "rdma-exporter");
+	for (int i = 0; i < 4; i++)
+		dns_addr(ips[i], addrs[i]);
+	dns_addr("10.0.0.2", own[0]);
+
+	assert_int_equal(
+		probe_dns_apply(st, (const uint8_t(*)[16])addrs, 4, (const uint8_t(*)[16])own, 1),
+		0);
+	assert_int_equal(st->list.n_targets, 3);
+	assert_string_equal(st->list.targets[0].raw, "10.0.0.1:7000");
+	assert_string_equal(st->list.targets[2].raw, "10.0.0.4:7000");
+	assert_int_equal(probe_remote_peers(st), 2);
+	assert_int_equal(remote_peers_named(st, "10.0.0.2:7000"), 0);
+	for (size_t i = 0; i < st->n_peers; i++)
+		if (st->peers[i].used)
+			st->peers[i].sent = 5; /* numbers to keep */
+
+	/* the same answer in another order: nothing moves */
+	for (int i = 0; i < 4; i++)
+		dns_addr(ips[3 - i], addrs[i]);
+	assert_int_equal(
+		probe_dns_apply(st, (const uint8_t(*)[16])addrs, 4, (const uint8_t(*)[16])own, 1),
+		0);
+	assert_int_equal(probe_remote_peers(st), 2);
+	for (size_t i = 0; i < st->n_peers; i++)
+		kept += st->peers[i].used && st->peers[i].sent == 5;
+	assert_int_equal(kept, 2);
+
+	/* one node left: one target, sampled; its numbers kept if it was before */
+	was = remote_peers_named(st, "10.0.0.4:7000");
+	dns_addr("10.0.0.4", addrs[0]);
+	assert_int_equal(
+		probe_dns_apply(st, (const uint8_t(*)[16])addrs, 1, (const uint8_t(*)[16])own, 1),
+		0);
+	assert_int_equal(st->list.n_targets, 1);
+	assert_int_equal(probe_remote_peers(st), 1);
+	assert_int_equal(remote_peers_named(st, "10.0.0.4:7000"), 1);
+	for (size_t i = 0; i < st->n_peers; i++)
+		if (st->peers[i].used)
+			assert_int_equal(st->peers[i].sent, was ? 5 : 0);
+
+	for (size_t i = 0; i < st->n_peers; i++)
+		if (st->peers[i].used)
+			probe_peer_free(st, &st->peers[i]);
+	probe_target_list_free(&st->list);
+	free(st->peers);
+	pthread_mutex_destroy(&st->lock);
+	free(st);
+}
+
 static void test_flags_declared(void **state)
 {
 	assert_int_equal(probe_collector_ops.n_flags, PROBE_FLAG_COUNT_);
@@ -695,6 +814,10 @@ static void test_flags_declared(void **state)
 			 COLLECTOR_FLAG_DURATION);
 	assert_int_equal(probe_collector_ops.flags[PROBE_FLAG_SAMPLE_ROTATION].def, 0);
 	assert_int_equal(probe_collector_ops.flags[PROBE_FLAG_SAMPLE_ROTATION].min, 0);
+	assert_string_equal(probe_collector_ops.flags[PROBE_FLAG_TARGETS_DNS].name, "targets-dns");
+	assert_int_equal(probe_collector_ops.flags[PROBE_FLAG_TARGETS_DNS].kind,
+			 COLLECTOR_FLAG_TEXT);
+	assert_non_null(probe_collector_ops.flags[PROBE_FLAG_TARGETS_DNS].check);
 	assert_true(probe_collector_ops.default_enabled);
 }
 
@@ -708,6 +831,8 @@ int main(void)
 		cmocka_unit_test(test_sideband_input),
 		cmocka_unit_test(test_bind_parse),
 		cmocka_unit_test(test_bind_select),
+		cmocka_unit_test(test_targets_dns_engine),
+		cmocka_unit_test(test_targets_dns_apply),
 		cmocka_unit_test(test_flags_declared),
 		cmocka_unit_test(test_network_rtt_export),
 		cmocka_unit_test(test_responder_spin),

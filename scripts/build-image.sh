@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+#
+# Builds the container image rdma-exporter:<version> with buildah, from the
+# project's own build and nothing pulled from a registry:
+#   scripts/build-image.sh [--binary PATH] [--tag TAG] [--root DIR --runroot DIR]
+# Without --binary it configures and builds build-image/ as a release build
+# (the same options as scripts/package.sh) and uses that binary.
+# IMAGE_SOURCE: the org.opencontainers.image.source label (the repository URL).
+# --root/--runroot: the containers-storage to commit into (the container test
+# uses a scratch one so that it leaves nothing in the host's storage).
+#
+# The image is "from scratch": exactly the binary, the shared libraries it
+# links (its ldd closure), the ibverbs providers with their driver files and
+# their own libraries. No shell, no package manager. It runs as 65534:65534
+# (nobody) with the exporter as its entrypoint and --path.sysfs=/host/sys, the
+# mount point the DaemonSet in deploy/kubernetes/ gives the host's /sys.
+# docs/kubernetes.md describes the image and its size.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+BINARY=
+TAG=
+STORE=()
+while [ $# -gt 0 ]; do
+	case $1 in
+	--binary) BINARY=$2; shift 2 ;;
+	--tag) TAG=$2; shift 2 ;;
+	--root | --runroot) STORE+=("$1" "$2"); shift 2 ;;
+	*) echo "usage: build-image.sh [--binary PATH] [--tag TAG] [--root DIR --runroot DIR]" >&2; exit 2 ;;
+	esac
+done
+command -v buildah >/dev/null || { echo "build-image: buildah not found (scripts/install-deps.sh --test)" >&2; exit 1; }
+
+if [ -z "$BINARY" ]; then
+	cmake -S . -B build-image -DCMAKE_BUILD_TYPE=Release -DRDMA_EXPORTER_TESTS=OFF \
+		-DRDMA_EXPORTER_SANITIZE=OFF -DRDMA_EXPORTER_TSAN=OFF >/dev/null
+	cmake --build build-image -j"$(nproc)" --target rdma_exporter >/dev/null
+	BINARY=build-image/rdma_exporter
+fi
+[ -x "$BINARY" ] || { echo "build-image: no executable at '$BINARY'" >&2; exit 1; }
+
+# "rdma_exporter, version 0.1.0 (revision: ...)": the third word is the version.
+VERSION=$("$BINARY" --version | awk 'NR == 1 { print $3 }')
+[ -n "$VERSION" ] || { echo "build-image: cannot read the version of $BINARY" >&2; exit 1; }
+TAG=${TAG:-rdma-exporter:$VERSION}
+REVISION=$(git rev-parse HEAD 2>/dev/null || echo unknown)
+[ -z "$(git status --porcelain --untracked-files=no 2>/dev/null)" ] || REVISION="$REVISION-dirty"
+# Where the project is published, as alerts/config.yml's runbook_base_url.
+SOURCE=${IMAGE_SOURCE:-https://github.com/OWNER/rdma_exporter}
+PROVIDERS=/usr/lib/x86_64-linux-gnu/libibverbs
+[ -d "$PROVIDERS" ] || PROVIDERS=$(dirname "$(ldconfig -p | awk '/libibverbs.so.1 / { print $NF; exit }')")/libibverbs
+
+STAGE=$(mktemp -d)
+trap 'rm -rf "$STAGE"' EXIT
+
+# copy_path FILE: FILE at the same path under the stage, a symlink as a symlink
+# plus the file it resolves to.
+copy_path() {
+	mkdir -p "$STAGE$(dirname "$1")"
+	cp -a "$1" "$STAGE$1"
+	if [ -L "$1" ]; then
+		copy_path "$(readlink -f "$1")"
+	fi
+}
+
+# Debian's merged /usr: /lib and /lib64 are links into /usr, and ldd names
+# libraries by either path.
+mkdir -p "$STAGE/usr/lib" "$STAGE/usr/lib64" "$STAGE/usr/bin" "$STAGE/etc" "$STAGE/host/sys"
+ln -s usr/lib "$STAGE/lib"
+ln -s usr/lib64 "$STAGE/lib64"
+install -m 0755 "$BINARY" "$STAGE/usr/bin/rdma_exporter"
+strip --strip-unneeded "$STAGE/usr/bin/rdma_exporter" 2>/dev/null || true
+
+cp -a /etc/libibverbs.d "$STAGE/etc/"
+for p in "$PROVIDERS"/*.so; do
+	copy_path "$p"
+done
+# The ldd closure of the binary and of every provider, libgcc_s too: glibc
+# dlopens it for pthread_cancel and thread exit.
+objs=("$BINARY" "$PROVIDERS"/*.so)
+libs=$(for o in "${objs[@]}"; do ldd "$o"; done |
+	awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }' | sort -u)
+gcc_s=$(ldconfig -p | awk '/libgcc_s.so.1 / { print $NF; exit }')
+for l in $libs $gcc_s; do
+	case $l in /lib/* | /lib64/*) l=/usr$l ;; esac
+	copy_path "$l"
+done
+# The dynamic loader's canonical path, and a passwd so that tools show a name.
+[ -e "$STAGE/usr/lib64/ld-linux-x86-64.so.2" ] ||
+	cp -aL /lib64/ld-linux-x86-64.so.2 "$STAGE/usr/lib64/ld-linux-x86-64.so.2"
+printf 'nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n' >"$STAGE/etc/passwd"
+printf 'nogroup:x:65534:\n' >"$STAGE/etc/group"
+
+ctr=$(buildah "${STORE[@]}" from scratch)
+cleanup() {
+	buildah "${STORE[@]}" rm "$ctr" >/dev/null 2>&1 || true
+	rm -rf "$STAGE"
+}
+trap cleanup EXIT
+buildah "${STORE[@]}" copy "$ctr" "$STAGE" / >/dev/null
+buildah "${STORE[@]}" config \
+	--user 65534:65534 \
+	--entrypoint '["/usr/bin/rdma_exporter", "--path.sysfs=/host/sys"]' \
+	--cmd '[]' \
+	--port 9879/tcp \
+	--label org.opencontainers.image.title=rdma-exporter \
+	--label org.opencontainers.image.description="Prometheus exporter for RDMA networks" \
+	--label org.opencontainers.image.version="$VERSION" \
+	--label org.opencontainers.image.revision="$REVISION" \
+	--label org.opencontainers.image.source="$SOURCE" \
+	--label org.opencontainers.image.licenses=Apache-2.0 \
+	"$ctr"
+buildah "${STORE[@]}" commit --quiet --rm "$ctr" "$TAG" >/dev/null
+ctr=
+size=$(buildah "${STORE[@]}" images --format '{{.Size}}' "$TAG" | head -n1)
+echo "build-image: $TAG ($size, revision $REVISION)"
