@@ -189,6 +189,7 @@ static const struct collector_flag probe_flags[PROBE_FLAG_COUNT_] = {
 			.def = 5,
 			.min = 1,
 			.max = 1000,
+			.unit = "probes",
 		},
 	[PROBE_FLAG_TIMEOUT] =
 		{
@@ -230,6 +231,7 @@ static const struct collector_flag probe_flags[PROBE_FLAG_COUNT_] = {
 			.def = 64,
 			.min = 1,
 			.max = 4096,
+			.unit = "peers",
 		},
 	[PROBE_FLAG_PORT] =
 		{
@@ -241,6 +243,7 @@ static const struct collector_flag probe_flags[PROBE_FLAG_COUNT_] = {
 			.def = 9879,
 			.min = 1,
 			.max = 65535,
+			.unit = "(UDP port)",
 		},
 	[PROBE_FLAG_RESPONDER] =
 		{
