@@ -1213,8 +1213,8 @@ static void log_pid_namespace(const struct netlink_state *st)
 		return;
 	log_info("the exporter runs outside the initial PID namespace: RDMA netlink shows it "
 		 "only the resources of processes in its own namespace and none owned by the "
-		 "kernel, so rdma_qps, rdma_resources, rdma_process_* and rdma_workload_* count "
-		 "only those (Kubernetes: hostPID: true; docs/workloads.md)",
+		 "kernel, so rdma_qps, rdma_cqs, rdma_mrs, rdma_process_* and rdma_workload_* "
+		 "count only those (Kubernetes: hostPID: true; docs/workloads.md)",
 		 "collector=netlink pid_ns=%llu", ino);
 }
 

@@ -1229,6 +1229,55 @@ static void test_workload_no_pd_dump(void **state)
 	(void)state;
 }
 
+/* Outside the initial PID namespace: said once at start, never per poll. */
+static void test_pid_namespace_note(void **state)
+{
+	static const struct {
+		const char *link;
+		unsigned notes;
+	} cases[] = {{"pid:[4026532999]", 1}, {"pid:[4026531836]", 0}, {"garbage", 0}};
+	struct world *w = world_new("rxe-busy");
+	char root[] = "/tmp/test_netlink_proc_XXXXXX", path[512];
+	struct opts o = defaults;
+
+	assert_non_null(mkdtemp(root));
+	snprintf(path, sizeof(path), "%s/self", root);
+	assert_int_equal(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/self/ns", root);
+	assert_int_equal(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/self/ns/pid", root);
+	o.attribution = true;
+	o.top_wl = 10;
+	o.proc_root = root;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *logbuf = NULL;
+		size_t loglen = 0;
+		FILE *f = open_memstream(&logbuf, &loglen);
+		struct run r;
+
+		assert_non_null(f);
+		unlink(path);
+		assert_int_equal(symlink(cases[i].link, path), 0);
+		log_set_output(f);
+		log_set_level(LOG_INFO);
+		run_start(&r, w, &o);
+		run_ok(&r);
+		run_ok(&r);
+		run_stop(&r);
+		log_set_level(LOG_ERR);
+		log_set_output(stderr);
+		fclose(f);
+		assert_int_equal(count_lines(logbuf, "", "outside the initial PID namespace"),
+				 cases[i].notes);
+		if (cases[i].notes)
+			assert_non_null(strstr(logbuf, "pid_ns=4026532999"));
+		free(logbuf);
+	}
+	assert_int_equal(nftw(root, remove_one, 16, FTW_DEPTH | FTW_PHYS), 0);
+	world_free(w);
+	(void)state;
+}
+
 /* ---- robustness ------------------------------------------------------------------------- */
 
 static void test_no_rdma_netlink(void **state)
@@ -1837,6 +1886,7 @@ int main(void)
 		cmocka_unit_test(test_mr_length_hidden),
 		cmocka_unit_test(test_workload_attribution),
 		cmocka_unit_test(test_workload_no_pd_dump),
+		cmocka_unit_test(test_pid_namespace_note),
 		cmocka_unit_test(test_no_rdma_netlink),
 		cmocka_unit_test(test_dump_intr_every_time),
 		cmocka_unit_test(test_dump_intr_once),
