@@ -303,6 +303,24 @@ int cg_stat_starttime(const char *buf, size_t len, uint64_t *start)
 	return 0;
 }
 
+int cg_stat_comm(const char *buf, size_t len, char *comm, size_t size)
+{
+	const char *open = memchr(buf, '(', len), *close = NULL;
+	size_t n;
+
+	for (size_t i = len; i > 0 && !close; i--)
+		if (buf[i - 1] == ')')
+			close = buf + i - 1;
+	if (!open || !close || close < open || !size)
+		return -EINVAL;
+	n = (size_t)(close - open - 1);
+	if (n >= size)
+		n = size - 1;
+	memcpy(comm, open + 1, n);
+	comm[n] = '\0';
+	return 0;
+}
+
 bool cg_ident_equal(const struct cg_ident *a, const struct cg_ident *b)
 {
 	return strcmp(a->pod_uid, b->pod_uid) == 0 &&

@@ -60,6 +60,10 @@ int cg_ident_parse(const char *buf, size_t len, struct cg_ident *out);
  * Returns 0, or -EINVAL. */
 int cg_stat_starttime(const char *buf, size_t len, uint64_t *start);
 
+/* The comm field of /proc/<pid>/stat (between the first '(' and the last
+ * ')', cut to size - 1 bytes), as /proc/<pid>/comm has it. 0 or -EINVAL. */
+int cg_stat_comm(const char *buf, size_t len, char *comm, size_t size);
+
 /* Whether two identities are equal; cg_ident_empty: no label applies. */
 bool cg_ident_equal(const struct cg_ident *a, const struct cg_ident *b);
 bool cg_ident_empty(const struct cg_ident *id);

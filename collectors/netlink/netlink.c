@@ -118,8 +118,8 @@ struct netlink_state {
 		uint32_t pid, gen;
 		int err;
 		char comm[NL_NAME_MAX];
-		bool id_done;
-		int id_err;
+		bool id_done, stat_read;
+		int id_err, stat_err;
 		uint64_t start;
 		struct cg_ident id;
 	} * comms, *prev;
@@ -717,6 +717,21 @@ static const struct comm_entry *prev_entry(const struct netlink_state *st, uint3
 	}
 }
 
+/* comm and start time of e's process from its stat file; 0 or -errno. */
+static int read_stat(const struct netlink_state *st, struct comm_entry *e)
+{
+	char buf[1024];
+	ssize_t n = read_proc(st, e->pid, "stat", buf, sizeof(buf));
+
+	e->stat_read = true;
+	if (n < 0)
+		e->stat_err = (int)n;
+	else if (cg_stat_starttime(buf, (size_t)n, &e->start) < 0 ||
+		 cg_stat_comm(buf, (size_t)n, e->comm, sizeof(e->comm)) < 0)
+		e->stat_err = -EINVAL;
+	return e->stat_err;
+}
+
 /* This poll's entry of pid, created (with its comm) on first sight. */
 static int proc_entry(struct netlink_state *st, uint32_t pid, struct comm_entry **out)
 {
@@ -738,9 +753,12 @@ static int proc_entry(struct netlink_state *st, uint32_t pid, struct comm_entry 
 	memset(e, 0, sizeof(*e));
 	e->pid = pid;
 	e->gen = st->comm_gen;
-	e->err = st->seams.comm_of
-			 ? st->seams.comm_of(pid, e->comm, sizeof(e->comm), st->seams.comm_data)
-			 : read_comm(pid, e->comm, sizeof(e->comm), st);
+	if (st->seams.comm_of)
+		e->err = st->seams.comm_of(pid, e->comm, sizeof(e->comm), st->seams.comm_data);
+	else if (st->attribution)
+		e->err = read_stat(st, e); /* comm and start time in one read */
+	else
+		e->err = read_comm(pid, e->comm, sizeof(e->comm), st);
 	st->n_comms++;
 	*out = e;
 	return 0;
@@ -769,9 +787,10 @@ static void fill_ident(struct netlink_state *st, struct comm_entry *e)
 	ssize_t n;
 
 	e->id_done = true;
-	n = read_proc(st, e->pid, "stat", buf, sizeof(buf));
-	if (n < 0 || cg_stat_starttime(buf, (size_t)n, &e->start) < 0) {
-		e->id_err = n < 0 ? (int)n : -EINVAL;
+	if (!e->stat_read)
+		read_stat(st, e);
+	if (e->stat_err) {
+		e->id_err = e->stat_err;
 		return;
 	}
 	p = prev_entry(st, e->pid);

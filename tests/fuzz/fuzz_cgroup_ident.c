@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
  * libFuzzer target: cg_ident_parse (the content of /proc/<pid>/cgroup) and
- * cg_stat_starttime (/proc/<pid>/stat) on the raw input bytes.
+ * cg_stat_starttime and cg_stat_comm (/proc/<pid>/stat) on the raw input bytes.
  *
  * Invariants: the result says whether a label was found; every label is
  * NUL-terminated inside its field and made of its character set (pod UID:
@@ -71,6 +71,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct cg_ident id, whole;
 	size_t complete = size;
 	uint64_t start;
+	char comm[16];
 	int r;
 
 	r = cg_ident_parse((const char *)data, size, &id);
@@ -83,5 +84,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	r = cg_stat_starttime((const char *)data, size, &start);
 	FUZZ_CHECK(r == 0 || r == -22);
+	r = cg_stat_comm((const char *)data, size, comm, sizeof(comm));
+	FUZZ_CHECK(r == 0 || r == -22);
+	FUZZ_CHECK(r < 0 || strnlen(comm, sizeof(comm)) < sizeof(comm));
 	return 0;
 }

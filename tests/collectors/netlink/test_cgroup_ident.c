@@ -293,12 +293,28 @@ static void test_stat_starttime(void **unused)
 	}
 }
 
+static void test_stat_comm(void **unused)
+{
+	char comm[16];
+
+	(void)unused;
+	assert_int_equal(cg_stat_comm("7 (a) b) c) R 1", 15, comm, sizeof(comm)), 0);
+	assert_string_equal(comm, "a) b) c");
+	assert_int_equal(cg_stat_comm("7 () R 1", 8, comm, sizeof(comm)), 0);
+	assert_string_equal(comm, "");
+	assert_int_equal(cg_stat_comm("7 (a very long name indeed) R", 29, comm, 8), 0);
+	assert_string_equal(comm, "a very ");
+	assert_int_equal(cg_stat_comm("7 )x( R", 7, comm, sizeof(comm)), -EINVAL);
+	assert_int_equal(cg_stat_comm("7 (x R", 6, comm, sizeof(comm)), -EINVAL);
+	assert_int_equal(cg_stat_comm("", 0, comm, sizeof(comm)), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ident_table),	 cmocka_unit_test(test_ident_nul_bytes),
 		cmocka_unit_test(test_ident_long_paths), cmocka_unit_test(test_ident_equal),
-		cmocka_unit_test(test_stat_starttime),
+		cmocka_unit_test(test_stat_starttime),	 cmocka_unit_test(test_stat_comm),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
