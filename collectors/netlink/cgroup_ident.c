@@ -174,6 +174,12 @@ static void parse_path(struct span path, struct cg_ident *id)
 		if (first && span_is(seg, "user.slice"))
 			w.user = true;
 		first = 0;
+		/* A reader in a cgroup namespace sees the cgroups outside it as
+		 * "/../../x": the kubepods ancestors may be hidden above. */
+		if (span_is(seg, "..")) {
+			w.kube = true;
+			continue;
+		}
 		if (kube_segment(&w, seg, id))
 			continue;
 		slurm_segment(&w, seg, id);

@@ -72,6 +72,16 @@ static const struct ident_case cases[] = {
 	 "0::/kubelet.slice/kubelet-kubepods.slice/kubelet-kubepods-besteffort.slice/"
 	 "kubelet-kubepods-besteffort-pod" UID_U ".slice/cri-containerd-" CID ".scope\n",
 	 UID, CID, "", ""},
+	/* read from inside another cgroup namespace (the exporter in a pod) */
+	{"cgroupns: systemd driver",
+	 "0::/../../kubepods-besteffort.slice/kubepods-besteffort-pod" UID_U
+	 ".slice/cri-containerd-" CID ".scope\n",
+	 UID, CID, "", ""},
+	{"cgroupns: cgroupfs driver", "0::/../../../besteffort/pod" UID "/" CID "\n", UID, CID, "",
+	 ""},
+	{"cgroupns: own cgroup", "0::/\n", "", "", "", ""},
+	{"cgroupns: a service", "0::/../../../system.slice/nvmf.service\n", "", "", "",
+	 "nvmf.service"},
 	/* Kubernetes, cgroupfs driver */
 	{"v2 cgroupfs burstable", "0::/kubepods/burstable/pod" UID "/" CID "\n", UID, CID, "", ""},
 	{"v2 cgroupfs besteffort", "0::/kubepods/besteffort/pod" UID "/" CID "\n", UID, CID, "",
