@@ -125,7 +125,6 @@ struct netlink_state {
 	} * comms, *prev;
 	size_t cap_comms, n_comms, cap_prev;
 	uint32_t comm_gen;
-	uint64_t cgroup_reads; /* for the benchmark and tests: cgroup files read */
 };
 
 /* ---- devices ----------------------------------------------------------------------------- */
@@ -798,7 +797,6 @@ static void fill_ident(struct netlink_state *st, struct comm_entry *e)
 		e->id = p->id;
 		return;
 	}
-	st->cgroup_reads++;
 	n = read_proc(st, e->pid, "cgroup", buf, sizeof(buf));
 	if (n < 0) {
 		e->id_err = (int)n;
