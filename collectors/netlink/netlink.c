@@ -1209,10 +1209,11 @@ static void netlink_free(void *state);
 #define PID_NS_INIT_INO 0xEFFFFFFCu
 
 /*
- * The kernel shows an RDMA netlink client only the objects of processes in
- * its own PID namespace, and kernel-owned objects only in the initial one
- * (rdma_is_visible_in_pid_ns). Said once at start; nothing when the link
- * cannot be read (a fixture tree, procfs hidden).
+ * RDMA netlink names an object's owner by its pid in the reader's PID
+ * namespace: processes outside the exporter's have none there (measured on
+ * Linux 6.1: their objects are listed without a pid), and older kernels
+ * (rdma_is_visible_in_pid_ns) leave them and kernel-owned objects out. Said
+ * once at start; nothing when the link cannot be read (a fixture tree).
  */
 static void log_pid_namespace(const struct netlink_state *st)
 {
@@ -1228,10 +1229,11 @@ static void log_pid_namespace(const struct netlink_state *st)
 	link[n] = '\0';
 	if (sscanf(link, "pid:[%llu%c", &ino, &tail) != 2 || tail != ']' || ino == PID_NS_INIT_INO)
 		return;
-	log_info("the exporter runs outside the initial PID namespace: RDMA netlink shows it "
-		 "only the resources of processes in its own namespace and none owned by the "
-		 "kernel, so rdma_qps, rdma_cqs, rdma_mrs, rdma_process_* and rdma_workload_* "
-		 "count only those (Kubernetes: hostPID: true; docs/workloads.md)",
+	log_info("the exporter runs outside the initial PID namespace: resources of processes "
+		 "outside it have no pid here, so they count under comm=\"unknown\" with no "
+		 "workload in rdma_process_* and rdma_workload_* (and older kernels leave them "
+		 "out of every count); run in the host's PID namespace (Kubernetes: hostPID: "
+		 "true, docs/workloads.md)",
 		 "collector=netlink pid_ns=%llu", ino);
 }
 
