@@ -1120,28 +1120,32 @@ static void assert_workload_processes(const char *t)
 
 static void assert_workloads(const char *t)
 {
-	const char *pod1 = "{device=\"rxe0\",pod_uid=\"" POD_A "\",container_id=\"" CID_1 "\"}";
-	const char *pod2 = "{device=\"rxe0\",pod_uid=\"" POD_A "\",container_id=\"" CID_2 "\"}";
-	const char *job = "{device=\"rxe0\",slurm_job_id=\"42\"}";
-	const char *unit = "{device=\"rxe0\",systemd_unit=\"nvmf.service\"}";
-
-	assert_line(t, "rdma_workload_qps%s 3", pod1);
-	assert_line(t, "rdma_workload_cqs%s 3", pod1);
-	assert_line(t, "rdma_workload_mrs%s 2", pod1);
-	assert_line(t, "rdma_workload_mr_registered_bytes%s 8192", pod1);
-	assert_line(t, "rdma_workload_pds%s 2", pod1);
+	/* Whole series literals (tests/monitoring checks the synthetic fixtures'
+	 * label sets against them), longer than a line. */
+	// clang-format off
+	assert_line(t, "rdma_workload_qps{device=\"rxe0\",pod_uid=\"2f4a6b1e-8c3d-4e5f-9a0b-1c2d3e4f5a6b\",container_id=\"1111111111111111111111111111111111111111111111111111111111111111\"} 3");
+	assert_line(t, "rdma_workload_cqs{device=\"rxe0\",pod_uid=\"2f4a6b1e-8c3d-4e5f-9a0b-1c2d3e4f5a6b\",container_id=\"1111111111111111111111111111111111111111111111111111111111111111\"} 3");
+	assert_line(t, "rdma_workload_mrs{device=\"rxe0\",pod_uid=\"2f4a6b1e-8c3d-4e5f-9a0b-1c2d3e4f5a6b\",container_id=\"1111111111111111111111111111111111111111111111111111111111111111\"} 2");
+	assert_line(t, "rdma_workload_mr_registered_bytes{device=\"rxe0\",pod_uid=\"2f4a6b1e-8c3d-4e5f-9a0b-1c2d3e4f5a6b\",container_id=\"1111111111111111111111111111111111111111111111111111111111111111\"} 8192");
+	assert_line(t, "rdma_workload_pds{device=\"rxe0\",pod_uid=\"2f4a6b1e-8c3d-4e5f-9a0b-1c2d3e4f5a6b\",container_id=\"1111111111111111111111111111111111111111111111111111111111111111\"} 2");
 	/* holds a QP and a PD, no CQ or MR: zeros, not absent */
-	assert_line(t, "rdma_workload_qps%s 1", pod2);
-	assert_line(t, "rdma_workload_cqs%s 0", pod2);
-	assert_line(t, "rdma_workload_pds%s 1", pod2);
-	assert_line(t, "rdma_workload_qps%s 4", job);
-	assert_line(t, "rdma_workload_cqs%s 8", job);
-	assert_line(t, "rdma_workload_pds%s 1", job);
-	assert_line(t, "rdma_workload_qps%s 1", unit);
+	assert_line(t, "rdma_workload_qps{device=\"rxe0\",pod_uid=\"2f4a6b1e-8c3d-4e5f-9a0b-1c2d3e4f5a6b\",container_id=\"2222222222222222222222222222222222222222222222222222222222222222\"} 1");
+	assert_line(t, "rdma_workload_cqs{device=\"rxe0\",pod_uid=\"2f4a6b1e-8c3d-4e5f-9a0b-1c2d3e4f5a6b\",container_id=\"2222222222222222222222222222222222222222222222222222222222222222\"} 0");
+	assert_line(t, "rdma_workload_mrs{device=\"rxe0\",pod_uid=\"2f4a6b1e-8c3d-4e5f-9a0b-1c2d3e4f5a6b\",container_id=\"2222222222222222222222222222222222222222222222222222222222222222\"} 0");
+	assert_line(t, "rdma_workload_pds{device=\"rxe0\",pod_uid=\"2f4a6b1e-8c3d-4e5f-9a0b-1c2d3e4f5a6b\",container_id=\"2222222222222222222222222222222222222222222222222222222222222222\"} 1");
+	// clang-format on
+	assert_line(t, "rdma_workload_qps{device=\"rxe0\",slurm_job_id=\"42\"} 4");
+	assert_line(t, "rdma_workload_cqs{device=\"rxe0\",slurm_job_id=\"42\"} 8");
+	assert_line(t, "rdma_workload_mrs{device=\"rxe0\",slurm_job_id=\"42\"} 2");
+	assert_line(t,
+		    "rdma_workload_mr_registered_bytes{device=\"rxe0\",slurm_job_id=\"42\"} 8192");
+	assert_line(t, "rdma_workload_pds{device=\"rxe0\",slurm_job_id=\"42\"} 1");
+	assert_line(t, "rdma_workload_qps{device=\"rxe0\",systemd_unit=\"nvmf.service\"} 1");
 	/* the user session, pid 400 and ib_core: one series, no identity */
 	assert_line(t, "rdma_workload_qps{device=\"rxe0\"} 3");
 	assert_line(t, "rdma_workload_cqs{device=\"rxe0\"} 2");
 	assert_line(t, "rdma_workload_mrs{device=\"rxe0\"} 2");
+	assert_line(t, "rdma_workload_mr_registered_bytes{device=\"rxe0\"} 8192");
 	assert_line(t, "rdma_workload_pds{device=\"rxe0\"} 2");
 	assert_int_equal(count_lines(t, "rdma_workload_qps{", NULL), 5);
 }
