@@ -1101,6 +1101,11 @@ static void make_proc_tree(const char *root)
 
 static void assert_workload_processes(const char *t)
 {
+	// clang-format off
+	assert_line(t, "rdma_process_mrs{device=\"rxe0\",comm=\"mpi_app\",slurm_job_id=\"42\"} 2");
+	assert_line(t, "rdma_process_mr_registered_bytes{device=\"rxe0\",comm=\"mpi_app\",slurm_job_id=\"42\"} 8192");
+	assert_line(t, "rdma_process_mrs{device=\"rxe0\",comm=\"nvmf_tgt\",systemd_unit=\"nvmf.service\"} 0");
+	// clang-format on
 	assert_line(t, "rdma_process_qps{device=\"rxe0\",comm=\"trainer\",pod_uid=\"" POD_A
 		       "\",container_id=\"" CID_1 "\"} 3");
 	assert_line(t, "rdma_process_mrs{device=\"rxe0\",comm=\"trainer\",pod_uid=\"" POD_A
@@ -1140,7 +1145,13 @@ static void assert_workloads(const char *t)
 	assert_line(t,
 		    "rdma_workload_mr_registered_bytes{device=\"rxe0\",slurm_job_id=\"42\"} 8192");
 	assert_line(t, "rdma_workload_pds{device=\"rxe0\",slurm_job_id=\"42\"} 1");
+	// clang-format off
 	assert_line(t, "rdma_workload_qps{device=\"rxe0\",systemd_unit=\"nvmf.service\"} 1");
+	assert_line(t, "rdma_workload_cqs{device=\"rxe0\",systemd_unit=\"nvmf.service\"} 1");
+	assert_line(t, "rdma_workload_mrs{device=\"rxe0\",systemd_unit=\"nvmf.service\"} 0");
+	assert_line(t, "rdma_workload_mr_registered_bytes{device=\"rxe0\",systemd_unit=\"nvmf.service\"} 0");
+	assert_line(t, "rdma_workload_pds{device=\"rxe0\",systemd_unit=\"nvmf.service\"} 1");
+	// clang-format on
 	/* the user session, pid 400 and ib_core: one series, no identity */
 	assert_line(t, "rdma_workload_qps{device=\"rxe0\"} 3");
 	assert_line(t, "rdma_workload_cqs{device=\"rxe0\"} 2");
