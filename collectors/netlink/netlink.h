@@ -9,7 +9,10 @@
  * Families: rdma_resources, rdma_resource_limit, rdma_qps, rdma_cqs,
  * rdma_cq_entries, rdma_mrs, rdma_mr_registered_bytes, rdma_pds,
  * rdma_cm_ids, rdma_srqs, rdma_process_qps, rdma_process_mrs,
- * rdma_process_mr_registered_bytes, rdma_port_statistic_total{source="netlink"}
+ * rdma_process_mr_registered_bytes (labelled with the workload: pod_uid,
+ * container_id, slurm_job_id, systemd_unit from /proc/<pid>/cgroup),
+ * rdma_workload_{qps,mrs,mr_registered_bytes,cqs,pds},
+ * rdma_port_statistic_total{source="netlink"}
  * (or a curated counter family), and rdma_exporter_netlink_* self metrics.
  */
 #ifndef RDMA_EXPORTER_NETLINK_H
@@ -26,6 +29,8 @@ extern const struct collector_ops netlink_collector_ops;
 enum {
 	NETLINK_FLAG_TOP_PROCESSES, /* --collector.netlink.top-processes */
 	NETLINK_FLAG_TIMEOUT,	    /* --collector.netlink.timeout, ms, 0: half the poll interval */
+	NETLINK_FLAG_ATTRIBUTION,   /* --collector.netlink.attribution, bool */
+	NETLINK_FLAG_TOP_WORKLOADS, /* --collector.netlink.top-workloads */
 	NETLINK_FLAG_COUNT,
 };
 
@@ -36,6 +41,8 @@ struct netlink_seams {
 	nl_limits_fn query_limits;
 	void *limits_data;
 	nl_comm_fn comm_of; /* NULL: read <proc_root>/<pid>/comm */
+	/* The workload of a pid is always read from <proc_root>/<pid>/cgroup
+	 * and .../stat: tests point proc_root at a tree of their own. */
 	void *comm_data;
 };
 

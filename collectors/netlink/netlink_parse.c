@@ -43,6 +43,8 @@ static const enum mnl_attr_data_type policy[RDMA_NLDEV_ATTR_MAX] = {
 	[RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY_VALUE] = MNL_TYPE_U64,
 	[RDMA_NLDEV_ATTR_RES_SRQ] = MNL_TYPE_NESTED,
 	[RDMA_NLDEV_ATTR_RES_SRQ_ENTRY] = MNL_TYPE_NESTED,
+	[RDMA_NLDEV_ATTR_RES_PD] = MNL_TYPE_NESTED,
+	[RDMA_NLDEV_ATTR_RES_PD_ENTRY] = MNL_TYPE_NESTED,
 };
 
 typedef const struct nlattr *attr_table[RDMA_NLDEV_ATTR_MAX];
@@ -457,10 +459,15 @@ static int qp_entry(const struct nlattr *entry, struct nl_dev_agg *a)
 
 static int cq_entry(const struct nlattr *entry, struct nl_dev_agg *a)
 {
+	struct nl_owner *o;
 	attr_table tb;
 
 	if (entry_attrs(entry, tb) < 0)
 		return -EBADMSG;
+	o = owner_of(a, tb);
+	if (!o)
+		return -ENOMEM;
+	o->cqs++;
 	a->cqs++;
 	if (tb[RDMA_NLDEV_ATTR_RES_CQE])
 		a->cqes += mnl_attr_get_u32(tb[RDMA_NLDEV_ATTR_RES_CQE]);
@@ -515,6 +522,21 @@ static int srq_entry(const struct nlattr *entry, struct nl_dev_agg *a)
 	if (entry_attrs(entry, tb) < 0)
 		return -EBADMSG;
 	a->srqs++;
+	return 0;
+}
+
+static int pd_entry(const struct nlattr *entry, struct nl_dev_agg *a)
+{
+	struct nl_owner *o;
+	attr_table tb;
+
+	if (entry_attrs(entry, tb) < 0)
+		return -EBADMSG;
+	o = owner_of(a, tb);
+	if (!o)
+		return -ENOMEM;
+	o->pds++;
+	a->pds++;
 	return 0;
 }
 
@@ -583,6 +605,12 @@ int nl_on_srq_msg(const struct nlmsghdr *nlh, void *data)
 			  srq_entry);
 }
 
+int nl_on_pd_msg(const struct nlmsghdr *nlh, void *data)
+{
+	return on_res_msg(nlh, data, RDMA_NLDEV_ATTR_RES_PD, RDMA_NLDEV_ATTR_RES_PD_ENTRY,
+			  pd_entry);
+}
+
 void nl_dev_agg_reset(struct nl_dev_agg *a)
 {
 	for (size_t i = 0; i < a->n_qp; i++)
@@ -593,6 +621,7 @@ void nl_dev_agg_reset(struct nl_dev_agg *a)
 		memset(a->owners, 0, a->cap_owners * sizeof(*a->owners));
 	a->n_owners = 0;
 	a->cqs = a->cqes = a->mrs = a->mr_bytes = a->mrs_with_len = a->srqs = a->cm_ids = 0;
+	a->pds = 0;
 	a->bad_objects = 0;
 }
 
@@ -664,7 +693,33 @@ void nl_stat_list_free(struct nl_stat_list *l)
 	memset(l, 0, sizeof(*l));
 }
 
-/* ---- per-process folding -------------------------------------------------------------- */
+/* ---- per-process and per-workload folding --------------------------------------------- */
+
+static int ident_cmp(const struct cg_ident *a, const struct cg_ident *b)
+{
+	int r = strcmp(a->pod_uid, b->pod_uid);
+
+	if (!r)
+		r = strcmp(a->container_id, b->container_id);
+	if (!r)
+		r = strcmp(a->slurm_job_id, b->slurm_job_id);
+	if (!r)
+		r = strcmp(a->systemd_unit, b->systemd_unit);
+	return r;
+}
+
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+	return a + b < a ? UINT64_MAX : a + b;
+}
+
+static int row_name_cmp(const void *pa, const void *pb)
+{
+	const struct nl_proc_row *a = pa, *b = pb;
+	int r = strcmp(a->comm, b->comm);
+
+	return r ? r : ident_cmp(&a->id, &b->id);
+}
 
 static int row_cmp(const void *pa, const void *pb)
 {
@@ -676,29 +731,53 @@ static int row_cmp(const void *pa, const void *pb)
 		return a->mr_bytes > b->mr_bytes ? -1 : 1;
 	if (a->mrs != b->mrs)
 		return a->mrs > b->mrs ? -1 : 1;
-	return strcmp(a->comm, b->comm);
-}
-
-static int row_name_cmp(const void *pa, const void *pb)
-{
-	return strcmp(((const struct nl_proc_row *)pa)->comm,
-		      ((const struct nl_proc_row *)pb)->comm);
+	return row_name_cmp(pa, pb);
 }
 
 static void row_add(struct nl_proc_row *dst, const struct nl_proc_row *src)
 {
 	dst->qps += src->qps;
 	dst->mrs += src->mrs;
-	dst->mr_bytes = dst->mr_bytes + src->mr_bytes < dst->mr_bytes
-				? UINT64_MAX
-				: dst->mr_bytes + src->mr_bytes;
+	dst->mr_bytes = add_sat(dst->mr_bytes, src->mr_bytes);
 }
 
-int nl_fold_processes(const struct nl_dev_agg *a, unsigned top, nl_comm_fn comm_of, void *data,
-		      struct nl_proc_row **rows, size_t *n_rows)
+/* One row per owner holding QPs or MRs, named and identified; returns the count. */
+static size_t proc_rows(const struct nl_dev_agg *a, nl_comm_fn comm_of, nl_ident_fn ident_of,
+			void *data, struct nl_proc_row *v)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < a->cap_owners; i++) {
+		const struct nl_owner *o = &a->owners[i];
+		struct nl_proc_row *r;
+
+		/* An owner whose objects went away in a retried dump has none;
+		 * one that holds only CQs or PDs is a workload's, not a row here. */
+		if (!o->used || (!o->qps && !o->mrs))
+			continue;
+		r = &v[n++];
+		if (o->pid) {
+			if (!comm_of || comm_of(o->pid, r->comm, sizeof(r->comm), data) < 0 ||
+			    !r->comm[0])
+				snprintf(r->comm, sizeof(r->comm), "unknown");
+			if (ident_of && ident_of(o->pid, &r->id, data) < 0)
+				memset(&r->id, 0, sizeof(r->id));
+		} else {
+			snprintf(r->comm, sizeof(r->comm), "%s", o->kern[0] ? o->kern : "unknown");
+		}
+		r->qps = o->qps;
+		r->mrs = o->mrs;
+		r->mr_bytes = o->mr_bytes;
+	}
+	return n;
+}
+
+int nl_fold_processes_by(const struct nl_dev_agg *a, unsigned top, nl_comm_fn comm_of,
+			 nl_ident_fn ident_of, void *data, struct nl_proc_row **rows,
+			 size_t *n_rows)
 {
 	struct nl_proc_row *v, other = {.comm = "other"};
-	size_t n = 0, m = 0;
+	size_t n, m = 0;
 
 	*rows = NULL;
 	*n_rows = 0;
@@ -707,29 +786,11 @@ int nl_fold_processes(const struct nl_dev_agg *a, unsigned top, nl_comm_fn comm_
 	v = calloc(a->n_owners + 1, sizeof(*v));
 	if (!v)
 		return -ENOMEM;
-	for (size_t i = 0; i < a->cap_owners; i++) {
-		const struct nl_owner *o = &a->owners[i];
-		struct nl_proc_row *r;
-
-		/* An owner whose objects went away in a retried dump has none. */
-		if (!o->used || (!o->qps && !o->mrs))
-			continue;
-		r = &v[n++];
-		if (o->pid) {
-			if (!comm_of || comm_of(o->pid, r->comm, sizeof(r->comm), data) < 0 ||
-			    !r->comm[0])
-				snprintf(r->comm, sizeof(r->comm), "unknown");
-		} else {
-			snprintf(r->comm, sizeof(r->comm), "%s", o->kern[0] ? o->kern : "unknown");
-		}
-		r->qps = o->qps;
-		r->mrs = o->mrs;
-		r->mr_bytes = o->mr_bytes;
-	}
-	/* Fold rows of the same name. */
+	n = proc_rows(a, comm_of, ident_of, data, v);
+	/* Fold rows of the same name and workload. */
 	qsort(v, n, sizeof(*v), row_name_cmp);
 	for (size_t i = 0; i < n; i++) {
-		if (m && strcmp(v[m - 1].comm, v[i].comm) == 0)
+		if (m && row_name_cmp(&v[m - 1], &v[i]) == 0)
 			row_add(&v[m - 1], &v[i]);
 		else
 			v[m++] = v[i];
@@ -739,15 +800,112 @@ int nl_fold_processes(const struct nl_dev_agg *a, unsigned top, nl_comm_fn comm_
 		for (size_t i = top; i < m; i++)
 			row_add(&other, &v[i]);
 		m = top;
-		/* A process that is really called "other" takes the rest in. */
+		/* A process that is really called "other", outside any
+		 * workload, takes the rest in (the same label set). */
 		for (size_t i = 0; i < m; i++)
-			if (strcmp(v[i].comm, "other") == 0) {
+			if (strcmp(v[i].comm, "other") == 0 && cg_ident_empty(&v[i].id)) {
 				row_add(&v[i], &other);
 				other.qps = other.mrs = other.mr_bytes = 0;
 				other.comm[0] = '\0';
 			}
 		if (other.comm[0])
 			v[m++] = other;
+	}
+	*rows = v;
+	*n_rows = m;
+	return 0;
+}
+
+int nl_fold_processes(const struct nl_dev_agg *a, unsigned top, nl_comm_fn comm_of, void *data,
+		      struct nl_proc_row **rows, size_t *n_rows)
+{
+	return nl_fold_processes_by(a, top, comm_of, NULL, data, rows, n_rows);
+}
+
+static int wl_id_cmp(const void *pa, const void *pb)
+{
+	return ident_cmp(&((const struct nl_workload_row *)pa)->id,
+			 &((const struct nl_workload_row *)pb)->id);
+}
+
+static int wl_cmp(const void *pa, const void *pb)
+{
+	const struct nl_workload_row *a = pa, *b = pb;
+	const uint64_t ka[] = {a->qps, a->mr_bytes, a->mrs, a->cqs, a->pds};
+	const uint64_t kb[] = {b->qps, b->mr_bytes, b->mrs, b->cqs, b->pds};
+
+	for (size_t i = 0; i < sizeof(ka) / sizeof(ka[0]); i++)
+		if (ka[i] != kb[i])
+			return ka[i] > kb[i] ? -1 : 1;
+	return wl_id_cmp(pa, pb);
+}
+
+static void wl_add(struct nl_workload_row *dst, const struct nl_workload_row *src)
+{
+	dst->qps = add_sat(dst->qps, src->qps);
+	dst->mrs = add_sat(dst->mrs, src->mrs);
+	dst->mr_bytes = add_sat(dst->mr_bytes, src->mr_bytes);
+	dst->cqs = add_sat(dst->cqs, src->cqs);
+	dst->pds = add_sat(dst->pds, src->pds);
+}
+
+/* Rows of owners with an identity into v (returned count), the others into rest. */
+static size_t workload_rows(const struct nl_dev_agg *a, nl_ident_fn ident_of, void *data,
+			    struct nl_workload_row *v, struct nl_workload_row *rest)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < a->cap_owners; i++) {
+		const struct nl_owner *o = &a->owners[i];
+		struct nl_workload_row r = {0};
+
+		if (!o->used || (!o->qps && !o->mrs && !o->cqs && !o->pds))
+			continue;
+		r.qps = o->qps;
+		r.mrs = o->mrs;
+		r.mr_bytes = o->mr_bytes;
+		r.cqs = o->cqs;
+		r.pds = o->pds;
+		if (o->pid && ident_of && ident_of(o->pid, &r.id, data) == 0 &&
+		    !cg_ident_empty(&r.id))
+			v[n++] = r;
+		else
+			wl_add(rest, &r);
+	}
+	return n;
+}
+
+int nl_fold_workloads(const struct nl_dev_agg *a, unsigned top, nl_ident_fn ident_of, void *data,
+		      struct nl_workload_row **rows, size_t *n_rows)
+{
+	struct nl_workload_row *v, rest = {0};
+	size_t n, m = 0;
+
+	*rows = NULL;
+	*n_rows = 0;
+	if (!a->n_owners)
+		return 0;
+	v = calloc(a->n_owners + 1, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	n = workload_rows(a, ident_of, data, v, &rest);
+	qsort(v, n, sizeof(*v), wl_id_cmp);
+	for (size_t i = 0; i < n; i++) {
+		if (m && wl_id_cmp(&v[m - 1], &v[i]) == 0)
+			wl_add(&v[m - 1], &v[i]);
+		else
+			v[m++] = v[i];
+	}
+	qsort(v, m, sizeof(*v), wl_cmp);
+	for (size_t i = top; i < m; i++)
+		wl_add(&rest, &v[i]);
+	if (m > top)
+		m = top;
+	if (rest.qps || rest.mrs || rest.cqs || rest.pds)
+		v[m++] = rest;
+	if (!m) {
+		free(v);
+		v = NULL;
 	}
 	*rows = v;
 	*n_rows = m;

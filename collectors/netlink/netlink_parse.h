@@ -20,6 +20,7 @@
 
 #include <linux/netlink.h>
 
+#include "cgroup_ident.h"
 #include "netlink_names.h"
 
 /* Device names are IB_DEVICE_NAME_MAX (64) bytes with the NUL. */
@@ -109,7 +110,7 @@ struct nl_cm_bucket {
 struct nl_owner {
 	uint32_t pid;
 	char kern[NL_NAME_MAX]; /* "" for a user process; "" and pid 0: not reported */
-	uint64_t qps, mrs, mr_bytes;
+	uint64_t qps, mrs, mr_bytes, cqs, pds;
 	bool used;
 };
 
@@ -122,18 +123,20 @@ struct nl_dev_agg {
 	uint64_t cqs, cqes;
 	uint64_t mrs, mr_bytes, mrs_with_len; /* MR length may be hidden: count those seen */
 	uint64_t srqs;
+	uint64_t pds; /* from the PD dump (rdma_pds comes from the summary) */
 	uint64_t cm_ids;
 	struct nl_owner *owners; /* open addressing, cap_owners a power of 2 */
 	size_t n_owners, cap_owners;
 	uint64_t bad_objects;
 };
 
-/* Handlers for RES_QP_GET, RES_CQ_GET, RES_MR_GET, RES_CM_ID_GET, RES_SRQ_GET. */
+/* Handlers for RES_QP_GET, RES_CQ_GET, RES_MR_GET, RES_CM_ID_GET, RES_SRQ_GET, RES_PD_GET. */
 int nl_on_qp_msg(const struct nlmsghdr *nlh, void *dev_agg);
 int nl_on_cq_msg(const struct nlmsghdr *nlh, void *dev_agg);
 int nl_on_mr_msg(const struct nlmsghdr *nlh, void *dev_agg);
 int nl_on_cm_id_msg(const struct nlmsghdr *nlh, void *dev_agg);
 int nl_on_srq_msg(const struct nlmsghdr *nlh, void *dev_agg);
+int nl_on_pd_msg(const struct nlmsghdr *nlh, void *dev_agg);
 
 /* Zeroes every count; QP and CM buckets keep their keys (with 0), owners go. */
 void nl_dev_agg_reset(struct nl_dev_agg *a);
@@ -165,10 +168,34 @@ void nl_stat_list_free(struct nl_stat_list *l);
  */
 struct nl_proc_row {
 	char comm[NL_NAME_MAX];
+	struct cg_ident id; /* the process's workload; empty for kernel owners and "other" */
 	uint64_t qps, mrs, mr_bytes;
 };
 typedef int (*nl_comm_fn)(uint32_t pid, char *comm, size_t size, void *data);
 int nl_fold_processes(const struct nl_dev_agg *a, unsigned top, nl_comm_fn comm_of, void *data,
 		      struct nl_proc_row **rows, size_t *n_rows);
+
+/* The workload identity of a user process by pid (0, or -errno: none). */
+typedef int (*nl_ident_fn)(uint32_t pid, struct cg_ident *id, void *data);
+
+/* nl_fold_processes with the rows folded by (comm, workload): processes of
+ * one name in two pods are two rows. ident_of NULL: no identities. */
+int nl_fold_processes_by(const struct nl_dev_agg *a, unsigned top, nl_comm_fn comm_of,
+			 nl_ident_fn ident_of, void *data, struct nl_proc_row **rows,
+			 size_t *n_rows);
+
+/*
+ * Per-workload rows of one device: owners that hold something folded by
+ * workload identity, the `top` largest (by QPs, then MR bytes, MRs, CQs,
+ * PDs, then identity) each in a row, the rest and every owner without an
+ * identity (kernel owners, processes outside any workload) summed in one
+ * last row with an empty identity, present only when it holds something.
+ */
+struct nl_workload_row {
+	struct cg_ident id;
+	uint64_t qps, mrs, mr_bytes, cqs, pds;
+};
+int nl_fold_workloads(const struct nl_dev_agg *a, unsigned top, nl_ident_fn ident_of, void *data,
+		      struct nl_workload_row **rows, size_t *n_rows);
 
 #endif

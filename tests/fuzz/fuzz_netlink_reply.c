@@ -51,6 +51,47 @@ static int comm_of(uint32_t pid, char *comm, size_t size, void *data)
 	return 0;
 }
 
+/* Workloads by pid: none for some, a few shared job IDs for the others. */
+static int ident_of(uint32_t pid, struct cg_ident *id, void *data)
+{
+	(void)data;
+	memset(id, 0, sizeof(*id));
+	if (pid % 4 == 0)
+		return -ESRCH;
+	if (pid % 4 == 1)
+		return 0;
+	snprintf(id->slurm_job_id, sizeof(id->slurm_job_id), "%u", pid % 3);
+	return 0;
+}
+
+/* Folding by workload keeps every QP, MR, CQ and PD owned, in at most
+ * top + 1 rows, the one without identity last. */
+static void check_workloads(const struct nl_dev_agg *g, uint64_t qps)
+{
+	uint64_t q = 0, m = 0, c = 0, p = 0, oc = 0, op = 0;
+	struct nl_workload_row *rows;
+	size_t n;
+
+	for (size_t i = 0; i < g->cap_owners; i++)
+		if (g->owners[i].used) {
+			oc += g->owners[i].cqs;
+			op += g->owners[i].pds;
+		}
+	FUZZ_CHECK(oc == g->cqs);
+	FUZZ_CHECK(op == g->pds);
+	FUZZ_CHECK(nl_fold_workloads(g, 2, ident_of, NULL, &rows, &n) == 0);
+	FUZZ_CHECK(n <= 3);
+	for (size_t i = 0; i < n; i++) {
+		FUZZ_CHECK(!cg_ident_empty(&rows[i].id) || i == n - 1);
+		q += rows[i].qps;
+		m += rows[i].mrs;
+		c += rows[i].cqs;
+		p += rows[i].pds;
+	}
+	FUZZ_CHECK(q == qps && m == g->mrs && c == g->cqs && p == g->pds);
+	free(rows);
+}
+
 static void check_lists(const struct aggs *a)
 {
 	FUZZ_CHECK(a->dev.n <= a->dev.cap);
@@ -118,6 +159,7 @@ static void check_agg(const struct nl_dev_agg *g)
 			FUZZ_CHECK(rb == g->mr_bytes);
 	}
 	free(rows);
+	check_workloads(g, qps);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

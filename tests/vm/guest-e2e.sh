@@ -601,6 +601,115 @@ check "check: eth0 up again passes (rc=$crc, try $try)" test $crc = 0
 [ $crc = 0 ] || sed 's/^/#   /' "$OUT/check-up.txt"
 # --- end of check subcommand (issue 24)
 
+############################################################################
+# --- workload attribution (issue 22)
+############################################################################
+# cgroup v2 directories shaped like a Kubernetes pod's container (systemd driver,
+# containerd, burstable) and a Slurm job step (cgroup/v2 plugin); ib_send_bw server and
+# client in the pod, rping server and client in the job; an exporter of its own (netlink
+# collector only) on another port. rdma_process_* and rdma_workload_* must carry the
+# pod's pod_uid and container_id and the job's slurm_job_id, with the numbers
+# `rdma res show` gives for those pids. Scrapes in $OUT/scrape-workload*.txt.
+URL_MAIN=$URL
+URL=http://127.0.0.1:9881/metrics   # scrape's default, until the end of this block
+CG=/sys/fs/cgroup
+WL_POD=2f4a6b1e-8c3d-4e5f-9a0b-1c2d3e4f5a6b
+WL_CID=4f8c2e1a9b3d5f7e0c6a8b2d4f1e3c5a7b9d0e2f4a6c8e1b3d5f7a9c0e2b4d6f
+WL_POD_DIR=$CG/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod${WL_POD//-/_}.slice/cri-containerd-$WL_CID.scope
+WL_JOB_DIR=$CG/system.slice/slurmstepd.scope/job_42/step_0/user/task_0
+grep -q " $CG cgroup2 " /proc/mounts || { mkdir -p $CG; mount -t cgroup2 none $CG; }
+check "workload: cgroup2 mounted at $CG" grep -q " $CG cgroup2 " /proc/mounts
+mkdir -p "$WL_POD_DIR" "$WL_JOB_DIR"
+in_cgroup() {   # in_cgroup DIR CMD...: CMD runs in the cgroup DIR from its first instruction
+    local dir=$1
+    shift
+    bash -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$dir" "$@"
+}
+in_cgroup "$WL_POD_DIR" ib_send_bw -d $DEV -x 1 -p 18700 -q 4 -D 600 > /tmp/wl_bw_server.log 2>&1 &
+( retry 60 in_cgroup "$WL_POD_DIR" ib_send_bw -d $DEV -x 1 -p 18700 -q 4 -D 600 $IP > /tmp/wl_bw_client.log 2>&1 ) &
+WL_RETRIES=$!
+in_cgroup "$WL_JOB_DIR" rping -s -a $IP -p 18701 -P > /dev/null 2>&1 &
+sleep 0.5
+( retry 30 in_cgroup "$WL_JOB_DIR" rping -c -a $IP -p 18701 -C 100000000 -S 64 > /dev/null 2>&1 ) &
+WL_RETRIES="$WL_RETRIES $!"
+# Threads, not processes: the kernel names an object's owner by the id of the thread
+# that created it (rping's server connects in threads of its own).
+pids_in() { tr '\n' ' ' < "$1/cgroup.threads"; }
+res_of() {      # res_of KIND PIDS...: objects of KIND the pids own, from `rdma res show`
+    local kind=$1 p n=0
+    shift
+    for p in "$@"; do n=$((n + $(rdma res show "$kind" | grep -c " pid $p "))); done
+    echo $n
+}
+mrlen_of() {    # mrlen_of PIDS...: bytes of their MRs
+    local p
+    for p in "$@"; do rdma res show mr | grep " pid $p "; done |
+        awk '{ for (i = 1; i < NF; i++) if ($i == "mrlen") s += $(i + 1) } END { print s + 0 }'
+}
+for _ in $(seq 1 120); do
+    [ "$(res_of qp $(pids_in "$WL_POD_DIR"))" -ge 8 ] && [ "$(res_of qp $(pids_in "$WL_JOB_DIR"))" -ge 2 ] && break
+    sleep 0.5
+done
+rdma_exporter --web.listen-address=127.0.0.1:9881 --poll.interval=500ms --path.sysfs=/sys \
+    --collector.disable-defaults --collector.netlink --log.level=info > "$OUT/exporter-workload.log" 2>&1 &
+WL_EXP=$!
+POD_L="device=\"$DEV\",pod_uid=\"$WL_POD\",container_id=\"$WL_CID\""
+JOB_L="device=\"$DEV\",slurm_job_id=\"42\""
+wl_expect() {   # the exporter's numbers and rdma res show's, one "name labels value" a line
+    local pod job
+    pod=$(pids_in "$WL_POD_DIR")
+    job=$(pids_in "$WL_JOB_DIR")
+    for k in qp mr cq pd; do
+        echo "rdma_workload_${k}s $POD_L $(res_of $k $pod) $(value rdma_workload_${k}s "$POD_L")"
+        echo "rdma_workload_${k}s $JOB_L $(res_of $k $job) $(value rdma_workload_${k}s "$JOB_L")"
+    done
+    echo "rdma_workload_mr_registered_bytes $POD_L $(mrlen_of $pod) $(value rdma_workload_mr_registered_bytes "$POD_L")"
+    echo "rdma_workload_mr_registered_bytes $JOB_L $(mrlen_of $job) $(value rdma_workload_mr_registered_bytes "$JOB_L")"
+    echo "rdma_process_qps comm=ib_send_bw,$POD_L $(res_of qp $pod) $(value rdma_process_qps "comm=\"ib_send_bw\",$POD_L")"
+    echo "rdma_process_mrs comm=ib_send_bw,$POD_L $(res_of mr $pod) $(value rdma_process_mrs "comm=\"ib_send_bw\",$POD_L")"
+    echo "rdma_process_qps comm=rping,$JOB_L $(res_of qp $job) $(value rdma_process_qps "comm=\"rping\",$JOB_L")"
+    echo "rdma_process_mr_registered_bytes comm=rping,$JOB_L $(mrlen_of $job) $(value rdma_process_mr_registered_bytes "comm=\"rping\",$JOB_L")"
+}
+# The same moment: a scrape, then rdma res show; tried again while objects come and go
+# (rping connecting, the exporter starting).
+wl_same=0
+for try in $(seq 1 20); do
+    sleep 1.2
+    scrape_and_normalize "$OUT/scrape-workload.txt" || continue
+    wl_expect > /tmp/wl_expect.txt
+    awk '$3 != $4 || $3 == "" { bad = 1 } END { exit bad }' /tmp/wl_expect.txt && { wl_same=1; break; }
+done
+check "workload: rdma_workload_* and rdma_process_* of the pod and the job equal rdma res show per pid (try $try)" test $wl_same = 1
+[ $wl_same = 1 ] || sed 's/^/#   name labels rdma exporter: /' /tmp/wl_expect.txt
+check "workload: the pod's ib_send_bw QPs are exported (>= 8: $(awk '/^rdma_workload_qps .*pod_uid/ { print $4 }' /tmp/wl_expect.txt))" \
+    num_ge "$(value rdma_workload_qps "$POD_L")" 8
+check "workload: the job's rping QPs are exported (>= 2: $(value rdma_workload_qps "$JOB_L"))" \
+    num_ge "$(value rdma_workload_qps "$JOB_L")" 2
+# ib_core's GSI QP has no workload: it is in the series without identity labels.
+check "workload: kernel-owned QPs in rdma_workload_qps{device} ($(value rdma_workload_qps "device=\"$DEV\""))" \
+    num_ge "$(value rdma_workload_qps "device=\"$DEV\"")" 1
+check "workload: no PID namespace note in the initial PID namespace (the log has the info level)" \
+    bash -c "grep -q 'level=info' '$OUT/exporter-workload.log' && ! grep -q 'outside the initial PID namespace' '$OUT/exporter-workload.log'"
+kill $WL_EXP 2>/dev/null
+wait $WL_EXP 2>/dev/null
+# In a PID namespace of its own, the exporter cannot name those resources' owners (Linux
+# 6.1 lists them without a pid), and says so.
+if unshare --pid --fork --mount-proc true 2>/dev/null; then
+    unshare --pid --fork --mount-proc rdma_exporter --once --log.level=info --collector.disable-defaults \
+        --collector.netlink > "$OUT/scrape-workload-pidns.txt" 2> "$OUT/exporter-workload-pidns.log"
+    check "workload: in its own PID namespace the exporter says so once at start" \
+        test "$(grep -c 'outside the initial PID namespace' "$OUT/exporter-workload-pidns.log")" = 1
+    check "workload: in its own PID namespace it cannot attribute the pod's QPs" \
+        bash -c "! grep -q 'pod_uid=' '$OUT/scrape-workload-pidns.txt'"
+else
+    note "workload: unshare --pid is not available in the guest: PID namespace check skipped"
+fi
+kill $WL_RETRIES 2>/dev/null
+kill $(pidof ib_send_bw rping) 2>/dev/null
+for _ in $(seq 1 40); do [ -z "$(pidof ib_send_bw rping)" ] && break; sleep 0.25; done
+URL=$URL_MAIN
+# --- end of workload attribution (issue 22)
+
 note "uptime at end: $(cut -d' ' -f1 /proc/uptime)s"
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]

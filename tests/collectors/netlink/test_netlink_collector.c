@@ -496,9 +496,22 @@ static int fake_comm(uint32_t pid, char *comm, size_t size, void *data)
 		uint32_t pid;
 		const char *comm;
 	} map[] = {
-		{158, "ib_send_bw"},	  {167, "ib_send_bw"},	    {179, "ibv_rc_pingpong"},
-		{181, "ibv_rc_pingpong"}, {185, "rping"},	    {190, "rping"},
-		{160, "ibv_rc_pingpong"}, {166, "ibv_rc_pingpong"}, {5001, "mpi_app"},
+		{158, "ib_send_bw"},
+		{167, "ib_send_bw"},
+		{179, "ibv_rc_pingpong"},
+		{181, "ibv_rc_pingpong"},
+		{185, "rping"},
+		{190, "rping"},
+		{160, "ibv_rc_pingpong"},
+		{166, "ibv_rc_pingpong"},
+		{5001, "mpi_app"},
+		/* the workload attribution test's processes */
+		{100, "trainer"},
+		{101, "trainer"},
+		{102, "sidecar"},
+		{200, "mpi_app"},
+		{300, "nvmf_tgt"},
+		{310, "user_tool"},
 	};
 	struct world *w = data;
 
@@ -541,6 +554,9 @@ struct opts {
 	double rescan_s;
 	int sysfs_fd;
 	bool sysfs_enabled;
+	bool attribution;
+	unsigned top_wl;
+	const char *proc_root; /* NULL: /nonexistent */
 };
 
 static const struct opts defaults = {
@@ -584,12 +600,14 @@ static void run_start(struct run *r, struct world *w, const struct opts *o)
 	assert_non_null(r->filter);
 	r->flags[NETLINK_FLAG_TOP_PROCESSES] = o->top;
 	r->flags[NETLINK_FLAG_TIMEOUT] = o->timeout_ms;
+	r->flags[NETLINK_FLAG_ATTRIBUTION] = o->attribution;
+	r->flags[NETLINK_FLAG_TOP_WORKLOADS] = o->top_wl;
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.sysfs_fd = o->sysfs_fd;
 	ctx.filter = r->filter;
 	ctx.rescan_interval_s = o->rescan_s;
 	ctx.poll_interval_ms = 1000;
-	ctx.proc_root = "/nonexistent";
+	ctx.proc_root = o->proc_root ? o->proc_root : "/nonexistent";
 	ctx.sysfs_collector_enabled = o->sysfs_enabled;
 	ctx.flags = r->flags;
 	assert_int_equal(netlink_collector_init_with(&ctx, &seams, &r->state), 0);
@@ -972,6 +990,307 @@ static void test_mr_length_hidden(void **state)
 	assert_int_equal(r.stats.read_errors, 0);
 	run_stop(&r);
 	world_free(w);
+}
+
+static int remove_one(const char *path, const struct stat *st, int type, struct FTW *ftw);
+
+/* ---- workload attribution -------------------------------------------------------------- */
+
+#define POD_A  "2f4a6b1e-8c3d-4e5f-9a0b-1c2d3e4f5a6b"
+#define POD_AU "2f4a6b1e_8c3d_4e5f_9a0b_1c2d3e4f5a6b"
+#define CID_1  "1111111111111111111111111111111111111111111111111111111111111111"
+#define CID_2  "2222222222222222222222222222222222222222222222222222222222222222"
+#define POD_SLICE                                                                                  \
+	"0::/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod" POD_AU ".slice/"
+
+/* <root>/<pid>/stat (with start time) and, unless NULL, <root>/<pid>/cgroup. */
+static void put_proc(const char *root, uint32_t pid, uint64_t start, const char *cgroup)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%u", root, pid);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/%u/stat", root, pid);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "%u (x y) S 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 %llu 1 2\n", pid,
+		(unsigned long long)start);
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/%u/cgroup", root, pid);
+	if (!cgroup) {
+		unlink(path);
+		return;
+	}
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(cgroup, f);
+	fclose(f);
+}
+
+/* QPs, CQs, MRs and PDs of the processes of two containers of one pod, a
+ * Slurm job, a service, a user session, a process without /proc entries
+ * and a kernel owner. */
+static void add_workload_replies(struct world *w, bool pd)
+{
+	static const struct {
+		uint32_t pid;
+		const char *kern;
+		unsigned qps, cqs, mrs, pds;
+	} owners[] = {
+		{100, NULL, 2, 2, 1, 1}, {101, NULL, 1, 1, 1, 1},    {102, NULL, 1, 0, 0, 1},
+		{200, NULL, 4, 8, 2, 1}, {300, NULL, 1, 1, 0, 1},    {310, NULL, 1, 1, 1, 1},
+		{400, NULL, 1, 0, 0, 0}, {0, "ib_core", 1, 1, 1, 1},
+	};
+	static const struct {
+		uint16_t cmd, table;
+	} dumps[] = {{RDMA_NLDEV_CMD_RES_QP_GET, RDMA_NLDEV_ATTR_RES_QP},
+		     {RDMA_NLDEV_CMD_RES_CQ_GET, RDMA_NLDEV_ATTR_RES_CQ},
+		     {RDMA_NLDEV_CMD_RES_MR_GET, RDMA_NLDEV_ATTR_RES_MR},
+		     {RDMA_NLDEV_CMD_RES_PD_GET, RDMA_NLDEV_ATTR_RES_PD}};
+
+	for (size_t k = 0; k < (pd ? 4u : 3u); k++) {
+		struct nlmsghdr *nlh;
+		struct nlattr *t;
+		struct dg d;
+
+		dg_init(&d);
+		nlh = dg_dev_msg(&d, dumps[k].cmd, NLM_F_MULTI, 0, "rxe0");
+		t = mnl_attr_nest_start(nlh, dumps[k].table);
+		for (size_t i = 0; i < sizeof(owners) / sizeof(owners[0]); i++) {
+			const unsigned n[] = {owners[i].qps, owners[i].cqs, owners[i].mrs,
+					      owners[i].pds};
+
+			for (unsigned j = 0; j < n[k]; j++) {
+				struct nlattr *e;
+
+				switch (k) {
+				case 0:
+					put_qp(nlh, 1, QPT_RC, QPS_RTS, owners[i].pid,
+					       owners[i].kern);
+					break;
+				case 1:
+					put_cq(nlh, 16, owners[i].pid, owners[i].kern);
+					break;
+				case 2:
+					put_mr(nlh, true, 4096, owners[i].pid, owners[i].kern);
+					break;
+				default:
+					e = mnl_attr_nest_start(nlh, RDMA_NLDEV_ATTR_RES_PD_ENTRY);
+					put_owner(nlh, owners[i].pid, owners[i].kern);
+					mnl_attr_nest_end(nlh, e);
+				}
+			}
+		}
+		mnl_attr_nest_end(nlh, t);
+		dg_done(&d, 0);
+		add_reply(w, dumps[k].cmd, 0, &d, -1);
+		dg_free(&d);
+	}
+}
+
+static void make_proc_tree(const char *root)
+{
+	put_proc(root, 100, 1000, POD_SLICE "cri-containerd-" CID_1 ".scope\n");
+	put_proc(root, 101, 1001, POD_SLICE "cri-containerd-" CID_1 ".scope\n");
+	put_proc(root, 102, 1002, POD_SLICE "cri-containerd-" CID_2 ".scope\n");
+	put_proc(root, 200, 2000, "0::/system.slice/slurmstepd.scope/job_42/step_0/user/task_0\n");
+	put_proc(root, 300, 3000, "0::/system.slice/nvmf.service\n");
+	put_proc(root, 310, 3100, "0::/user.slice/user-1000.slice/session-3.scope\n");
+}
+
+static void assert_workload_processes(const char *t)
+{
+	// clang-format off
+	assert_line(t, "rdma_process_mrs{device=\"rxe0\",comm=\"mpi_app\",slurm_job_id=\"42\"} 2");
+	assert_line(t, "rdma_process_mr_registered_bytes{device=\"rxe0\",comm=\"mpi_app\",slurm_job_id=\"42\"} 8192");
+	assert_line(t, "rdma_process_mrs{device=\"rxe0\",comm=\"nvmf_tgt\",systemd_unit=\"nvmf.service\"} 0");
+	// clang-format on
+	assert_line(t, "rdma_process_qps{device=\"rxe0\",comm=\"trainer\",pod_uid=\"" POD_A
+		       "\",container_id=\"" CID_1 "\"} 3");
+	assert_line(t, "rdma_process_mrs{device=\"rxe0\",comm=\"trainer\",pod_uid=\"" POD_A
+		       "\",container_id=\"" CID_1 "\"} 2");
+	assert_line(t, "rdma_process_qps{device=\"rxe0\",comm=\"sidecar\",pod_uid=\"" POD_A
+		       "\",container_id=\"" CID_2 "\"} 1");
+	assert_line(t, "rdma_process_qps{device=\"rxe0\",comm=\"mpi_app\",slurm_job_id=\"42\"} 4");
+	assert_line(t, "rdma_process_mr_registered_bytes{device=\"rxe0\",comm=\"mpi_app\","
+		       "slurm_job_id=\"42\"} 8192");
+	assert_line(t, "rdma_process_qps{device=\"rxe0\",comm=\"nvmf_tgt\",systemd_unit=\"nvmf."
+		       "service\"} 1");
+	/* a user session, a process gone from /proc, a kernel owner: no labels */
+	assert_line(t, "rdma_process_qps{device=\"rxe0\",comm=\"user_tool\"} 1");
+	assert_line(t, "rdma_process_qps{device=\"rxe0\",comm=\"unknown\"} 1");
+	assert_line(t, "rdma_process_qps{device=\"rxe0\",comm=\"ib_core\"} 1");
+}
+
+static void assert_workloads(const char *t)
+{
+	/* Whole series literals (tests/monitoring checks the synthetic fixtures'
+	 * label sets against them), longer than a line. */
+	// clang-format off
+	assert_line(t, "rdma_workload_qps{device=\"rxe0\",pod_uid=\"2f4a6b1e-8c3d-4e5f-9a0b-1c2d3e4f5a6b\",container_id=\"1111111111111111111111111111111111111111111111111111111111111111\"} 3");
+	assert_line(t, "rdma_workload_cqs{device=\"rxe0\",pod_uid=\"2f4a6b1e-8c3d-4e5f-9a0b-1c2d3e4f5a6b\",container_id=\"1111111111111111111111111111111111111111111111111111111111111111\"} 3");
+	assert_line(t, "rdma_workload_mrs{device=\"rxe0\",pod_uid=\"2f4a6b1e-8c3d-4e5f-9a0b-1c2d3e4f5a6b\",container_id=\"1111111111111111111111111111111111111111111111111111111111111111\"} 2");
+	assert_line(t, "rdma_workload_mr_registered_bytes{device=\"rxe0\",pod_uid=\"2f4a6b1e-8c3d-4e5f-9a0b-1c2d3e4f5a6b\",container_id=\"1111111111111111111111111111111111111111111111111111111111111111\"} 8192");
+	assert_line(t, "rdma_workload_pds{device=\"rxe0\",pod_uid=\"2f4a6b1e-8c3d-4e5f-9a0b-1c2d3e4f5a6b\",container_id=\"1111111111111111111111111111111111111111111111111111111111111111\"} 2");
+	/* holds a QP and a PD, no CQ or MR: zeros, not absent */
+	assert_line(t, "rdma_workload_qps{device=\"rxe0\",pod_uid=\"2f4a6b1e-8c3d-4e5f-9a0b-1c2d3e4f5a6b\",container_id=\"2222222222222222222222222222222222222222222222222222222222222222\"} 1");
+	assert_line(t, "rdma_workload_cqs{device=\"rxe0\",pod_uid=\"2f4a6b1e-8c3d-4e5f-9a0b-1c2d3e4f5a6b\",container_id=\"2222222222222222222222222222222222222222222222222222222222222222\"} 0");
+	assert_line(t, "rdma_workload_mrs{device=\"rxe0\",pod_uid=\"2f4a6b1e-8c3d-4e5f-9a0b-1c2d3e4f5a6b\",container_id=\"2222222222222222222222222222222222222222222222222222222222222222\"} 0");
+	assert_line(t, "rdma_workload_pds{device=\"rxe0\",pod_uid=\"2f4a6b1e-8c3d-4e5f-9a0b-1c2d3e4f5a6b\",container_id=\"2222222222222222222222222222222222222222222222222222222222222222\"} 1");
+	// clang-format on
+	assert_line(t, "rdma_workload_qps{device=\"rxe0\",slurm_job_id=\"42\"} 4");
+	assert_line(t, "rdma_workload_cqs{device=\"rxe0\",slurm_job_id=\"42\"} 8");
+	assert_line(t, "rdma_workload_mrs{device=\"rxe0\",slurm_job_id=\"42\"} 2");
+	assert_line(t,
+		    "rdma_workload_mr_registered_bytes{device=\"rxe0\",slurm_job_id=\"42\"} 8192");
+	assert_line(t, "rdma_workload_pds{device=\"rxe0\",slurm_job_id=\"42\"} 1");
+	// clang-format off
+	assert_line(t, "rdma_workload_qps{device=\"rxe0\",systemd_unit=\"nvmf.service\"} 1");
+	assert_line(t, "rdma_workload_cqs{device=\"rxe0\",systemd_unit=\"nvmf.service\"} 1");
+	assert_line(t, "rdma_workload_mrs{device=\"rxe0\",systemd_unit=\"nvmf.service\"} 0");
+	assert_line(t, "rdma_workload_mr_registered_bytes{device=\"rxe0\",systemd_unit=\"nvmf.service\"} 0");
+	assert_line(t, "rdma_workload_pds{device=\"rxe0\",systemd_unit=\"nvmf.service\"} 1");
+	// clang-format on
+	/* the user session, pid 400 and ib_core: one series, no identity */
+	assert_line(t, "rdma_workload_qps{device=\"rxe0\"} 3");
+	assert_line(t, "rdma_workload_cqs{device=\"rxe0\"} 2");
+	assert_line(t, "rdma_workload_mrs{device=\"rxe0\"} 2");
+	assert_line(t, "rdma_workload_mr_registered_bytes{device=\"rxe0\"} 8192");
+	assert_line(t, "rdma_workload_pds{device=\"rxe0\"} 2");
+	assert_int_equal(count_lines(t, "rdma_workload_qps{", NULL), 5);
+}
+
+static void test_workload_attribution(void **state)
+{
+	struct world *w = world_new("rxe-busy");
+	struct opts o = defaults;
+	char root[] = "/tmp/test_netlink_proc_XXXXXX";
+	struct run r;
+
+	assert_non_null(mkdtemp(root));
+	make_proc_tree(root);
+	add_workload_replies(w, true);
+	o.attribution = true;
+	o.top_wl = 10;
+	o.proc_root = root;
+	run_start(&r, w, &o);
+	run_ok(&r);
+	assert_workload_processes(r.text);
+	assert_workloads(r.text);
+	assert_int_equal(req_count(w, 0, RDMA_NLDEV_CMD_RES_PD_GET, 0), 1);
+
+	/* Same pid, same start time: the cached workload, not the file. */
+	put_proc(root, 200, 2000, "0::/system.slice/slurmstepd.scope/job_43/step_0\n");
+	run_ok(&r);
+	assert_line(r.text, "rdma_workload_qps{device=\"rxe0\",slurm_job_id=\"42\"} 4");
+	/* A re-used pid (another start time) is another process. */
+	put_proc(root, 200, 2500, "0::/system.slice/slurmstepd.scope/job_43/step_0\n");
+	run_ok(&r);
+	assert_line(r.text, "rdma_workload_qps{device=\"rxe0\",slurm_job_id=\"43\"} 4");
+	assert_null(strstr(r.text, "slurm_job_id=\"42\""));
+	run_stop(&r);
+
+	/* top-workloads 1: the largest workload, the rest under no identity */
+	o.top_wl = 1;
+	run_start(&r, w, &o);
+	run_ok(&r);
+	assert_line(r.text, "rdma_workload_qps{device=\"rxe0\",slurm_job_id=\"43\"} 4");
+	assert_line(r.text, "rdma_workload_qps{device=\"rxe0\"} 8");
+	assert_line(r.text, "rdma_workload_pds{device=\"rxe0\"} 6");
+	assert_int_equal(count_lines(r.text, "rdma_workload_qps{", NULL), 2);
+	run_stop(&r);
+
+	/* attribution off: no labels, no workload families, no PD dump */
+	o.attribution = false;
+	run_start(&r, w, &o);
+	w->n_req = 0;
+	run_ok(&r);
+	assert_null(strstr(r.text, "rdma_workload_"));
+	assert_null(strstr(r.text, "pod_uid="));
+	assert_line(r.text, "rdma_process_qps{device=\"rxe0\",comm=\"trainer\"} 3");
+	assert_int_equal(req_count(w, 0, RDMA_NLDEV_CMD_RES_PD_GET, ANY_DEV), 0);
+	run_stop(&r);
+	assert_int_equal(nftw(root, remove_one, 16, FTW_DEPTH | FTW_PHYS), 0);
+	world_free(w);
+	(void)state;
+}
+
+/* A kernel that refuses PD dumps: the other workload families stay. */
+static void test_workload_no_pd_dump(void **state)
+{
+	struct world *w = world_new("rxe-busy");
+	struct opts o = defaults;
+	char root[] = "/tmp/test_netlink_proc_XXXXXX";
+	struct run r;
+
+	assert_non_null(mkdtemp(root));
+	make_proc_tree(root);
+	add_workload_replies(w, false);
+	add_rule(w, RDMA_NLDEV_CMD_RES_PD_GET, 0, F_DONE_ERR, -1)->err = -EOPNOTSUPP;
+	o.attribution = true;
+	o.top_wl = 10;
+	o.proc_root = root;
+	run_start(&r, w, &o);
+	run_ok(&r);
+	run_ok(&r);
+	assert_int_equal(req_count(w, 0, RDMA_NLDEV_CMD_RES_PD_GET, ANY_DEV), 1);
+	assert_null(strstr(r.text, "rdma_workload_pds"));
+	assert_line(r.text, "rdma_workload_qps{device=\"rxe0\",slurm_job_id=\"42\"} 4");
+	assert_int_equal(r.stats.read_errors, 0);
+	run_stop(&r);
+	assert_int_equal(nftw(root, remove_one, 16, FTW_DEPTH | FTW_PHYS), 0);
+	world_free(w);
+	(void)state;
+}
+
+/* Outside the initial PID namespace: said once at start, never per poll. */
+static void test_pid_namespace_note(void **state)
+{
+	static const struct {
+		const char *link;
+		unsigned notes;
+	} cases[] = {{"pid:[4026532999]", 1}, {"pid:[4026531836]", 0}, {"garbage", 0}};
+	struct world *w = world_new("rxe-busy");
+	char root[] = "/tmp/test_netlink_proc_XXXXXX", path[512];
+	struct opts o = defaults;
+
+	assert_non_null(mkdtemp(root));
+	snprintf(path, sizeof(path), "%s/self", root);
+	assert_int_equal(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/self/ns", root);
+	assert_int_equal(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/self/ns/pid", root);
+	o.attribution = true;
+	o.top_wl = 10;
+	o.proc_root = root;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *logbuf = NULL;
+		size_t loglen = 0;
+		FILE *f = open_memstream(&logbuf, &loglen);
+		struct run r;
+
+		assert_non_null(f);
+		unlink(path);
+		assert_int_equal(symlink(cases[i].link, path), 0);
+		log_set_output(f);
+		log_set_level(LOG_INFO);
+		run_start(&r, w, &o);
+		run_ok(&r);
+		run_ok(&r);
+		run_stop(&r);
+		log_set_level(LOG_ERR);
+		log_set_output(stderr);
+		fclose(f);
+		assert_int_equal(count_lines(logbuf, "", "outside the initial PID namespace"),
+				 cases[i].notes);
+		if (cases[i].notes)
+			assert_non_null(strstr(logbuf, "pid_ns=4026532999"));
+		free(logbuf);
+	}
+	assert_int_equal(nftw(root, remove_one, 16, FTW_DEPTH | FTW_PHYS), 0);
+	world_free(w);
+	(void)state;
 }
 
 /* ---- robustness ------------------------------------------------------------------------- */
@@ -1580,6 +1899,9 @@ int main(void)
 		cmocka_unit_test(test_pingpong_then_busy),
 		cmocka_unit_test(test_top_processes),
 		cmocka_unit_test(test_mr_length_hidden),
+		cmocka_unit_test(test_workload_attribution),
+		cmocka_unit_test(test_workload_no_pd_dump),
+		cmocka_unit_test(test_pid_namespace_note),
 		cmocka_unit_test(test_no_rdma_netlink),
 		cmocka_unit_test(test_dump_intr_every_time),
 		cmocka_unit_test(test_dump_intr_once),
