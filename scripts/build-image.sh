@@ -17,6 +17,7 @@
 # mount point the DaemonSet in deploy/kubernetes/ gives the host's /sys.
 # docs/kubernetes.md describes the image and its size.
 set -euo pipefail
+trap 'echo "build-image.sh: failed (status $?) at line $LINENO" >&2' ERR
 cd "$(dirname "$0")/.."
 
 BINARY=
@@ -49,7 +50,7 @@ REVISION=$(git rev-parse HEAD 2>/dev/null || echo unknown)
 # Where the project is published, as alerts/config.yml's runbook_base_url.
 SOURCE=${IMAGE_SOURCE:-https://github.com/OWNER/rdma_exporter}
 PROVIDERS=/usr/lib/x86_64-linux-gnu/libibverbs
-[ -d "$PROVIDERS" ] || PROVIDERS=$(dirname "$(ldconfig -p | awk '/libibverbs.so.1 / { print $NF; exit }')")/libibverbs
+[ -d "$PROVIDERS" ] || PROVIDERS=$(dirname "$(ldconfig -p | awk '/libibverbs.so.1 / && !n++ { print $NF }')")/libibverbs
 
 STAGE=$(mktemp -d)
 trap 'rm -rf "$STAGE"' EXIT
@@ -81,7 +82,7 @@ done
 objs=("$BINARY" "$PROVIDERS"/*.so)
 libs=$(for o in "${objs[@]}"; do ldd "$o"; done |
 	awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }' | sort -u)
-gcc_s=$(ldconfig -p | awk '/libgcc_s.so.1 / { print $NF; exit }')
+gcc_s=$(ldconfig -p | awk '/libgcc_s.so.1 / && !n++ { print $NF }')
 for l in $libs $gcc_s; do
 	case $l in /lib/* | /lib64/*) l=/usr$l ;; esac
 	copy_path "$l"
@@ -113,5 +114,5 @@ buildah "${STORE[@]}" config \
 	"$ctr"
 buildah "${STORE[@]}" commit --quiet --rm "$ctr" "$TAG" >/dev/null
 ctr=
-size=$(buildah "${STORE[@]}" images --format '{{.Size}}' "$TAG" | head -n1)
+size=$(buildah "${STORE[@]}" images --format '{{.Size}}' "$TAG" | awk 'NR == 1')
 echo "build-image: $TAG ($size, revision $REVISION)"
