@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
@@ -291,6 +292,17 @@ struct daemon {
 	unsigned fd_reserve;
 	uint64_t watchdog_usec; /* WatchdogSec= in us; 0: none */
 };
+
+/*
+ * One malloc arena for all threads: the poller allocates nearly everything
+ * (the sink, the rendering, its gzip and protobuf copies), the HTTP threads
+ * almost nothing, so per-thread arenas only kept a second heap's freed
+ * pages resident (docs/performance.md).
+ */
+static void limit_malloc_arenas(void)
+{
+	mallopt(M_ARENA_MAX, 1);
+}
 
 /* What a step tells daemon_main: go on, or return this exit status. */
 #define DAEMON_CONTINUE (-1)
@@ -609,6 +621,7 @@ int daemon_main(int argc, char *argv[])
 
 	block_signals(&d);
 	set_process_limits(&d);
+	limit_malloc_arenas();
 	log_startup(&d);
 	if (start_serving(&d) < 0)
 		return teardown(&d, 1);

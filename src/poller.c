@@ -3,6 +3,7 @@
 #include "clock.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <stdio.h>
@@ -279,6 +280,9 @@ int poller_poll_once(struct poller *p)
 		log_warn("cannot compress the snapshot; serving it uncompressed", "err=%s",
 			 "out of memory");
 	snapshot_slot_publish(p->slot, snap);
+	/* The poll's sink and the previous snapshot are freed by now: give
+	 * their pages back instead of keeping the peak of a poll resident. */
+	malloc_trim(0);
 	notify_poll_status(p, started);
 	return 0;
 }
