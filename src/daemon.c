@@ -496,9 +496,9 @@ static uint64_t longest_poll_gap_ms(const struct exporter_config *cfg)
 	return POLLSCHED_ALIGNED_MAX_GAP_MS;
 }
 
-static void note_scrape(void *arg, uint64_t scraper_key, double data_age_s)
+static void note_scrape(void *arg, uint64_t scraper_key, double data_age_s, bool wants_proto)
 {
-	poller_note_scrape(arg, scraper_key, data_age_s);
+	poller_note_scrape(arg, scraper_key, data_age_s, wants_proto);
 }
 
 static int start_web_server(struct daemon *d)

@@ -415,7 +415,8 @@ static void unref_cb(void *cls)
  * HA pair have different addresses, and a curl beside Prometheus on the same
  * host has another User-Agent.
  */
-static void note_scrape(struct http_server *srv, struct MHD_Connection *c, const struct snapshot *s)
+static void note_scrape(struct http_server *srv, struct MHD_Connection *c, const struct snapshot *s,
+			bool wants_proto)
 {
 	const union MHD_ConnectionInfo *info =
 		MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
@@ -435,7 +436,7 @@ static void note_scrape(struct http_server *srv, struct MHD_Connection *c, const
 		len = sizeof(struct in6_addr);
 	}
 	srv->cfg.on_scrape(srv->cfg.on_scrape_arg, pollsched_key(addr, len, ua),
-			   (double)snapshot_age_ms(s) / 1000.0);
+			   (double)snapshot_age_ms(s) / 1000.0, wants_proto);
 }
 
 static enum MHD_Result serve_metrics(struct http_server *srv, const struct webconfig *wc,
@@ -448,16 +449,17 @@ static enum MHD_Result serve_metrics(struct http_server *srv, const struct webco
 	struct snapshot *s = snapshot_slot_get(srv->slot);
 	struct MHD_Response *r;
 	const char *body = NULL, *type = CONTENT_TYPE_METRICS;
-	bool gz = false;
+	bool gz = false, wants_proto;
 	size_t len = 0;
 
 	if (!s)
 		return queue_static(wc, c, MHD_HTTP_SERVICE_UNAVAILABLE,
 				    "no poll has completed yet\n", "text/plain; charset=utf-8",
 				    NULL);
-	note_scrape(srv, c, s);
+	wants_proto = http_negotiate_format(accept) == HTTP_FORMAT_PROTO;
+	note_scrape(srv, c, s, wants_proto);
 	/* protobuf when asked for and this poll has it (encoded once per poll) */
-	if (http_negotiate_format(accept) == HTTP_FORMAT_PROTO && snapshot_proto(s, &len)) {
+	if (wants_proto && snapshot_proto(s, &len)) {
 		type = EXPO_PROTO_CONTENT_TYPE;
 		body = http_accepts_gzip(ae) ? snapshot_proto_gzip(s, &len) : NULL;
 		gz = body != NULL;

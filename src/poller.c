@@ -52,6 +52,8 @@ struct poller {
 	uint64_t fixed_next_ms; /* fixed mode: when the next poll is due */
 	uint64_t next_due_ms;	/* what the waiting thread aims at */
 	uint64_t ping_ms;	/* when the waiting thread pings the watchdog next */
+	bool proto_asked;	/* a request asked for protobuf, last at proto_asked_ms */
+	uint64_t proto_asked_ms;
 };
 
 /* rdma_exporter_data_age_seconds: a fresh poll (50 ms) to a stuck one (a minute) */
@@ -234,12 +236,30 @@ static void add_proto(struct snapshot *snap, const struct metric_sink *sink)
 	snapshot_set_proto(snap, bytes, len);
 }
 
+/*
+ * Whether this poll encodes the protobuf exposition: the first one (no
+ * request seen yet), then only while requests ask for it. Encoding it and
+ * its gzip copy was a seventh of a poll's CPU, wasted for text scrapers; a
+ * protobuf request that finds none gets the text, and the next poll has it.
+ */
+static bool proto_wanted(struct poller *p)
+{
+	bool wanted;
+
+	pthread_mutex_lock(&p->lock);
+	wanted = p->polls_total == 0 ||
+		 (p->proto_asked && clock_mono_ms() - p->proto_asked_ms < POLLER_PROTO_KEEP_MS);
+	pthread_mutex_unlock(&p->lock);
+	return wanted;
+}
+
 int poller_poll_once(struct poller *p)
 {
 	struct metric_sink *sink = metric_sink_new();
 	struct buf out = BUF_INIT;
 	struct snapshot *snap;
 	double started = clock_wall_s();
+	bool proto = proto_wanted(p);
 	char *text;
 	size_t len;
 
@@ -272,7 +292,8 @@ int poller_poll_once(struct poller *p)
 		metric_sink_free(sink);
 		return -ENOMEM;
 	}
-	add_proto(snap, sink);
+	if (proto)
+		add_proto(snap, sink);
 	metric_sink_free(sink);
 	/* Compressed here, once per poll, never on the HTTP thread; without
 	 * memory for it gzip clients get the plain text of this poll. */
@@ -404,12 +425,16 @@ static void *poller_thread(void *arg)
 	return NULL;
 }
 
-void poller_note_scrape(struct poller *p, uint64_t key, double data_age_s)
+void poller_note_scrape(struct poller *p, uint64_t key, double data_age_s, bool wants_proto)
 {
 	uint64_t now = clock_mono_ms(), next;
 
 	pthread_mutex_lock(&p->lock);
 	histogram_observe(&p->data_age, data_age_s);
+	if (wants_proto) {
+		p->proto_asked = true;
+		p->proto_asked_ms = now;
+	}
 	if (!p->cfg.fixed_interval) {
 		pollsched_arrival(&p->sched, key, now);
 		next = pollsched_next(&p->sched, now, p->last_end_ms, p->poll_cost_ms, NULL);

@@ -317,6 +317,18 @@ static void test_poll_publishes_proto(void **state)
 	assert_non_null(snapshot_gzip(snap, &len));
 	assert_non_null(snapshot_proto_gzip(snap, &len));
 	snapshot_unref(snap);
+
+	/* later polls only while requests ask for protobuf */
+	assert_int_equal(poller_poll_once(p), 0);
+	snap = snapshot_slot_get(&slot);
+	assert_null(snapshot_proto(snap, &pb_len));
+	assert_non_null(snapshot_gzip(snap, &len));
+	snapshot_unref(snap);
+	poller_note_scrape(p, 1, 0.5, true);
+	assert_int_equal(poller_poll_once(p), 0);
+	snap = snapshot_slot_get(&slot);
+	assert_non_null(snapshot_proto(snap, &pb_len));
+	snapshot_unref(snap);
 	add_histogram = false;
 	assert_int_equal(poller_free(p), 0);
 	snapshot_slot_destroy(&slot);
@@ -350,7 +362,7 @@ static unsigned polls_for_scrapes(bool fixed)
 	assert_int_equal(poller_start(p), 0);
 	__atomic_store_n(&collects, 0, __ATOMIC_SEQ_CST);
 	for (int i = 0; i < 15; i++) {
-		poller_note_scrape(p, 42, 0.1);
+		poller_note_scrape(p, 42, 0.1, false);
 		usleep(200 * 1000);
 	}
 	n = __atomic_load_n(&collects, __ATOMIC_SEQ_CST);
