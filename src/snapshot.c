@@ -76,7 +76,7 @@ char *gzip_compress(const char *in, size_t len, size_t *out_len)
 {
 	z_stream zs = {0};
 	uLong bound;
-	char *out;
+	char *out, *shrunk;
 	int r;
 
 	/*
@@ -104,7 +104,9 @@ char *gzip_compress(const char *in, size_t len, size_t *out_len)
 		free(out);
 		return NULL;
 	}
-	return out;
+	/* the bound is the input's size, the output a tenth of it: keep that */
+	shrunk = realloc(out, *out_len ? *out_len : 1);
+	return shrunk ? shrunk : out;
 }
 
 int snapshot_compress(struct snapshot *s)
