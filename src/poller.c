@@ -47,12 +47,13 @@ struct poller {
 	/* under lock: the schedule, and what the scrapes were served */
 	struct pollsched sched;
 	struct histogram data_age;
-	uint64_t last_end_ms;	/* when the last poll ended (CLOCK_MONOTONIC) */
-	uint64_t poll_cost_ms;	/* how long polls take, smoothed */
-	uint64_t fixed_next_ms; /* fixed mode: when the next poll is due */
-	uint64_t next_due_ms;	/* what the waiting thread aims at */
-	uint64_t ping_ms;	/* when the waiting thread pings the watchdog next */
-	bool proto_asked;	/* a request asked for protobuf, last at proto_asked_ms */
+	uint64_t last_end_ms;		/* when the last poll ended (CLOCK_MONOTONIC) */
+	uint64_t poll_cost_ms;		/* how long polls take, smoothed */
+	uint64_t fixed_next_ms;		/* fixed mode: when the next poll is due */
+	uint64_t next_due_ms;		/* what the waiting thread aims at */
+	uint64_t ping_ms;		/* when the waiting thread pings the watchdog next */
+	struct pollsched_target target; /* what the schedule followed last, for logs */
+	bool proto_asked;		/* a request asked for protobuf, last at proto_asked_ms */
 	uint64_t proto_asked_ms;
 };
 
@@ -336,12 +337,33 @@ static void watchdog_ping(struct poller *p)
 		notify_watchdog();
 }
 
+/* Logs once when the schedule starts or stops following a scraper, or its period changes. */
+static void log_target(struct poller *p, const struct pollsched_target *t)
+{
+	uint64_t was = p->target.period_ms, is = t->period_ms;
+
+	if (t->aligned == p->target.aligned && t->key == p->target.key &&
+	    (is > was ? is - was : was - is) * 20 <= was)
+		return;
+	if (t->aligned)
+		log_info("polls aligned to a scraper", "period_ms=%llu", (unsigned long long)is);
+	else if (p->target.aligned)
+		log_info("no regular scraper; polling every interval", "interval_ms=%llu",
+			 (unsigned long long)p->cfg.interval_ms);
+	p->target = *t;
+}
+
 /* When the next poll is due, under p->lock. */
 static uint64_t next_poll_ms(struct poller *p, uint64_t now)
 {
+	struct pollsched_target t;
+	uint64_t next;
+
 	if (p->cfg.fixed_interval)
 		return p->fixed_next_ms > now ? p->fixed_next_ms : now;
-	return pollsched_next(&p->sched, now, p->last_end_ms, p->poll_cost_ms, NULL);
+	next = pollsched_next(&p->sched, now, p->last_end_ms, p->poll_cost_ms, &t);
+	log_target(p, &t);
+	return next;
 }
 
 /*
@@ -450,10 +472,13 @@ int poller_start(struct poller *p)
 	uint64_t now = clock_mono_ms();
 	int r;
 
-	/* the first poll (poller_poll_once(), before the thread) just ended */
+	/* the first poll (poller_poll_once(), before the thread) just ended;
+	 * the web server may already note scrapes */
+	pthread_mutex_lock(&p->lock);
 	p->last_end_ms = now;
 	p->fixed_next_ms = now + p->cfg.interval_ms;
 	p->ping_ms = now + p->cfg.watchdog_ping_ms;
+	pthread_mutex_unlock(&p->lock);
 	r = pthread_create(&p->thread, NULL, poller_thread, p);
 
 	if (r != 0)
