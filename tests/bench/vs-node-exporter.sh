@@ -85,7 +85,7 @@ kv() { # kv KEY LINE: the value of KEY=VALUE in a scrape_load line
 PORT_OURS=$(bench_free_port)
 start ours "$PORT_OURS" "$BIN" --web.listen-address="127.0.0.1:$PORT_OURS" \
 	--path.sysfs="$TMP/sys" --collector.disable-defaults --collector.sysfs \
-	--poll.interval=1h --log.level=error
+	--poll.interval=1h --poll.mode=fixed --log.level=error
 PID_ours=$STARTED
 PORT_NE=$(bench_free_port)
 start node "$PORT_NE" "$NE" --web.listen-address="127.0.0.1:$PORT_NE" \
@@ -99,7 +99,7 @@ echo "== vs-node-exporter: $(basename "$BIN") vs. $("$NE" --version 2>&1 | head 
 bench_machine_note
 echo "synthetic host: $DEVICES devices x $PORTS ports, $files counter files (counters/ + hw_counters/)," \
 	"regular files in $TMP (not the kernel's sysfs)"
-echo "ours: --collector.disable-defaults --collector.sysfs --poll.interval=1h (one poll at start;" \
+echo "ours: --collector.disable-defaults --collector.sysfs --poll.interval=1h --poll.mode=fixed (one poll at start;" \
 	"scrapes serve the snapshot). node_exporter: --collector.disable-defaults --collector.infiniband" \
 	"(reads sysfs on every scrape)."
 
@@ -118,7 +118,7 @@ IDLE=10
 PORT_POLL=$(bench_free_port)
 start poll "$PORT_POLL" "$BIN" --web.listen-address="127.0.0.1:$PORT_POLL" \
 	--path.sysfs="$TMP/sys" --collector.disable-defaults --collector.sysfs \
-	--poll.interval=100ms --log.level=error
+	--poll.interval=100ms --poll.mode=fixed --log.level=error
 PID_poll=$STARTED
 curl -fsS "http://127.0.0.1:$PORT_POLL/metrics" >"$TMP/p0"
 t0_poll=$(bench_cpu_ticks "$PID_poll")
