@@ -56,7 +56,11 @@ query() { curl -s --max-time 5 --get "$api/query" --data-urlencode "query=$1"; }
 value() {
 	query "$1" | python3 -c '
 import json, sys
-for s in json.load(sys.stdin)["data"]["result"]:
+try:
+    result = json.load(sys.stdin)["data"]["result"]
+except (ValueError, KeyError):
+    result = []  # Prometheus not answering yet
+for s in result:
     if s["metric"].get("instance", "").endswith(":" + sys.argv[1]):
         print(s["value"][1]); break
 else:
