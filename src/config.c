@@ -178,6 +178,7 @@ static void set_defaults(struct exporter_config *cfg, const struct config_collec
 	cfg->telemetry_path = "/metrics";
 	cfg->sysfs_path = "/sys";
 	cfg->poll_interval_ms = 5000;
+	cfg->poll_min_interval_ms = 1000;
 	cfg->rescan_interval_ms = 60000;
 	cfg->log_level = LOG_INFO;
 	cfg->max_connections = 64;
@@ -305,6 +306,27 @@ static int set_poll(struct exporter_config *cfg, const char *flag, const char *v
 	return r;
 }
 
+static int set_poll_min(struct exporter_config *cfg, const char *flag, const char *v, char *err,
+			size_t errlen)
+{
+	uint64_t n;
+	int r = parse_interval(flag, v, &n, err, errlen);
+
+	if (r == 0)
+		cfg->poll_min_interval_ms = n;
+	return r;
+}
+
+static int set_poll_mode(struct exporter_config *cfg, const char *flag, const char *v, char *err,
+			 size_t errlen)
+{
+	if (strcmp(v, "aligned") != 0 && strcmp(v, "fixed") != 0)
+		return parse_fail(err, errlen, "--%s: \"%s\" is not one of aligned, fixed", flag,
+				  v);
+	cfg->poll_fixed = strcmp(v, "fixed") == 0;
+	return 0;
+}
+
 static int set_rescan(struct exporter_config *cfg, const char *flag, const char *v, char *err,
 		      size_t errlen)
 {
@@ -416,6 +438,8 @@ static const struct value_flag {
 	{"web.telemetry-path", set_telemetry_path},
 	{"path.sysfs", set_sysfs},
 	{"poll.interval", set_poll},
+	{"poll.min-interval", set_poll_min},
+	{"poll.mode", set_poll_mode},
 	{"collector.sysfs.rescan-interval", set_rescan},
 	{"collector.device-include", set_include},
 	{"collector.device-exclude", set_exclude},
@@ -800,9 +824,17 @@ static const struct help_flag core_flags[] = {
 	{"--path.sysfs=PATH", "sysfs mount point. Default \"/sys\".", COLLECTOR_FLAG_TEXT, 0, 0,
 	 NULL},
 	{"--poll.interval=D",
-	 "Time between polls. Default 5s. Scrapes are served from the last poll and never wait "
-	 "for hardware.",
+	 "Time between polls. Default 5s. In aligned mode, only while no regular scraper is "
+	 "seen. Scrapes are served from the last poll and never wait for hardware.",
 	 COLLECTOR_FLAG_DURATION, CONFIG_MIN_POLL_INTERVAL_MS, CONFIG_MAX_POLL_INTERVAL_MS, NULL},
+	{"--poll.min-interval=D",
+	 "Shortest time between polls, whatever the scrapes (capped at --poll.interval). "
+	 "Default 1s.",
+	 COLLECTOR_FLAG_DURATION, CONFIG_MIN_POLL_INTERVAL_MS, CONFIG_MAX_POLL_INTERVAL_MS, NULL},
+	{"--poll.mode=MODE",
+	 "aligned: poll just before the scrapes of the most frequent regular scraper "
+	 "(docs/configuration.md); fixed: every --poll.interval. Default aligned.",
+	 COLLECTOR_FLAG_TEXT, 0, 0, NULL},
 	{"--collector.sysfs.rescan-interval=D",
 	 "Time between full re-scans of devices and counter files. Default 1m.",
 	 COLLECTOR_FLAG_DURATION, CONFIG_MIN_POLL_INTERVAL_MS, CONFIG_MAX_POLL_INTERVAL_MS, NULL},

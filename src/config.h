@@ -77,6 +77,10 @@ struct exporter_config {
 	const char *telemetry_path;
 	const char *sysfs_path;
 	uint64_t poll_interval_ms;
+	/* --poll.min-interval: the floor of aligned polling */
+	uint64_t poll_min_interval_ms;
+	/* --poll.mode=fixed: every --poll.interval; else aligned on the scrapes */
+	bool poll_fixed;
 	uint64_t rescan_interval_ms;
 	const char *device_include; /* NULL = all */
 	const char *device_exclude; /* NULL = none */

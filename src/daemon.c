@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
@@ -20,6 +21,7 @@
 #include "http.h"
 #include "log.h"
 #include "poller.h"
+#include "pollsched.h"
 #include "sdnotify.h"
 #include "snapshot.h"
 #include "websettings.h"
@@ -291,6 +293,21 @@ struct daemon {
 	uint64_t watchdog_usec; /* WatchdogSec= in us; 0: none */
 };
 
+/*
+ * One malloc arena for all threads: the poller allocates nearly everything
+ * (the sink, the rendering, its gzip and protobuf copies), the HTTP threads
+ * almost nothing, so per-thread arenas only kept a second heap's freed
+ * pages resident. And a fixed mmap threshold: glibc raises it past the
+ * largest block freed, after which a poll's 150 kB renderings come from
+ * the heap and its peak stays resident; mapped, they go back at free()
+ * (docs/performance.md).
+ */
+static void limit_malloc_arenas(void)
+{
+	mallopt(M_ARENA_MAX, 1);
+	mallopt(M_MMAP_THRESHOLD, 64 * 1024);
+}
+
 /* What a step tells daemon_main: go on, or return this exit status. */
 #define DAEMON_CONTINUE (-1)
 
@@ -416,9 +433,13 @@ static void set_process_limits(struct daemon *d)
 
 static void log_startup(const struct daemon *d)
 {
-	log_info("starting rdma_exporter", "version=%s revision=%s sysfs=%s poll_interval_ms=%llu",
+	log_info("starting rdma_exporter",
+		 "version=%s revision=%s sysfs=%s poll_mode=%s poll_interval_ms=%llu "
+		 "poll_min_interval_ms=%llu",
 		 RDMA_EXPORTER_VERSION, RDMA_EXPORTER_REVISION, sysfs_display_path(d),
-		 (unsigned long long)d->cfg.poll_interval_ms);
+		 d->cfg.poll_fixed ? "fixed" : "aligned",
+		 (unsigned long long)d->cfg.poll_interval_ms,
+		 (unsigned long long)d->cfg.poll_min_interval_ms);
 	if (d->watchdog_usec)
 		log_info("systemd watchdog enabled", "watchdog_ms=%llu ping_interval_ms=%llu",
 			 (unsigned long long)(d->watchdog_usec / 1000),
@@ -450,6 +471,8 @@ static int create_poller(struct daemon *d)
 		.flag_strs =
 			(const char *const(*)[CONFIG_MAX_COLLECTOR_FLAGS])cfg->collector_flag_strs,
 		.interval_ms = cfg->poll_interval_ms,
+		.min_interval_ms = cfg->poll_min_interval_ms,
+		.fixed_interval = cfg->poll_fixed,
 		.watchdog_ping_ms = notify_watchdog_ping_ms(d->watchdog_usec),
 		.proc_root = "/proc",
 		.self_metrics = add_http_metrics,
@@ -469,6 +492,19 @@ static int create_poller(struct daemon *d)
 	return 0;
 }
 
+/* Aligned polls may be further apart than --poll.interval (pollsched.h). */
+static uint64_t longest_poll_gap_ms(const struct exporter_config *cfg)
+{
+	if (cfg->poll_fixed || cfg->poll_interval_ms > POLLSCHED_ALIGNED_MAX_GAP_MS)
+		return cfg->poll_interval_ms;
+	return POLLSCHED_ALIGNED_MAX_GAP_MS;
+}
+
+static void note_scrape(void *arg, uint64_t scraper_key, double data_age_s, bool wants_proto)
+{
+	poller_note_scrape(arg, scraper_key, data_age_s, wants_proto);
+}
+
 static int start_web_server(struct daemon *d)
 {
 	const struct exporter_config *cfg = &d->cfg;
@@ -479,10 +515,12 @@ static int start_web_server(struct daemon *d)
 		.max_connections_per_client = cfg->max_connections_per_client,
 		.connection_timeout_s = cfg->connection_timeout_s,
 		.request_header_timeout_ms = cfg->request_header_timeout_ms,
-		.stale_after_ms = 3 * cfg->poll_interval_ms + 30000,
+		.stale_after_ms = 3 * longest_poll_gap_ms(cfg) + 30000,
 		.listen_fd = d->listen_fd,
 		.web = d->web,
 		.counters = &http_counters,
+		.on_scrape = note_scrape,
+		.on_scrape_arg = d->poller,
 	};
 
 	d->http = http_server_start(&hc, &d->slot, d->err, sizeof(d->err));
@@ -587,6 +625,7 @@ int daemon_main(int argc, char *argv[])
 
 	block_signals(&d);
 	set_process_limits(&d);
+	limit_malloc_arenas();
 	log_startup(&d);
 	if (start_serving(&d) < 0)
 		return teardown(&d, 1);

@@ -25,6 +25,7 @@
 #include "expo_proto.h"
 #include "log.h"
 #include "metrics.h"
+#include "pollsched.h"
 #include "webauth.h"
 
 #define CONTENT_TYPE_METRICS "text/plain; version=0.0.4; charset=utf-8"
@@ -408,6 +409,36 @@ static void unref_cb(void *cls)
 	snapshot_unref(cls);
 }
 
+/*
+ * Tells the poller a scraper came (it learns when to poll from that). A
+ * scraper is its IP address and User-Agent: the two Prometheus servers of an
+ * HA pair have different addresses, and a curl beside Prometheus on the same
+ * host has another User-Agent.
+ */
+static void note_scrape(struct http_server *srv, struct MHD_Connection *c, const struct snapshot *s,
+			bool wants_proto)
+{
+	const union MHD_ConnectionInfo *info =
+		MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	const char *ua =
+		MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_USER_AGENT);
+	const struct sockaddr *sa = info ? info->client_addr : NULL;
+	const void *addr = NULL;
+	size_t len = 0;
+
+	if (!srv->cfg.on_scrape)
+		return;
+	if (sa && sa->sa_family == AF_INET) {
+		addr = &((const struct sockaddr_in *)sa)->sin_addr;
+		len = sizeof(struct in_addr);
+	} else if (sa && sa->sa_family == AF_INET6) {
+		addr = &((const struct sockaddr_in6 *)sa)->sin6_addr;
+		len = sizeof(struct in6_addr);
+	}
+	srv->cfg.on_scrape(srv->cfg.on_scrape_arg, pollsched_key(addr, len, ua),
+			   (double)snapshot_age_ms(s) / 1000.0, wants_proto);
+}
+
 static enum MHD_Result serve_metrics(struct http_server *srv, const struct webconfig *wc,
 				     struct MHD_Connection *c)
 {
@@ -418,15 +449,17 @@ static enum MHD_Result serve_metrics(struct http_server *srv, const struct webco
 	struct snapshot *s = snapshot_slot_get(srv->slot);
 	struct MHD_Response *r;
 	const char *body = NULL, *type = CONTENT_TYPE_METRICS;
-	bool gz = false;
+	bool gz = false, wants_proto;
 	size_t len = 0;
 
 	if (!s)
 		return queue_static(wc, c, MHD_HTTP_SERVICE_UNAVAILABLE,
 				    "no poll has completed yet\n", "text/plain; charset=utf-8",
 				    NULL);
+	wants_proto = http_negotiate_format(accept) == HTTP_FORMAT_PROTO;
+	note_scrape(srv, c, s, wants_proto);
 	/* protobuf when asked for and this poll has it (encoded once per poll) */
-	if (http_negotiate_format(accept) == HTTP_FORMAT_PROTO && snapshot_proto(s, &len)) {
+	if (wants_proto && snapshot_proto(s, &len)) {
 		type = EXPO_PROTO_CONTENT_TYPE;
 		body = http_accepts_gzip(ae) ? snapshot_proto_gzip(s, &len) : NULL;
 		gz = body != NULL;

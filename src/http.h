@@ -90,6 +90,14 @@ struct http_config {
 	struct web_settings *web;
 	/* where refusals are counted; may be NULL (not counted) */
 	struct http_counters *counters;
+	/*
+	 * Called for every /metrics request served from a snapshot, on the
+	 * HTTP thread: the scraper's key (pollsched_key() of the client's IP
+	 * address and User-Agent), the age of the data served, and whether it
+	 * asked for the protobuf exposition. May be NULL.
+	 */
+	void (*on_scrape)(void *arg, uint64_t scraper_key, double data_age_s, bool wants_proto);
+	void *on_scrape_arg;
 };
 
 struct http_server;

@@ -3,6 +3,7 @@
 #include "clock.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <stdio.h>
@@ -10,7 +11,9 @@
 #include <time.h>
 
 #include "expo_proto.h"
+#include "histogram.h"
 #include "log.h"
+#include "pollsched.h"
 #include "sdnotify.h"
 #include "selfstats.h"
 
@@ -41,7 +44,21 @@ struct poller {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	bool stop, reload;
+	/* under lock: the schedule, and what the scrapes were served */
+	struct pollsched sched;
+	struct histogram data_age;
+	uint64_t last_end_ms;		/* when the last poll ended (CLOCK_MONOTONIC) */
+	uint64_t poll_cost_ms;		/* how long polls take, smoothed */
+	uint64_t fixed_next_ms;		/* fixed mode: when the next poll is due */
+	uint64_t next_due_ms;		/* what the waiting thread aims at */
+	uint64_t ping_ms;		/* when the waiting thread pings the watchdog next */
+	struct pollsched_target target; /* what the schedule followed last, for logs */
+	bool proto_asked;		/* a request asked for protobuf, last at proto_asked_ms */
+	uint64_t proto_asked_ms;
 };
+
+/* rdma_exporter_data_age_seconds: a fresh poll (50 ms) to a stuck one (a minute) */
+static const double data_age_bounds[] = {0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60};
 
 static const char *const build_labels_help =
 	"A metric with a constant '1' value labeled by version, revision (git) and compiler "
@@ -74,6 +91,14 @@ struct poller *poller_new(const struct poller_config *cfg, struct snapshot_slot 
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&p->cond, &ca);
 	pthread_condattr_destroy(&ca);
+	pollsched_init(&p->sched,
+		       &(struct pollsched_params){.min_interval_ms = cfg->min_interval_ms,
+						  .max_interval_ms = cfg->interval_ms});
+	if (histogram_init(&p->data_age, data_age_bounds,
+			   sizeof(data_age_bounds) / sizeof(data_age_bounds[0])) < 0) {
+		poller_free(p);
+		return NULL;
+	}
 
 	for (unsigned i = 0; i < cfg->n_collectors; i++) {
 		struct instance *in = &p->inst[i];
@@ -114,6 +139,12 @@ static void add_self_metrics(struct poller *p, struct metric_sink *sink, double 
 	metric_sink_add_double(sink, "rdma_exporter_poll_interval_seconds",
 			       "Configured time between polls.", METRIC_GAUGE, METRIC_NO_LABELS,
 			       (double)p->cfg.interval_ms / 1000.0);
+	pthread_mutex_lock(&p->lock);
+	metric_sink_add_histogram_from(sink, "rdma_exporter_data_age_seconds",
+				       "Age of the poll a /metrics request was served, observed at "
+				       "every request until the start of this poll.",
+				       METRIC_NO_LABELS, &p->data_age);
+	pthread_mutex_unlock(&p->lock);
 	if (p->cfg.self_metrics)
 		p->cfg.self_metrics(p->cfg.self_metrics_arg, sink);
 	p->self_errors_total += selfstats_collect(p->cfg.proc_root, sink);
@@ -206,12 +237,30 @@ static void add_proto(struct snapshot *snap, const struct metric_sink *sink)
 	snapshot_set_proto(snap, bytes, len);
 }
 
+/*
+ * Whether this poll encodes the protobuf exposition: the first one (no
+ * request seen yet), then only while requests ask for it. Encoding it and
+ * its gzip copy was a seventh of a poll's CPU, wasted for text scrapers; a
+ * protobuf request that finds none gets the text, and the next poll has it.
+ */
+static bool proto_wanted(struct poller *p)
+{
+	bool wanted;
+
+	pthread_mutex_lock(&p->lock);
+	wanted = p->polls_total == 0 ||
+		 (p->proto_asked && clock_mono_ms() - p->proto_asked_ms < POLLER_PROTO_KEEP_MS);
+	pthread_mutex_unlock(&p->lock);
+	return wanted;
+}
+
 int poller_poll_once(struct poller *p)
 {
 	struct metric_sink *sink = metric_sink_new();
 	struct buf out = BUF_INIT;
 	struct snapshot *snap;
 	double started = clock_wall_s();
+	bool proto = proto_wanted(p);
 	char *text;
 	size_t len;
 
@@ -244,7 +293,8 @@ int poller_poll_once(struct poller *p)
 		metric_sink_free(sink);
 		return -ENOMEM;
 	}
-	add_proto(snap, sink);
+	if (proto)
+		add_proto(snap, sink);
 	metric_sink_free(sink);
 	/* Compressed here, once per poll, never on the HTTP thread; without
 	 * memory for it gzip clients get the plain text of this poll. */
@@ -252,6 +302,9 @@ int poller_poll_once(struct poller *p)
 		log_warn("cannot compress the snapshot; serving it uncompressed", "err=%s",
 			 "out of memory");
 	snapshot_slot_publish(p->slot, snap);
+	/* The poll's sink and the previous snapshot are freed by now: give
+	 * their pages back instead of keeping the peak of a poll resident. */
+	malloc_trim(0);
 	notify_poll_status(p, started);
 	return 0;
 }
@@ -276,11 +329,6 @@ static void add_ms(struct timespec *ts, uint64_t ms)
 	}
 }
 
-static bool before(const struct timespec *a, const struct timespec *b)
-{
-	return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
-}
-
 static void watchdog_ping(struct poller *p)
 {
 	if (p->cfg.watchdog_ping)
@@ -289,52 +337,98 @@ static void watchdog_ping(struct poller *p)
 		notify_watchdog();
 }
 
+/* Logs once when the schedule starts or stops following a scraper, or its period changes. */
+static void log_target(struct poller *p, const struct pollsched_target *t)
+{
+	uint64_t was = p->target.period_ms, is = t->period_ms;
+
+	if (t->aligned == p->target.aligned && t->key == p->target.key &&
+	    (is > was ? is - was : was - is) * 20 <= was)
+		return;
+	if (t->aligned)
+		log_info("polls aligned to a scraper", "period_ms=%llu", (unsigned long long)is);
+	else if (p->target.aligned)
+		log_info("no regular scraper; polling every interval", "interval_ms=%llu",
+			 (unsigned long long)p->cfg.interval_ms);
+	p->target = *t;
+}
+
+/* When the next poll is due, under p->lock. */
+static uint64_t next_poll_ms(struct poller *p, uint64_t now)
+{
+	struct pollsched_target t;
+	uint64_t next;
+
+	if (p->cfg.fixed_interval)
+		return p->fixed_next_ms > now ? p->fixed_next_ms : now;
+	next = pollsched_next(&p->sched, now, p->last_end_ms, p->poll_cost_ms, &t);
+	log_target(p, &t);
+	return next;
+}
+
 /*
- * Sleeps until next (the next poll), a reload or a stop, pinging the
- * watchdog every watchdog_ping_ms meanwhile: the ping deadline is kept
- * across spurious wake-ups. Called and returns with p->lock held; the ping
- * itself is sent without it.
+ * Sleeps until the next poll is due, or a reload or a stop, pinging the
+ * watchdog every watchdog_ping_ms meanwhile. Every wake-up (a scrape that
+ * moved the schedule signals the condition) recomputes when the poll is
+ * due; the ping deadline is kept across them. Called and returns with
+ * p->lock held; the ping itself is sent without it.
  */
-static void wait_for_poll(struct poller *p, const struct timespec *next)
+static void wait_for_poll(struct poller *p)
 {
 	uint64_t every = p->cfg.watchdog_ping_ms;
-	struct timespec ping, until;
 
-	clock_gettime(CLOCK_MONOTONIC, &ping);
-	add_ms(&ping, every);
 	while (!p->stop && !p->reload) {
-		until = every && before(&ping, next) ? ping : *next;
-		if (pthread_cond_timedwait(&p->cond, &p->lock, &until) != ETIMEDOUT)
-			continue;
-		if (!before(&until, next))
+		uint64_t now = clock_mono_ms(), until;
+		struct timespec ts = {0};
+
+		p->next_due_ms = next_poll_ms(p, now);
+		if (p->next_due_ms <= now)
 			return; /* the poll is due */
-		pthread_mutex_unlock(&p->lock);
-		watchdog_ping(p);
-		pthread_mutex_lock(&p->lock);
-		clock_gettime(CLOCK_MONOTONIC, &ping);
-		add_ms(&ping, every);
+		if (every && p->ping_ms <= now) {
+			pthread_mutex_unlock(&p->lock);
+			watchdog_ping(p);
+			pthread_mutex_lock(&p->lock);
+			p->ping_ms = clock_mono_ms() + every;
+			continue;
+		}
+		until = every && p->ping_ms < p->next_due_ms ? p->ping_ms : p->next_due_ms;
+		add_ms(&ts, until);
+		pthread_cond_timedwait(&p->cond, &p->lock, &ts);
 	}
+}
+
+/* After a poll, under p->lock: what the schedule needs to know about it. */
+static void poll_done(struct poller *p, uint64_t started, bool reloaded)
+{
+	uint64_t now = clock_mono_ms(), took = now - started;
+
+	p->last_end_ms = now;
+	/* a slower poll counts at once, a faster one little by little */
+	p->poll_cost_ms = took > p->poll_cost_ms ? took : (3 * p->poll_cost_ms + took) / 4;
+	/* A poll that overran its slot starts the next one a full interval
+	 * from now instead of running back to back. */
+	if (p->fixed_next_ms < now || reloaded)
+		p->fixed_next_ms = now;
+	p->fixed_next_ms += p->cfg.interval_ms;
+	p->ping_ms = now + p->cfg.watchdog_ping_ms;
 }
 
 static void *poller_thread(void *arg)
 {
 	struct poller *p = arg;
-	struct timespec next, now;
+	uint64_t started;
 	bool do_reload;
 
-	clock_gettime(CLOCK_MONOTONIC, &next);
+	pthread_mutex_lock(&p->lock);
 	for (;;) {
-		add_ms(&next, p->cfg.interval_ms);
-		pthread_mutex_lock(&p->lock);
-		wait_for_poll(p, &next);
+		wait_for_poll(p);
 		do_reload = p->reload;
 		p->reload = false;
-		if (p->stop) {
-			pthread_mutex_unlock(&p->lock);
+		if (p->stop)
 			break;
-		}
 		pthread_mutex_unlock(&p->lock);
 
+		started = clock_mono_ms();
 		if (do_reload) {
 			notify_reloading();
 			log_info("reloading collectors", "signal=SIGHUP");
@@ -346,19 +440,46 @@ static void *poller_thread(void *arg)
 		if (do_reload)
 			notify_ready();
 		watchdog_ping(p);
-
-		/* A poll that overran its slot starts the next one a full
-		 * interval from now instead of running back to back. */
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		if (before(&next, &now) || do_reload)
-			next = now;
+		pthread_mutex_lock(&p->lock);
+		poll_done(p, started, do_reload);
 	}
+	pthread_mutex_unlock(&p->lock);
 	return NULL;
+}
+
+void poller_note_scrape(struct poller *p, uint64_t key, double data_age_s, bool wants_proto)
+{
+	uint64_t now = clock_mono_ms(), next;
+
+	pthread_mutex_lock(&p->lock);
+	histogram_observe(&p->data_age, data_age_s);
+	if (wants_proto) {
+		p->proto_asked = true;
+		p->proto_asked_ms = now;
+	}
+	if (!p->cfg.fixed_interval) {
+		pollsched_arrival(&p->sched, key, now);
+		next = pollsched_next(&p->sched, now, p->last_end_ms, p->poll_cost_ms, NULL);
+		/* wake the thread only when the schedule moved */
+		if (next != p->next_due_ms)
+			pthread_cond_signal(&p->cond);
+	}
+	pthread_mutex_unlock(&p->lock);
 }
 
 int poller_start(struct poller *p)
 {
-	int r = pthread_create(&p->thread, NULL, poller_thread, p);
+	uint64_t now = clock_mono_ms();
+	int r;
+
+	/* the first poll (poller_poll_once(), before the thread) just ended;
+	 * the web server may already note scrapes */
+	pthread_mutex_lock(&p->lock);
+	p->last_end_ms = now;
+	p->fixed_next_ms = now + p->cfg.interval_ms;
+	p->ping_ms = now + p->cfg.watchdog_ping_ms;
+	pthread_mutex_unlock(&p->lock);
+	r = pthread_create(&p->thread, NULL, poller_thread, p);
 
 	if (r != 0)
 		return -r;
@@ -412,6 +533,7 @@ int poller_free(struct poller *p)
 			in->ops->free(in->state);
 	}
 	free(p->inst);
+	histogram_free(&p->data_age);
 	pthread_cond_destroy(&p->cond);
 	pthread_mutex_destroy(&p->lock);
 	free(p);

@@ -24,7 +24,15 @@ struct poller_config {
 	/* n_collectors rows of text flag values; may be NULL. */
 	const char *const (*flag_strs)[CONFIG_MAX_COLLECTOR_FLAGS];
 	struct collector_ctx ctx;
+	/*
+	 * --poll.interval: the time between polls in fixed mode, the longest
+	 * one in aligned mode while no regular scraper is seen (pollsched.h).
+	 */
 	uint64_t interval_ms;
+	/* --poll.min-interval: the shortest time between polls (aligned mode) */
+	uint64_t min_interval_ms;
+	/* --poll.mode=fixed: every interval_ms, whatever the scrapes */
+	bool fixed_interval;
 	const char *proc_root; /* "/proc" */
 	/*
 	 * Other parts' own metrics (the HTTP server's counters), added to every
@@ -55,6 +63,16 @@ struct poller *poller_new(const struct poller_config *cfg, struct snapshot_slot 
 int poller_poll_once(struct poller *p);
 /* Starts the polling thread (first poll after one interval). 0 or -errno. */
 int poller_start(struct poller *p);
+/*
+ * A /metrics request of scraper key (pollsched_key()) served data_age_s old
+ * data: counted in rdma_exporter_data_age_seconds (in the next poll's
+ * output) and, in aligned mode, learnt by the schedule, which the polling
+ * thread then follows. wants_proto: it asked for the protobuf exposition,
+ * which polls encode only for the first poll and while such requests come
+ * (within POLLER_PROTO_KEEP_MS). Thread-safe; takes the poller's lock briefly.
+ */
+void poller_note_scrape(struct poller *p, uint64_t key, double data_age_s, bool wants_proto);
+#define POLLER_PROTO_KEEP_MS (3600 * 1000)
 /* SIGHUP: collectors reload before the next poll, which runs at once. */
 void poller_request_reload(struct poller *p);
 /*

@@ -5,9 +5,13 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/magic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "strparse.h"
@@ -86,6 +90,27 @@ static ssize_t read_small(const char *path, char *buf, size_t size)
 	return n;
 }
 
+/*
+ * Linux 6.2 and later give the number of open descriptors as the st_size
+ * of /proc/PID/fd, counted from the descriptor bitmap: two path lookups
+ * instead of listing the directory, which with the 1,768 counter files the
+ * sysfs collector keeps open on a 16-device host was 18% of a poll's CPU.
+ * Only on procfs (a fixture tree's directory has a size of its own) and
+ * when not 0 (older kernels, or no descriptor at all: the listing says).
+ */
+static bool count_fds_stat(const char *path, uint64_t *out)
+{
+	struct statfs sf;
+	struct stat st;
+
+	if (statfs(path, &sf) < 0 || sf.f_type != PROC_SUPER_MAGIC)
+		return false;
+	if (stat(path, &st) < 0 || st.st_size <= 0)
+		return false;
+	*out = (uint64_t)st.st_size;
+	return true;
+}
+
 static int count_fds(const char *proc_root, uint64_t *out)
 {
 	char path[512];
@@ -94,6 +119,8 @@ static int count_fds(const char *proc_root, uint64_t *out)
 	DIR *d;
 
 	snprintf(path, sizeof(path), "%s/self/fd", proc_root);
+	if (count_fds_stat(path, out))
+		return 0;
 	d = opendir(path);
 	if (!d)
 		return -errno;

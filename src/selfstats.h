@@ -26,7 +26,9 @@ int proc_btime_parse(const char *text, size_t len, uint64_t *btime);
 /*
  * Adds process_cpu_seconds_total, process_resident_memory_bytes,
  * process_virtual_memory_bytes, process_open_fds, process_max_fds and
- * process_start_time_seconds. Returns the number of values that could not
+ * process_start_time_seconds (process_open_fds from the size of
+ * /proc/self/fd where the kernel gives it, 6.2 and later, else by listing
+ * it). Returns the number of values that could not
  * be read (each is skipped).
  */
 unsigned selfstats_collect(const char *proc_root, struct metric_sink *sink);

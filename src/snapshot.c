@@ -76,11 +76,16 @@ char *gzip_compress(const char *in, size_t len, size_t *out_len)
 {
 	z_stream zs = {0};
 	uLong bound;
-	char *out;
+	char *out, *shrunk;
 	int r;
 
-	/* windowBits 15 + 16 selects the gzip wrapper */
-	if (deflateInit2(&zs, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+	/*
+	 * windowBits 15 + 16 selects the gzip wrapper. Level 1: the exposition
+	 * is repetitive enough that it still shrinks 11 times (level 6: 14), at
+	 * a third of the CPU; level 6 was a quarter of a poll's CPU on the
+	 * 16-device bench tree (docs/performance.md).
+	 */
+	if (deflateInit2(&zs, 1, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
 		return NULL;
 	bound = deflateBound(&zs, (uLong)len);
 	out = malloc(bound);
@@ -99,7 +104,9 @@ char *gzip_compress(const char *in, size_t len, size_t *out_len)
 		free(out);
 		return NULL;
 	}
-	return out;
+	/* the bound is the input's size, the output a tenth of it: keep that */
+	shrunk = realloc(out, *out_len ? *out_len : 1);
+	return shrunk ? shrunk : out;
 }
 
 int snapshot_compress(struct snapshot *s)

@@ -81,6 +81,37 @@ bench_mem() {
 	fi
 }
 
+# bench_anon PID: anonymous memory in kB (smaps_rollup; - without it).
+bench_anon() {
+	awk '$1 == "Anonymous:" { a = $2 } END { print (a == "" ? "-" : a) }' \
+		"/proc/$1/smaps_rollup" 2>/dev/null || echo -
+}
+
+# bench_hist_median NAME FILE0 FILE1: the median of histogram NAME over the
+# observations between two scrapes, interpolated in its bucket as
+# histogram_quantile() does; - when there are none.
+bench_hist_median() {
+	awk -v m="$1_bucket" 'FNR == 1 { f++ }
+		index($1, m "{le=\"") == 1 {
+			le = substr($1, length(m) + 6); sub(/"}$/, "", le)
+			if (f == 1) c0[le] = $2; else { c1[le] = $2; order[n++] = le }
+		}
+		END {
+			total = c1["+Inf"] - c0["+Inf"]
+			if (total <= 0) { print "-"; exit }
+			prev_le = 0; prev_c = 0
+			for (i = 0; i < n; i++) {
+				le = order[i]; c = c1[le] - c0[le]
+				if (c >= total / 2) {
+					if (le == "+Inf") { print prev_le; exit }
+					printf "%.3f\n", prev_le + (le - prev_le) * (total / 2 - prev_c) / (c - prev_c)
+					exit
+				}
+				prev_le = le; prev_c = c
+			}
+		}' "$2" "$3"
+}
+
 # bench_fds PID: open file descriptors.
 bench_fds() {
 	# || true: an fd closed while find lists the directory makes it fail

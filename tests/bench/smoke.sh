@@ -144,6 +144,12 @@ check "bench_mem: RSS '$rss'" positive "$rss"
 check "bench_mem: PSS '$pss'" positive "$pss"
 check "bench_cpu_ticks: not a number" grep -Eq '^[0-9]+$' <<<"$(bench_cpu_ticks "$PID")"
 check "bench_fds: fewer fds than kept-open counter files" [ "$(bench_fds "$PID")" -gt "$files" ]
+check "bench_anon: anonymous kB '$(bench_anon "$PID")'" positive "$(bench_anon "$PID")"
+printf 'h_bucket{le="0.05"} 0\nh_bucket{le="0.1"} 0\nh_bucket{le="+Inf"} 0\n' >"$TMP/h0"
+printf 'h_bucket{le="0.05"} 0\nh_bucket{le="0.1"} 10\nh_bucket{le="+Inf"} 10\n' >"$TMP/h1"
+check "bench_hist_median: $(bench_hist_median h "$TMP/h0" "$TMP/h1"), expected 0.075" \
+	[ "$(bench_hist_median h "$TMP/h0" "$TMP/h1")" = 0.075 ]
+check "bench_hist_median: no observations" [ "$(bench_hist_median h "$TMP/h0" "$TMP/h0")" = - ]
 
 echo "bench-smoke: $pass passed, $failed failed"
 [ "$failed" = 0 ]

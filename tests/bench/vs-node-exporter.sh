@@ -12,7 +12,12 @@
 # clients, with Accept-Encoding identity and gzip, with a new connection per
 # scrape and with keep-alive asked for; CPU seconds per 1,000 scrapes
 # (utime+stime from /proc/PID/stat); RSS and PSS (smaps_rollup) after the
-# load; CPU per poll; series counts; and the ratios ours/theirs.
+# load; CPU per poll; series counts; and the ratios ours/theirs. Then a
+# deployment measured side by side: one scraper every BENCH_SCRAPE_PERIOD s
+# (15) for BENCH_WARMUP_SCRAPES (5) + BENCH_MEASURE_SCRAPES (8) scrapes, ours
+# at its defaults (aligned polling): CPU per minute, series, polls per minute,
+# median data age, scrape p50 and anonymous memory, each beside node_exporter's
+# with the ratio.
 #
 # Ours runs only its sysfs collector (--collector.disable-defaults
 # --collector.sysfs). During the load it runs with --poll.interval=1h, so
@@ -80,7 +85,7 @@ kv() { # kv KEY LINE: the value of KEY=VALUE in a scrape_load line
 PORT_OURS=$(bench_free_port)
 start ours "$PORT_OURS" "$BIN" --web.listen-address="127.0.0.1:$PORT_OURS" \
 	--path.sysfs="$TMP/sys" --collector.disable-defaults --collector.sysfs \
-	--poll.interval=1h --log.level=error
+	--poll.interval=1h --poll.mode=fixed --log.level=error
 PID_ours=$STARTED
 PORT_NE=$(bench_free_port)
 start node "$PORT_NE" "$NE" --web.listen-address="127.0.0.1:$PORT_NE" \
@@ -94,7 +99,7 @@ echo "== vs-node-exporter: $(basename "$BIN") vs. $("$NE" --version 2>&1 | head 
 bench_machine_note
 echo "synthetic host: $DEVICES devices x $PORTS ports, $files counter files (counters/ + hw_counters/)," \
 	"regular files in $TMP (not the kernel's sysfs)"
-echo "ours: --collector.disable-defaults --collector.sysfs --poll.interval=1h (one poll at start;" \
+echo "ours: --collector.disable-defaults --collector.sysfs --poll.interval=1h --poll.mode=fixed (one poll at start;" \
 	"scrapes serve the snapshot). node_exporter: --collector.disable-defaults --collector.infiniband" \
 	"(reads sysfs on every scrape)."
 
@@ -113,7 +118,7 @@ IDLE=10
 PORT_POLL=$(bench_free_port)
 start poll "$PORT_POLL" "$BIN" --web.listen-address="127.0.0.1:$PORT_POLL" \
 	--path.sysfs="$TMP/sys" --collector.disable-defaults --collector.sysfs \
-	--poll.interval=100ms --log.level=error
+	--poll.interval=100ms --poll.mode=fixed --log.level=error
 PID_poll=$STARTED
 curl -fsS "http://127.0.0.1:$PORT_POLL/metrics" >"$TMP/p0"
 t0_poll=$(bench_cpu_ticks "$PID_poll")
@@ -188,15 +193,82 @@ awk '$4 == "ours" { o[$1 " " $2 " " $3] = $0 } $4 == "node_exporter" { n[$1 " " 
 	}' "$TMP/rows" | sort -k1,1r -k2,2 -k3,3n
 printf '%-22s %8s %8s\n' memory RSS PSS
 printf '%-22s %8s %8s\n' "" "$(bench_ratio "$rss_o" "$rss_n")" "$(bench_ratio "$pss_o" "$pss_n")"
-# --- what a deployment pays: Prometheus every 15s, ours polling every 5s (its
-# default): CPU s per 1,000 scrapes is ms per scrape
+# --- the old arithmetic, for --poll.mode=fixed: Prometheus every 15s, ours polling every 5s
+# (CPU s per 1,000 scrapes is ms per scrape)
 scrape_o=$(awk '$1 == "identity" && $2 == "close" && $3 == 1 && $4 == "ours" { print $8 }' "$TMP/rows")
 scrape_n=$(awk '$1 == "identity" && $2 == "close" && $3 == 1 && $4 == "node_exporter" { print $8 }' "$TMP/rows")
 min_o=$(awk -v p="$poll_cpu_ms" -v s="$scrape_o" 'BEGIN { printf "%.1f", 12 * p + 4 * s }')
 min_n=$(awk -v s="$scrape_n" 'BEGIN { printf "%.1f", 4 * s }')
 echo
-echo "CPU per minute at default intervals (scraped every 15s, identity, 1 client; ours polling every 5s," \
-	"its default): ours $min_o ms (12 polls + 4 scrapes), node_exporter $min_n ms (4 scrapes):" \
+echo "CPU per minute with --poll.mode=fixed at 5s, computed (scraped every 15s, identity, 1 client):" \
+	"ours $min_o ms (12 polls + 4 scrapes), node_exporter $min_n ms (4 scrapes):" \
 	"ratio $(bench_ratio "$min_o" "$min_n"). Ours reads $files counter files a poll, node_exporter" \
 	"only counters/ ($(find "$TMP/sys" -path '*/counters/*' -type f | wc -l) files) a scrape."
+
+# --- a deployment, measured: one scraper (Prometheus's User-Agent) every PERIOD
+# seconds; ours at its defaults (every collector, aligned polling, 5s interval),
+# node_exporter with its infiniband collector. WARM scrapes to learn the period,
+# then MEASURE scrapes measured.
+PERIOD=${BENCH_SCRAPE_PERIOD:-15}
+WARM=${BENCH_WARMUP_SCRAPES:-5}
+MEASURE=${BENCH_MEASURE_SCRAPES:-8}
+PORT_DEP=$(bench_free_port)
+start deploy "$PORT_DEP" "$BIN" --web.listen-address="127.0.0.1:$PORT_DEP" \
+	--path.sysfs="$TMP/sys" --log.level=error
+PID_deploy=$STARTED
+URL_DEP=http://127.0.0.1:$PORT_DEP/metrics
+# a fresh node_exporter too: the one above carries the load's heap
+PORT_NE2=$(bench_free_port)
+start node2 "$PORT_NE2" "$NE" --web.listen-address="127.0.0.1:$PORT_NE2" \
+	--path.sysfs="$TMP/sys" --collector.disable-defaults --collector.infiniband \
+	--log.level=error
+PID_node=$STARTED
+URL_NE=http://127.0.0.1:$PORT_NE2/metrics
+UA="Prometheus/2.42.0"
+# scrape_both N: one scrape of each, the bodies in $TMP/dep.N and $TMP/ne.N, latencies appended
+scrape_both() {
+	curl -fsS -A "$UA" -o "$TMP/dep.$1" -w '%{time_total}\n' "$URL_DEP" >>"$TMP/lat.ours"
+	curl -fsS -A "$UA" -o "$TMP/ne.$1" -w '%{time_total}\n' "$URL_NE" >>"$TMP/lat.node"
+}
+echo
+echo "deployment: one scraper every ${PERIOD}s for $((WARM + MEASURE)) scrapes, the last $MEASURE measured;" \
+	"ours at its defaults (all collectors, --poll.mode=aligned), node_exporter infiniband only"
+t_start=$(date +%s.%N)
+for i in $(seq 0 $((WARM + MEASURE))); do
+	# on a fixed grid, as Prometheus scrapes
+	sleep "$(awk -v s="$t_start" -v i="$i" -v p="$PERIOD" -v now="$(date +%s.%N)" \
+		'BEGIN { d = s + i * p - now; printf "%.3f", (d > 0 ? d : 0) }')"
+	if [ "$i" -eq "$WARM" ]; then
+		: >"$TMP/lat.ours"
+		: >"$TMP/lat.node"
+		c0_o=$(bench_cpu_ticks "$PID_deploy")
+		c0_n=$(bench_cpu_ticks "$PID_node")
+	fi
+	scrape_both "$i"
+done
+c1_o=$(bench_cpu_ticks "$PID_deploy")
+c1_n=$(bench_cpu_ticks "$PID_node")
+last=$((WARM + MEASURE))
+mins=$(awk -v n="$MEASURE" -v p="$PERIOD" 'BEGIN { print n * p / 60 }')
+cpu_o=$(awk -v t=$((c1_o - c0_o)) -v hz="$BENCH_CLK_TCK" -v m="$mins" 'BEGIN { printf "%.1f", t * 1000 / hz / m }')
+cpu_n=$(awk -v t=$((c1_n - c0_n)) -v hz="$BENCH_CLK_TCK" -v m="$mins" 'BEGIN { printf "%.1f", t * 1000 / hz / m }')
+polls=$(($(bench_metric rdma_exporter_polls_total "$TMP/dep.$last") - $(bench_metric rdma_exporter_polls_total "$TMP/dep.$WARM")))
+ppm=$(awk -v n="$polls" -v m="$mins" 'BEGIN { printf "%.1f", n / m }')
+age=$(bench_hist_median rdma_exporter_data_age_seconds "$TMP/dep.$WARM" "$TMP/dep.$last")
+med() { sort -n "$1" | awk '{ v[NR] = $1 } END { if (NR) printf "%.3f", v[int((NR + 1) / 2)] * 1000; else print "-" }'; }
+p50_o=$(med "$TMP/lat.ours")
+p50_n=$(med "$TMP/lat.node")
+ser_o=$(bench_series "$TMP/dep.$last")
+ser_n=$(bench_series "$TMP/ne.$last")
+anon_o=$(bench_anon "$PID_deploy")
+anon_n=$(bench_anon "$PID_node")
+printf '%-28s %12s %14s %8s\n' figure ours node_exporter ratio
+printf '%-28s %12s %14s %8s\n' "CPU ms per minute" "$cpu_o" "$cpu_n" "$(bench_ratio "$cpu_o" "$cpu_n")"
+printf '%-28s %12s %14s %8s\n' "series per scrape" "$ser_o" "$ser_n" "$(bench_ratio "$ser_o" "$ser_n")"
+printf '%-28s %12s %14s %8s\n' "polls per minute" "$ppm" "(per scrape)" -
+printf '%-28s %12s %14s %8s\n' "median data age at scrape s" "$age" "0 (reads)" -
+printf '%-28s %12s %14s %8s\n' "scrape p50 ms" "$p50_o" "$p50_n" "$(bench_ratio "$p50_o" "$p50_n")"
+printf '%-28s %12s %14s %8s\n' "anonymous memory kB" "$anon_o" "$anon_n" "$(bench_ratio "$anon_o" "$anon_n")"
+echo "(data age: rdma_exporter_data_age_seconds over the measured scrapes, interpolated in its bucket;"
+echo " node_exporter reads sysfs during the scrape: its data is fresh and its scrape waits on it)"
 echo "(figures from a shared 2-core machine with the load tool on the same cores: compare within this run)"

@@ -143,6 +143,12 @@ static void on_signal(int sig)
 	stop = 1;
 }
 
+/* protobuf requests make the polls encode it (poller.h) */
+static void note_scrape(void *arg, uint64_t key, double age_s, bool wants_proto)
+{
+	poller_note_scrape(arg, key, age_s, wants_proto);
+}
+
 static int serve(const char *listen, uint64_t poll_ms)
 {
 	static const struct collector_ops *const table[] = {&synth_ops};
@@ -155,6 +161,8 @@ static int serve(const char *listen, uint64_t poll_ms)
 		.enabled = enabled,
 		.ctx = {.sysfs_fd = -1, .filter = filter, .proc_root = "/proc"},
 		.interval_ms = poll_ms,
+		/* the synthetic observations come per poll: keep their rate */
+		.fixed_interval = true,
 		.proc_root = "/proc",
 	};
 	struct http_config hc = {
@@ -178,6 +186,8 @@ static int serve(const char *listen, uint64_t poll_ms)
 		fprintf(stderr, "native_hist_serve: cannot start the poller\n");
 		goto out;
 	}
+	hc.on_scrape = note_scrape;
+	hc.on_scrape_arg = p;
 	srv = http_server_start(&hc, &slot, err, sizeof(err));
 	if (!srv) {
 		fprintf(stderr, "native_hist_serve: cannot listen on %s: %s\n", listen, err);

@@ -149,6 +149,8 @@ static void test_defaults(void **state)
 	assert_string_equal(cfg.telemetry_path, "/metrics");
 	assert_string_equal(cfg.sysfs_path, "/sys");
 	assert_int_equal(cfg.poll_interval_ms, 5000);
+	assert_int_equal(cfg.poll_min_interval_ms, 1000);
+	assert_false(cfg.poll_fixed);
 	assert_null(cfg.device_include);
 	assert_null(cfg.device_exclude);
 	assert_null(cfg.web_config_file);
@@ -241,6 +243,14 @@ static void test_errors(void **state)
 	assert_int_equal(cfg.poll_interval_ms, 1500);
 	assert_int_equal(PARSE(&cfg, "--poll.interval=1m30s"), 0);
 	assert_int_equal(cfg.poll_interval_ms, 90000);
+	assert_int_equal(PARSE(&cfg, "--poll.min-interval=250ms", "--poll.mode=fixed"), 0);
+	assert_int_equal(cfg.poll_min_interval_ms, 250);
+	assert_true(cfg.poll_fixed);
+	assert_int_equal(PARSE(&cfg, "--poll.mode=aligned"), 0);
+	assert_false(cfg.poll_fixed);
+	expect_error(PARSE(&cfg, "--poll.mode=scrape"),
+		     "--poll.mode: \"scrape\" is not one of aligned, fixed");
+	expect_error(PARSE(&cfg, "--poll.min-interval=10ms"), "out of range (100ms to 24h)");
 	expect_error(PARSE(&cfg, "--poll.interval=10ms"), "out of range (100ms to 24h)");
 	expect_error(PARSE(&cfg, "--poll.interval=2d"), "out of range (100ms to 24h)");
 	/* overflowing 64 bits of milliseconds: out of range, not "not a duration" */

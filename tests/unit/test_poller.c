@@ -28,6 +28,7 @@ static int release[2] = {-1, -1};
 static int entered[2] = {-1, -1};
 static bool block_in_collect;
 static bool add_histogram;
+static unsigned collects; /* fake_collect() runs */
 
 static int fake_init(const struct collector_ctx *ctx, void **state)
 {
@@ -42,6 +43,7 @@ static int fake_collect(void *state, struct metric_sink *sink, struct collector_
 
 	(void)state;
 	(void)stats;
+	__atomic_add_fetch(&collects, 1, __ATOMIC_SEQ_CST);
 	if (add_histogram) {
 		struct histogram h;
 
@@ -315,9 +317,70 @@ static void test_poll_publishes_proto(void **state)
 	assert_non_null(snapshot_gzip(snap, &len));
 	assert_non_null(snapshot_proto_gzip(snap, &len));
 	snapshot_unref(snap);
+
+	/* later polls only while requests ask for protobuf */
+	assert_int_equal(poller_poll_once(p), 0);
+	snap = snapshot_slot_get(&slot);
+	assert_null(snapshot_proto(snap, &pb_len));
+	assert_non_null(snapshot_gzip(snap, &len));
+	snapshot_unref(snap);
+	poller_note_scrape(p, 1, 0.5, true);
+	assert_int_equal(poller_poll_once(p), 0);
+	snap = snapshot_slot_get(&slot);
+	assert_non_null(snapshot_proto(snap, &pb_len));
+	snapshot_unref(snap);
 	add_histogram = false;
 	assert_int_equal(poller_free(p), 0);
 	snapshot_slot_destroy(&slot);
+}
+
+/*
+ * Scrapes every 200 ms with a 1 h interval: aligned, the thread learns the
+ * scraper and polls once per scrape; fixed, it never polls.
+ */
+static unsigned polls_for_scrapes(bool fixed)
+{
+	const struct poller_config pc = {
+		.collectors = table,
+		.n_collectors = 1,
+		.enabled = enabled,
+		.ctx = {.sysfs_fd = -1},
+		.interval_ms = 3600 * 1000,
+		.min_interval_ms = 100,
+		.fixed_interval = fixed,
+		.proc_root = "/proc",
+		.watchdog_ping = count_ping,
+	};
+	struct snapshot_slot slot;
+	struct poller *p;
+	unsigned n;
+
+	block_in_collect = false;
+	snapshot_slot_init(&slot);
+	p = poller_new(&pc, &slot);
+	assert_non_null(p);
+	assert_int_equal(poller_start(p), 0);
+	__atomic_store_n(&collects, 0, __ATOMIC_SEQ_CST);
+	for (int i = 0; i < 15; i++) {
+		poller_note_scrape(p, 42, 0.1, false);
+		usleep(200 * 1000);
+	}
+	n = __atomic_load_n(&collects, __ATOMIC_SEQ_CST);
+	assert_int_equal(poller_free(p), 0);
+	snapshot_slot_destroy(&slot);
+	return n;
+}
+
+static void test_scrapes_drive_polls(void **state)
+{
+	unsigned aligned;
+
+	(void)state;
+	aligned = polls_for_scrapes(false);
+	/* learnt after 4 scrapes, then one poll per scrape; a loaded machine may miss some */
+	assert_true(aligned >= 4);
+	assert_true(aligned <= 15);
+	assert_int_equal(polls_for_scrapes(true), 0);
 }
 
 int main(void)
@@ -328,6 +391,7 @@ int main(void)
 		cmocka_unit_test(test_watchdog_pinged_between_polls),
 		cmocka_unit_test(test_watchdog_starved_by_stuck_poll),
 		cmocka_unit_test(test_poll_publishes_proto),
+		cmocka_unit_test(test_scrapes_drive_polls),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -67,6 +71,36 @@ static void test_collect_live(void **state)
 	metric_sink_free(s);
 }
 
+/* process_open_fds (from the size of /proc/self/fd on Linux 6.2+) is the listing's count */
+static void test_open_fds_exact(void **state)
+{
+	struct metric_sink *s = metric_sink_new();
+	struct buf b = BUF_INIT;
+	unsigned long long listed = 0, reported = 0;
+	struct dirent *de;
+	const char *line;
+	int extra = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	DIR *d;
+
+	(void)state;
+	assert_true(extra >= 0);
+	assert_int_equal(selfstats_collect("/proc", s), 0);
+	d = opendir("/proc/self/fd");
+	assert_non_null(d);
+	while ((de = readdir(d)))
+		listed += de->d_name[0] != '.';
+	closedir(d);
+	assert_int_equal(metric_sink_render(s, &b), 0);
+	line = strstr(b.data, "\nprocess_open_fds ");
+	assert_non_null(line);
+	assert_int_equal(sscanf(line, "\nprocess_open_fds %llu", &reported), 1);
+	/* the listing counts the descriptor of its own opendir */
+	assert_int_equal(reported, listed - 1);
+	close(extra);
+	buf_free(&b);
+	metric_sink_free(s);
+}
+
 static void test_collect_missing_proc(void **state)
 {
 	struct metric_sink *s = metric_sink_new();
@@ -79,11 +113,9 @@ static void test_collect_missing_proc(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_proc_stat),
-		cmocka_unit_test(test_proc_stat_bad),
-		cmocka_unit_test(test_btime),
-		cmocka_unit_test(test_collect_live),
-		cmocka_unit_test(test_collect_missing_proc),
+		cmocka_unit_test(test_proc_stat),      cmocka_unit_test(test_proc_stat_bad),
+		cmocka_unit_test(test_btime),	       cmocka_unit_test(test_collect_live),
+		cmocka_unit_test(test_open_fds_exact), cmocka_unit_test(test_collect_missing_proc),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
