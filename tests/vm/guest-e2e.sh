@@ -270,12 +270,18 @@ rdma_exporter --web.listen-address=$PA_LISTEN --poll.interval=500ms --no-collect
 PA=$!
 # Two protobuf scrapes of this fast-probing exporter 4 s apart, for the host: vm-e2e.sh
 # serves them to a real Prometheus with native histograms (tests/vm/native-replay.py).
-sleep $((PA_SECS - 4))
+# The exporter encodes protobuf only while it is asked for: the first request may get
+# text, so one is sent first and the captures follow a few polls later.
+sleep $((PA_SECS - 6))
+scrape_proto /tmp/pp0.bin /tmp/pp0.headers "$PA_LISTEN"
+sleep 2
 scrape_proto "$OUT/protobuf-probe-1.bin" /tmp/pp1.headers "$PA_LISTEN"
 sleep 4
 scrape_proto "$OUT/protobuf-probe-2.bin" /tmp/pp2.headers "$PA_LISTEN"
-check "protobuf scrapes of the fast-probing exporter for the host's Prometheus" \
-    test -s "$OUT/protobuf-probe-1.bin" -a -s "$OUT/protobuf-probe-2.bin"
+pp_ct() { tr -d '\r' < "$1" | sed -n 's/^[Cc]ontent-[Tt]ype: //p'; }
+check "protobuf scrapes of the fast-probing exporter for the host's Prometheus ($(pp_ct /tmp/pp1.headers); $(pp_ct /tmp/pp2.headers))" \
+    test -s "$OUT/protobuf-probe-1.bin" -a -s "$OUT/protobuf-probe-2.bin" \
+    -a "$(pp_ct /tmp/pp1.headers)" = "$PROTO_CT" -a "$(pp_ct /tmp/pp2.headers)" = "$PROTO_CT"
 scrape "$OUT/scrape-accuracy.txt" "http://$PA_LISTEN/metrics" && normalize < "$OUT/scrape-accuracy.txt" > "$PA_NORM"
 kill -TERM $PA $PB 2>/dev/null
 wait $PA $PB 2>/dev/null
