@@ -735,8 +735,9 @@ static bool live_sysfs(const char *path)
 
 static int sysfs_init(const struct collector_ctx *ctx, void **state)
 {
+	bool nl = ctx->flags ? ctx->flags[SYSFS_FLAG_HW_COUNTERS_NETLINK] != 0 : true;
 	const struct sysfs_seams real = {
-		.open_transport = live_sysfs(ctx->sysfs_path) ? nl_socket_open : NULL,
+		.open_transport = nl && live_sysfs(ctx->sysfs_path) ? nl_socket_open : NULL,
 	};
 
 	return sysfs_collector_init_with(ctx, &real, state);
@@ -763,10 +764,25 @@ static void sysfs_free(void *state)
 	free(st);
 }
 
+static const struct collector_flag sysfs_flags[SYSFS_FLAG_COUNT] = {
+	[SYSFS_FLAG_HW_COUNTERS_NETLINK] =
+		{
+			.name = "hw-counters-netlink",
+			.help = "Read each port's hw_counters with one RDMA netlink request "
+				"(same values) instead of one read per file, where the kernel "
+				"offers it and --path.sysfs is /sys; the files otherwise. "
+				"Default on.",
+			.kind = COLLECTOR_FLAG_BOOL,
+			.def = 1,
+		},
+};
+
 const struct collector_ops sysfs_collector_ops = {
 	.name = "sysfs",
 	.help = "Device and port attributes and all counters under /sys/class/infiniband",
 	.default_enabled = true,
+	.flags = sysfs_flags,
+	.n_flags = SYSFS_FLAG_COUNT,
 	.init = sysfs_init,
 	.collect = sysfs_collect,
 	.reload = sysfs_reload,

@@ -21,6 +21,12 @@
 
 extern const struct collector_ops sysfs_collector_ops;
 
+/* Indexes of the collector's own flags in collector_ctx.flags. */
+enum {
+	SYSFS_FLAG_HW_COUNTERS_NETLINK, /* --collector.sysfs.hw-counters-netlink, bool */
+	SYSFS_FLAG_COUNT,
+};
+
 /*
  * Outside inputs besides the sysfs root. open_transport: the RDMA netlink
  * transport for hw counters (NULL: read the files). The real init uses
