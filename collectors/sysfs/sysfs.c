@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "log.h"
+#include "sysfs_hwnl.h"
 #include "sysfs_parse.h"
 #include "sysfs_scan.h"
 
@@ -87,6 +88,8 @@ struct sysfs_state {
 	/* Paths whose failure was already logged at warn; sorted. */
 	char **warned;
 	size_t n_warned, cap_warned;
+
+	struct sysfs_hwnl *hwnl; /* hw counters over netlink; never NULL after init */
 
 	char buf[VALUE_BUF];
 };
@@ -236,17 +239,15 @@ static const char *source_name(unsigned source)
 	}
 }
 
-/* port NULL: a device-level counter. */
-static int emit_counter(struct sysfs_state *st, struct metric_sink *sink, struct sysfs_device *dev,
-			struct sysfs_port *p, struct sysfs_counter *c,
-			struct collector_stats *stats)
+/* port NULL: a device-level counter. v is its raw value, from the file or netlink. */
+static int emit_counter_value(struct sysfs_state *st, struct metric_sink *sink,
+			      struct sysfs_device *dev, struct sysfs_port *p,
+			      struct sysfs_counter *c, uint64_t v, struct collector_stats *stats)
 {
 	const char *port = p ? p->num_str : NULL;
-	uint64_t v, scaled;
+	uint64_t scaled;
 	int r;
 
-	if (read_value(st, dev, port, &c->file, sysfs_parse_counter, &v, stats) < 0)
-		return 0;
 	if (!c->known) {
 		if (p)
 			r = metric_sink_add_u64(sink, FAM_PORT_COUNTER, help_port_counter,
@@ -281,9 +282,46 @@ static int emit_counter(struct sysfs_state *st, struct metric_sink *sink, struct
 	return collector_sink_result(r);
 }
 
+/* from_nl: a hw_counters file's value comes from the port's STAT_GET reply. */
+static int emit_counter(struct sysfs_state *st, struct metric_sink *sink, struct sysfs_device *dev,
+			struct sysfs_port *p, struct sysfs_counter *c, bool from_nl,
+			struct collector_stats *stats)
+{
+	uint64_t v;
+
+	if (from_nl && c->source == SYSFS_SRC_HW_COUNTERS)
+		v = sysfs_hwnl_value(st->hwnl, c);
+	else if (read_value(st, dev, p ? p->num_str : NULL, &c->file, sysfs_parse_counter, &v,
+			    stats) < 0)
+		return 0;
+	return emit_counter_value(st, sink, dev, p, c, v, stats);
+}
+
+/*
+ * The port's hw counters in one netlink request. A failure keeps the poll
+ * on the files, and the port on them until the next scan: said once.
+ */
+static bool poll_hwnl(struct sysfs_state *st, struct sysfs_device *dev, struct sysfs_port *p)
+{
+	char eb[128];
+	int r;
+
+	if (!p->hw_nl)
+		return false;
+	r = sysfs_hwnl_poll(st->hwnl, dev, p);
+	if (r == 0)
+		return true;
+	p->hw_nl = false;
+	log_info("hw_counters netlink request failed: reading the files until the next rescan",
+		 "collector=sysfs device=%s port=%s err=%s errno=%d", dev->name, p->num_str,
+		 log_strerror(-r, eb, sizeof(eb)), -r);
+	return false;
+}
+
 static int emit_port(struct sysfs_state *st, struct metric_sink *sink, struct sysfs_device *dev,
 		     struct sysfs_port *p, struct collector_stats *stats)
 {
+	bool from_nl;
 	int r;
 
 	r = metric_sink_add_u64(sink, FAM_PORT_INFO, help_port_info, METRIC_GAUGE,
@@ -324,8 +362,9 @@ static int emit_port(struct sysfs_state *st, struct metric_sink *sink, struct sy
 		if (r < 0)
 			return r;
 	}
+	from_nl = poll_hwnl(st, dev, p);
 	for (size_t i = 0; i < p->n_counters; i++) {
-		r = emit_counter(st, sink, dev, p, &p->counters[i], stats);
+		r = emit_counter(st, sink, dev, p, &p->counters[i], from_nl, stats);
 		if (r < 0)
 			return r;
 	}
@@ -352,7 +391,7 @@ static int emit_device(struct sysfs_state *st, struct metric_sink *sink, struct 
 			return r;
 	}
 	for (size_t i = 0; i < dev->n_counters; i++) {
-		r = emit_counter(st, sink, dev, NULL, &dev->counters[i], stats);
+		r = emit_counter(st, sink, dev, NULL, &dev->counters[i], false, stats);
 		if (r < 0)
 			return r;
 	}
@@ -366,6 +405,31 @@ static void free_devices(struct sysfs_device **devs, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		sysfs_device_free(devs[i]);
+}
+
+/* Which ports read their hw counters over netlink from now on; said at debug. */
+static void attach_hwnl(struct sysfs_state *st, struct sysfs_device *dev)
+{
+	const char *missing;
+	char eb[128];
+	int r;
+
+	for (size_t i = 0; i < dev->n_ports; i++) {
+		struct sysfs_port *p = &dev->ports[i];
+
+		r = sysfs_hwnl_attach(st->hwnl, dev, p, &missing);
+		if (r == 0)
+			log_debug("hw_counters via netlink", "collector=sysfs device=%s port=%s",
+				  dev->name, p->num_str);
+		else if (r == -ENOENT && missing)
+			log_debug("hw_counters via sysfs files",
+				  "collector=sysfs device=%s port=%s reason=%s counter=%s",
+				  dev->name, p->num_str, "no netlink entry of that name", missing);
+		else if (r != -EOPNOTSUPP)
+			log_debug("hw_counters via sysfs files",
+				  "collector=sysfs device=%s port=%s err=%s errno=%d", dev->name,
+				  p->num_str, log_strerror(-r, eb, sizeof(eb)), -r);
+	}
 }
 
 /* Scans one device; logs what the scan could not do. NULL when skipped. */
@@ -411,6 +475,7 @@ static int scan_one(struct sysfs_state *st, const char *name, bool known, struct
 	log_msg(known ? LOG_DEBUG : LOG_INFO, "scanned device",
 		"collector=sysfs device=%s ports=%zu counter_files=%zu driver=%s", name,
 		dev->n_ports, n_counters, dev->driver);
+	attach_hwnl(st, dev);
 	*out = dev;
 	return 0;
 }
@@ -628,7 +693,8 @@ static int sysfs_collect(void *state, struct metric_sink *sink, struct collector
 	return 0;
 }
 
-static int sysfs_init(const struct collector_ctx *ctx, void **state)
+int sysfs_collector_init_with(const struct collector_ctx *ctx, const struct sysfs_seams *seams,
+			      void **state)
 {
 	struct sysfs_state *st;
 
@@ -651,8 +717,30 @@ static int sysfs_init(const struct collector_ctx *ctx, void **state)
 	st->rescan_interval_s = ctx->rescan_interval_s;
 	st->netdevs = ctx->rdma_netdevs;
 	st->fd_reserve = ctx->fd_reserve;
+	st->hwnl = sysfs_hwnl_new(seams->open_transport, seams->open_data,
+				  ctx->poll_interval_ms ? (int)(ctx->poll_interval_ms / 2) : 0);
+	if (!st->hwnl) {
+		free(st);
+		return -ENOMEM;
+	}
 	*state = st;
 	return 0;
+}
+
+/* Netlink describes the running kernel: it matches only the kernel's own sysfs. */
+static bool live_sysfs(const char *path)
+{
+	return path && (strcmp(path, "/sys") == 0 || strcmp(path, "/sys/") == 0);
+}
+
+static int sysfs_init(const struct collector_ctx *ctx, void **state)
+{
+	bool nl = ctx->flags ? ctx->flags[SYSFS_FLAG_HW_COUNTERS_NETLINK] != 0 : true;
+	const struct sysfs_seams real = {
+		.open_transport = nl && live_sysfs(ctx->sysfs_path) ? nl_socket_open : NULL,
+	};
+
+	return sysfs_collector_init_with(ctx, &real, state);
 }
 
 static void sysfs_reload(void *state)
@@ -672,13 +760,29 @@ static void sysfs_free(void *state)
 	free_devices(st->devs, st->n_devs);
 	free(st->devs);
 	warned_clear(st);
+	sysfs_hwnl_free(st->hwnl);
 	free(st);
 }
+
+static const struct collector_flag sysfs_flags[SYSFS_FLAG_COUNT] = {
+	[SYSFS_FLAG_HW_COUNTERS_NETLINK] =
+		{
+			.name = "hw-counters-netlink",
+			.help = "Read each port's hw_counters with one RDMA netlink request "
+				"(same values) instead of one read per file, where the kernel "
+				"offers it and --path.sysfs is /sys; the files otherwise. "
+				"Default on.",
+			.kind = COLLECTOR_FLAG_BOOL,
+			.def = 1,
+		},
+};
 
 const struct collector_ops sysfs_collector_ops = {
 	.name = "sysfs",
 	.help = "Device and port attributes and all counters under /sys/class/infiniband",
 	.default_enabled = true,
+	.flags = sysfs_flags,
+	.n_flags = SYSFS_FLAG_COUNT,
 	.init = sysfs_init,
 	.collect = sysfs_collect,
 	.reload = sysfs_reload,

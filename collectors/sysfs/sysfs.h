@@ -17,7 +17,29 @@
 #define RDMA_EXPORTER_SYSFS_H
 
 #include "collector.h"
+#include "netlink_sock.h"
 
 extern const struct collector_ops sysfs_collector_ops;
+
+/* Indexes of the collector's own flags in collector_ctx.flags. */
+enum {
+	SYSFS_FLAG_HW_COUNTERS_NETLINK, /* --collector.sysfs.hw-counters-netlink, bool */
+	SYSFS_FLAG_COUNT,
+};
+
+/*
+ * Outside inputs besides the sysfs root. open_transport: the RDMA netlink
+ * transport for hw counters (NULL: read the files). The real init uses
+ * nl_socket_open only when the sysfs path is /sys: netlink describes the
+ * running kernel, which a fixture or another root does not.
+ */
+struct sysfs_seams {
+	nl_transport_open_fn open_transport;
+	void *open_data;
+};
+
+/* init() with the given seams. */
+int sysfs_collector_init_with(const struct collector_ctx *ctx, const struct sysfs_seams *seams,
+			      void **state);
 
 #endif

@@ -45,6 +45,7 @@ struct sysfs_counter {
 	const char *name;			/* file name, points into file.path */
 	unsigned source;			/* one enum sysfs_counter_source */
 	const struct sysfs_counter_name *known; /* NULL: exported under the generic family */
+	uint32_t nl_pos; /* hw_counters of a port with hw_nl: its entry in the STAT_GET reply */
 };
 
 struct sysfs_port {
@@ -60,6 +61,10 @@ struct sysfs_port {
 	size_t n_netdevs;
 	struct sysfs_counter *counters; /* sorted by source, then name */
 	size_t n_counters;
+	/* Set by the collector: hw_counters come from one netlink STAT_GET
+	 * (sysfs_hwnl.h), not from the files; cleared on a failure until the
+	 * next scan. */
+	bool hw_nl;
 };
 
 struct sysfs_device {
@@ -82,6 +87,7 @@ struct sysfs_device {
 	 * or removed and re-added under the same name): re-scan it next poll. */
 	bool recheck;
 	bool no_pma_logged; /* "N/A (no PMA)" counters said once */
+	uint32_t nl_index;  /* RDMA netlink device index, when a port has hw_nl */
 };
 
 /* What the listing saw besides the names it kept: which "no device" case it is. */

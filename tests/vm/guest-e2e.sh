@@ -150,6 +150,38 @@ for f in $HW_COUNTERS; do
 done
 no_lifespan_counter() { ! grep -qE 'counter="lifespan"|^[a-z_]*lifespan[a-z_]*_total[{]' "$NORM"; }
 check "lifespan is not exported as a counter" no_lifespan_counter
+# Those values came from one RDMA netlink STAT_GET per port, not from the files (issue 21).
+check "hw_counters of $DEV port $PORT read via RDMA netlink (debug log of the scan)" \
+    grep -qE "msg=\"hw_counters via netlink\" collector=sysfs device=$DEV port=$PORT( |\$)" \
+    "$OUT/exporter.log"
+no_hwnl_failure() { ! grep -qE 'msg="hw_counters (netlink request failed|via sysfs files)' "$OUT/exporter.log"; }
+check "no hw_counters netlink fallback logged before the device removal" no_hwnl_failure
+# What it saves: read syscalls (/proc/PID/io syscr) per poll of a sysfs-only exporter with
+# and without it, over the same window without scrapes (other reads are the same in both).
+reads_per_poll() {      # reads_per_poll PORT FLAG: prints syscr per poll
+    local pid a b p0 p1
+    rdma_exporter --web.listen-address=127.0.0.1:$1 --poll.mode=fixed --poll.interval=500ms \
+        --path.sysfs=/sys --collector.disable-defaults --collector.sysfs "$2" \
+        > "$OUT/exporter-reads-$1.log" 2>&1 &
+    pid=$!
+    sleep 3
+    scrape /tmp/reads0.txt "http://127.0.0.1:$1/metrics"
+    p0=$(awk '/^rdma_exporter_polls_total/ { print $NF }' /tmp/reads0.txt)
+    a=$(awk '/^syscr:/ { print $2 }' /proc/$pid/io)
+    sleep 5
+    b=$(awk '/^syscr:/ { print $2 }' /proc/$pid/io)
+    scrape /tmp/reads1.txt "http://127.0.0.1:$1/metrics"
+    p1=$(awk '/^rdma_exporter_polls_total/ { print $NF }' /tmp/reads1.txt)
+    kill $pid 2>/dev/null
+    wait $pid 2>/dev/null
+    awk -v a="$a" -v b="$b" -v p0="$p0" -v p1="$p1" \
+        'BEGIN { if (a == "" || b == "" || p1 - p0 < 1) exit 1; printf "%.1f", (b - a) / (p1 - p0) }'
+}
+r_nl=$(reads_per_poll 9888 --collector.sysfs.hw-counters-netlink)
+r_files=$(reads_per_poll 9889 --no-collector.sysfs.hw-counters-netlink)
+note "benchmark hw_counters via netlink: read syscalls per poll (sysfs collector only, $n_hw hw_counters files on $DEV/$PORT): ${r_files:-?} reading the files, ${r_nl:-?} with one STAT_GET per port"
+check "netlink saves read syscalls per poll (${r_files:-?} -> ${r_nl:-?})" \
+    awk -v a="$r_files" -v b="$r_nl" -v n="$n_hw" 'BEGIN { exit !(a != "" && b != "" && a - b >= n - 1) }'
 check_value rdma_port_state "device=\"$DEV\",port=\"$PORT\"" 4
 check_value rdma_port_rate_bytes_per_second "device=\"$DEV\",port=\"$PORT\"" 12500000000
 check_value rdma_port_netdev_info "device=\"$DEV\",port=\"$PORT\",netdev=\"eth0\"" 1

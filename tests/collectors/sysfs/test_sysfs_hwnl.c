@@ -1,0 +1,434 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * The sysfs collector's hw counters over RDMA netlink (sysfs_hwnl.c), run
+ * end to end on the rxe fixture tree with a scripted netlink transport: one
+ * STAT_GET per port replaces the hw_counters reads when every file has an
+ * entry of its name, and the files are read on any failure. The transport
+ * answers with values that differ from the files, so each line says which
+ * path gave it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "exposition_assert.h"
+#include "nl_build.h"
+
+#include "buf.h"
+#include "collector.h"
+#include "devfilter.h"
+#include "log.h"
+#include "metrics.h"
+#include "sysfs.h"
+
+#define FAKE_PORTID 4242u
+#define DEV_INDEX   7u
+#define MAX_QUEUE   64
+
+/* The 15 hw_counters files of the rxe fixture (lifespan is not a counter). */
+static const char *const rxe_names[] = {
+	"ack_deferred",	      "completer_retry_err", "duplicate_request",  "link_downed",
+	"out_of_seq_request", "rcvd_pkts",	     "rcvd_rnr_err",	   "rcvd_seq_err",
+	"rdma_recvs",	      "rdma_sends",	     "retry_exceeded_err", "retry_rnr_exceeded_err",
+	"send_err",	      "send_rnr_err",	     "sent_pkts",
+};
+#define N_RXE (sizeof(rxe_names) / sizeof(rxe_names[0]))
+
+/* What the fake kernel answers. */
+struct world {
+	const char *names[N_RXE + 2];
+	uint64_t values[N_RXE + 2];
+	size_t n;
+	int open_err;	      /* the socket cannot be opened */
+	int stat_err;	      /* STAT_GET answers NLMSG_ERROR with this */
+	unsigned stat_ok;     /* ... after this many successful STAT_GETs */
+	unsigned gets, stats; /* requests seen */
+};
+
+struct datagram {
+	unsigned char *data;
+	size_t len;
+};
+
+struct fake_transport {
+	struct nl_transport t;
+	struct world *w;
+	struct datagram q[MAX_QUEUE];
+	size_t head, tail;
+};
+
+static void push_msgs(struct fake_transport *ft, struct dg *d, uint32_t seq)
+{
+	struct nlmsghdr *nlh = (struct nlmsghdr *)d->buf;
+	int rem = (int)dg_len(d);
+
+	while (mnl_nlmsg_ok(nlh, rem)) {
+		struct datagram *g = &ft->q[ft->tail++];
+
+		assert_true(ft->tail <= MAX_QUEUE);
+		nlh->nlmsg_seq = seq;
+		nlh->nlmsg_pid = FAKE_PORTID;
+		g->len = nlh->nlmsg_len;
+		g->data = malloc(g->len);
+		assert_non_null(g->data);
+		memcpy(g->data, nlh, g->len);
+		nlh = mnl_nlmsg_next(nlh, &rem);
+	}
+}
+
+static int collect_attr(const struct nlattr *a, void *data)
+{
+	const struct nlattr **tb = data;
+
+	if (mnl_attr_get_type(a) < RDMA_NLDEV_ATTR_MAX)
+		tb[mnl_attr_get_type(a)] = a;
+	return MNL_CB_OK;
+}
+
+static void answer_stat(struct world *w, struct dg *d, uint32_t dev, uint32_t port)
+{
+	struct nlmsghdr *nlh;
+	struct nlattr *t;
+
+	w->stats++;
+	if (w->stat_err && w->stats > w->stat_ok) {
+		dg_error(d, w->stat_err);
+		return;
+	}
+	assert_int_equal(dev, DEV_INDEX);
+	nlh = dg_dev_msg(d, RDMA_NLDEV_CMD_STAT_GET, 0, dev, "rxe0");
+	mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_PORT_INDEX, port);
+	t = mnl_attr_nest_start(nlh, RDMA_NLDEV_ATTR_STAT_HWCOUNTERS);
+	for (size_t i = 0; i < w->n; i++)
+		put_stat(nlh, w->names[i], w->values[i]);
+	mnl_attr_nest_end(nlh, t);
+}
+
+static int fake_send(struct nl_transport *t, const void *buf, size_t len)
+{
+	struct fake_transport *ft = (struct fake_transport *)t;
+	const struct nlmsghdr *nlh = buf;
+	const struct nlattr *tb[RDMA_NLDEV_ATTR_MAX] = {0};
+	uint16_t cmd = nlh->nlmsg_type & 0x3ff;
+	struct dg d;
+
+	assert_int_equal(nlh->nlmsg_len, len);
+	assert_int_equal(mnl_attr_parse(nlh, 0, collect_attr, tb), MNL_CB_OK);
+	dg_init(&d);
+	if (cmd == RDMA_NLDEV_CMD_GET) {
+		ft->w->gets++;
+		/* another device first: the index is looked up by name */
+		dg_dev_msg(&d, cmd, NLM_F_MULTI, 1, "mlx5_0");
+		dg_dev_msg(&d, cmd, NLM_F_MULTI, DEV_INDEX, "rxe0");
+		dg_done(&d, 0);
+	} else {
+		assert_int_equal(cmd, RDMA_NLDEV_CMD_STAT_GET);
+		assert_non_null(tb[RDMA_NLDEV_ATTR_PORT_INDEX]);
+		answer_stat(ft->w, &d, mnl_attr_get_u32(tb[RDMA_NLDEV_ATTR_DEV_INDEX]),
+			    mnl_attr_get_u32(tb[RDMA_NLDEV_ATTR_PORT_INDEX]));
+	}
+	push_msgs(ft, &d, nlh->nlmsg_seq);
+	dg_free(&d);
+	return 0;
+}
+
+static ssize_t fake_recv(struct nl_transport *t, void *buf, size_t len, int timeout_ms)
+{
+	struct fake_transport *ft = (struct fake_transport *)t;
+	struct datagram g;
+
+	(void)timeout_ms;
+	if (ft->head == ft->tail)
+		return -ETIMEDOUT;
+	g = ft->q[ft->head++];
+	if (ft->head == ft->tail)
+		ft->head = ft->tail = 0;
+	assert_true(g.len <= len);
+	memcpy(buf, g.data, g.len);
+	free(g.data);
+	return (ssize_t)g.len;
+}
+
+static uint32_t fake_portid(struct nl_transport *t)
+{
+	(void)t;
+	return FAKE_PORTID;
+}
+
+static void fake_free(struct nl_transport *t)
+{
+	struct fake_transport *ft = (struct fake_transport *)t;
+
+	for (size_t i = ft->head; i < ft->tail; i++)
+		free(ft->q[i].data);
+	free(ft);
+}
+
+static const struct nl_transport_ops fake_ops = {
+	.send = fake_send,
+	.recv = fake_recv,
+	.portid = fake_portid,
+	.free = fake_free,
+};
+
+static struct nl_transport *fake_open(void *data, int *err)
+{
+	struct world *w = data;
+	struct fake_transport *ft;
+
+	if (w->open_err) {
+		*err = w->open_err;
+		return NULL;
+	}
+	ft = calloc(1, sizeof(*ft));
+	assert_non_null(ft);
+	ft->t.ops = &fake_ops;
+	ft->w = w;
+	*err = 0;
+	return &ft->t;
+}
+
+/* Every rxe counter over netlink, as 7000 + its position. */
+static void world_rxe(struct world *w)
+{
+	memset(w, 0, sizeof(*w));
+	for (size_t i = 0; i < N_RXE; i++) {
+		w->names[i] = rxe_names[i];
+		w->values[i] = 7000 + i;
+	}
+	w->n = N_RXE;
+}
+
+struct run {
+	struct device_filter *filter;
+	void *state;
+	struct collector_stats stats;
+	char *text;
+	int root;
+};
+
+static void run_start(struct run *r, struct world *w)
+{
+	const struct sysfs_seams seams = {.open_transport = fake_open, .open_data = w};
+	struct collector_ctx ctx = {0};
+	char path[4096], err[256];
+	const char *fixtures = getenv("FIXTURES");
+
+	memset(r, 0, sizeof(*r));
+	assert_non_null(fixtures);
+	snprintf(path, sizeof(path), "%s/sysfs/rxe", fixtures);
+	r->root = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	assert_true(r->root >= 0);
+	r->filter = device_filter_new(NULL, NULL, err, sizeof(err));
+	assert_non_null(r->filter);
+	ctx.sysfs_fd = r->root;
+	ctx.filter = r->filter;
+	ctx.rescan_interval_s = 3600;
+	assert_int_equal(sysfs_collector_init_with(&ctx, &seams, &r->state), 0);
+}
+
+static void run_poll(struct run *r)
+{
+	struct metric_sink *sink = metric_sink_new();
+	struct buf out = BUF_INIT;
+
+	assert_non_null(sink);
+	memset(&r->stats, 0, sizeof(r->stats));
+	assert_int_equal(sysfs_collector_ops.collect(r->state, sink, &r->stats), 0);
+	assert_int_equal(metric_sink_render(sink, &out), 0);
+	assert_int_equal(metric_sink_errors(sink), 0);
+	free(r->text);
+	r->text = out.data ? buf_steal(&out, NULL) : strdup("");
+	assert_non_null(r->text);
+	buf_free(&out);
+	metric_sink_free(sink);
+	/* the other files are read as always */
+	assert_int_equal(r->stats.read_errors, 0);
+	assert_line(r->text, "rdma_port_state{device=\"rxe0\",port=\"1\"} 4");
+	assert_null(strstr(r->text, "lifespan"));
+}
+
+static void run_stop(struct run *r)
+{
+	sysfs_collector_ops.free(r->state);
+	device_filter_free(r->filter);
+	free(r->text);
+	close(r->root);
+}
+
+/* The values the fixture's files hold. */
+static void assert_from_files(const char *text)
+{
+	assert_line(text, "rdma_port_packets_received_total{device=\"rxe0\",port=\"1\"} 1234");
+	assert_line(text, "rdma_port_packets_transmitted_total{device=\"rxe0\",port=\"1\"} 1240");
+	assert_line(text, "rdma_port_statistic_total{device=\"rxe0\",port=\"1\","
+			  "source=\"hw_counters\",counter=\"duplicate_request\"} 3");
+}
+
+static void assert_from_netlink(const char *text)
+{
+	assert_line(text, "rdma_port_packets_received_total{device=\"rxe0\",port=\"1\"} 7005");
+	assert_line(text, "rdma_port_packets_transmitted_total{device=\"rxe0\",port=\"1\"} 7014");
+	assert_line(text, "rdma_port_statistic_total{device=\"rxe0\",port=\"1\","
+			  "source=\"hw_counters\",counter=\"duplicate_request\"} 7002");
+}
+
+static void test_all_from_netlink(void **state)
+{
+	struct world w;
+	struct run r;
+
+	(void)state;
+	world_rxe(&w);
+	/* an entry without a file (an optional counter) adds nothing here */
+	w.names[w.n] = "optional_only";
+	w.values[w.n++] = 1;
+	run_start(&r, &w);
+	run_poll(&r);
+	assert_from_netlink(r.text);
+	assert_null(strstr(r.text, "optional_only"));
+	/* 15 counters, each once: 3 curated, 12 generic, as from the files */
+	assert_int_equal(w.gets, 1);
+	assert_int_equal(w.stats, 2); /* scan, poll */
+	run_poll(&r);
+	assert_from_netlink(r.text);
+	assert_int_equal(w.gets, 1);
+	assert_int_equal(w.stats, 3); /* one request per poll */
+	run_stop(&r);
+}
+
+static void test_values_above_2_53(void **state)
+{
+	struct world w;
+	struct run r;
+
+	(void)state;
+	world_rxe(&w);
+	w.values[2] = (1ull << 53) + 1; /* duplicate_request */
+	w.values[5] = UINT64_MAX;	/* rcvd_pkts */
+	run_start(&r, &w);
+	run_poll(&r);
+	assert_line(r.text,
+		    "rdma_port_statistic_total{device=\"rxe0\",port=\"1\","
+		    "source=\"hw_counters\",counter=\"duplicate_request\"} 9007199254740993");
+	assert_line(r.text, "rdma_port_packets_received_total{device=\"rxe0\",port=\"1\"} "
+			    "18446744073709551615");
+	run_stop(&r);
+}
+
+static void test_fallback_no_socket(void **state)
+{
+	struct world w;
+	struct run r;
+
+	(void)state;
+	world_rxe(&w);
+	w.open_err = -EPROTONOSUPPORT; /* a kernel without NETLINK_RDMA */
+	run_start(&r, &w);
+	run_poll(&r);
+	assert_from_files(r.text);
+	run_stop(&r);
+}
+
+static void test_fallback_request_fails(void **state)
+{
+	struct world w;
+	struct run r;
+
+	(void)state;
+	world_rxe(&w);
+	w.stat_err = -EPERM;
+	run_start(&r, &w);
+	run_poll(&r);
+	assert_from_files(r.text);
+	run_poll(&r);
+	assert_from_files(r.text);
+	assert_int_equal(w.stats, 1); /* tried at the scan only */
+	run_stop(&r);
+}
+
+static void test_fallback_until_rescan(void **state)
+{
+	struct world w;
+	struct run r;
+
+	(void)state;
+	world_rxe(&w);
+	w.stat_err = -ENODEV;
+	w.stat_ok = 2; /* scan and first poll succeed */
+	run_start(&r, &w);
+	run_poll(&r);
+	assert_from_netlink(r.text);
+	run_poll(&r); /* fails: this poll reads the files */
+	assert_from_files(r.text);
+	assert_int_equal(w.stats, 3);
+	run_poll(&r); /* and the next ones, without asking again */
+	assert_from_files(r.text);
+	assert_int_equal(w.stats, 3);
+	/* the next scan tries again */
+	w.stat_err = 0;
+	sysfs_collector_ops.reload(r.state);
+	run_poll(&r);
+	assert_from_netlink(r.text);
+	run_stop(&r);
+}
+
+static void test_fallback_name_mismatch(void **state)
+{
+	struct world w;
+	struct run r;
+
+	(void)state;
+	world_rxe(&w);
+	w.names[7] = "rcvd_seq_errors"; /* rcvd_seq_err has no entry */
+	run_start(&r, &w);
+	run_poll(&r);
+	assert_from_files(r.text);
+	assert_int_equal(w.stats, 1);
+	run_stop(&r);
+}
+
+static void test_fallback_names_moved(void **state)
+{
+	struct world w;
+	struct run r;
+
+	(void)state;
+	world_rxe(&w);
+	run_start(&r, &w);
+	run_poll(&r);
+	assert_from_netlink(r.text);
+	/* the reply's order changes under the mapping: never shift values */
+	w.names[0] = rxe_names[1];
+	w.names[1] = rxe_names[0];
+	run_poll(&r);
+	assert_from_files(r.text);
+	run_stop(&r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_all_from_netlink),
+		cmocka_unit_test(test_values_above_2_53),
+		cmocka_unit_test(test_fallback_no_socket),
+		cmocka_unit_test(test_fallback_request_fails),
+		cmocka_unit_test(test_fallback_until_rescan),
+		cmocka_unit_test(test_fallback_name_mismatch),
+		cmocka_unit_test(test_fallback_names_moved),
+	};
+
+	log_set_level(LOG_ERR);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
