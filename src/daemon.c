@@ -93,6 +93,7 @@ static void *shutdown_watchdog(void *arg)
 	struct timespec left = {.tv_sec = SHUTDOWN_TIMEOUT_S};
 
 	(void)arg;
+	pthread_setname_np(pthread_self(), "rdma-shutdown");
 	while (clock_nanosleep(CLOCK_MONOTONIC, 0, &left, &left) == EINTR)
 		;
 	log_error("shutdown did not finish in time; exiting", "timeout_s=%d", SHUTDOWN_TIMEOUT_S);
@@ -192,6 +193,7 @@ static void *web_reloader_main(void *arg)
 	struct web_reloader *r = arg;
 	struct web_settings *ws;
 
+	pthread_setname_np(pthread_self(), "rdma-reload");
 	pthread_mutex_lock(&r->lock);
 	for (;;) {
 		while (!r->pending && !r->stopping)

@@ -100,7 +100,7 @@ struct http_server {
 	pthread_mutex_t conn_lock;
 	pthread_cond_t conn_cond;
 	struct http_conn conns;
-	uint64_t reaper_wake_ms; /* when the reaper looks next (0: not waiting) */
+	uint64_t reaper_wake_ms; /* when the reaper looks next (0: not waiting; UINT64_MAX: idle) */
 	bool reaper_stop;
 	bool reaper_running;
 	pthread_t reaper;
@@ -530,6 +530,7 @@ static void *auth_worker(void *arg)
 {
 	struct http_server *srv = arg;
 
+	pthread_setname_np(pthread_self(), "rdma-auth");
 	pthread_mutex_lock(&srv->auth_lock);
 	for (;;) {
 		struct http_req *req;
@@ -1172,9 +1173,10 @@ static void *reaper_thread(void *arg)
 	struct http_server *srv = arg;
 	struct timespec ts;
 
+	pthread_setname_np(pthread_self(), "rdma-reaper");
 	pthread_mutex_lock(&srv->conn_lock);
 	while (!srv->reaper_stop) {
-		uint64_t now = clock_mono_ms(), next = now + 1000;
+		uint64_t now = clock_mono_ms(), next = UINT64_MAX;
 		unsigned shut = 0;
 
 		for (struct http_conn *conn = srv->conns.next; conn != &srv->conns;
@@ -1197,6 +1199,11 @@ static void *reaper_thread(void *arg)
 				  (unsigned long long)srv->requests_timed_out);
 		}
 		srv->reaper_wake_ms = next;
+		if (next == UINT64_MAX) { /* nothing to watch: sleep until a request comes */
+			pthread_cond_wait(&srv->conn_cond, &srv->conn_lock);
+			srv->reaper_wake_ms = 0;
+			continue;
+		}
 		clock_gettime(CLOCK_MONOTONIC, &ts);
 		ts.tv_sec += (time_t)((next - now) / 1000);
 		ts.tv_nsec += (long)((next - now) % 1000) * 1000000L;

@@ -419,6 +419,7 @@ static void *poller_thread(void *arg)
 	uint64_t started;
 	bool do_reload;
 
+	pthread_setname_np(pthread_self(), "rdma-poller");
 	pthread_mutex_lock(&p->lock);
 	for (;;) {
 		wait_for_poll(p);

@@ -27,8 +27,12 @@
 #include "probe_packet.h"
 
 #define SYNC_PERIOD_MS 1000
-#define SPIN_NS	       200000ull
-#define SPIN_MAX_NS    1000000ull
+/* With no verbs device at all, the device list is looked at this often (a
+ * list costs a netlink socket and a sysfs walk in libibverbs); with one, every
+ * SYNC_PERIOD_MS, so that a device being removed is let go within a second. */
+#define IDLE_PORTS_PERIOD_MS 10000
+#define SPIN_NS		     200000ull
+#define SPIN_MAX_NS	     1000000ull
 
 static struct peer *peer_by_seq(struct probe_state *st, uint64_t seq)
 {
@@ -399,9 +403,10 @@ static void engine_teardown(struct probe_state *st)
 void *probe_engine(void *arg)
 {
 	struct probe_state *st = arg;
-	uint64_t next_round = clock_mono_ms() + st->interval_ms, next_sync = 0;
+	uint64_t next_round = clock_mono_ms() + st->interval_ms, next_sync = 0, next_ports = 0;
 	unsigned udp_ready = 0;
 
+	pthread_setname_np(pthread_self(), "rdma-probe");
 	for (;;) {
 		uint64_t now_ms = clock_mono_ms(), next_ns;
 		int failed;
@@ -410,7 +415,10 @@ void *probe_engine(void *arg)
 		if (take_requests(st, &hup))
 			break;
 		if (now_ms >= next_sync || hup) {
-			probe_sync_ports(st);
+			if (now_ms >= next_ports || hup)
+				next_ports =
+					now_ms + (probe_sync_ports(st) > 0 ? SYNC_PERIOD_MS
+									   : IDLE_PORTS_PERIOD_MS);
 			probe_sideband_sync(st);
 			udp_ready = 0; /* the table may have changed */
 			probe_check_targets_file(st, hup);

@@ -175,7 +175,7 @@ struct probe_state {
 void *probe_engine(void *arg);
 
 /* probe_slots.c */
-void probe_sync_ports(struct probe_state *st);
+int probe_sync_ports(struct probe_state *st);
 void probe_slot_close(struct probe_state *st, struct slot *s);
 void probe_slot_drop(struct probe_state *st, struct slot *s);
 int probe_slot_pick(struct probe_state *st, const uint8_t *gid, uint64_t now_ns, int *gid_index);

@@ -228,9 +228,9 @@ static int sysfs_active_ports(int sysfs_fd, const char *dev, uint8_t *ports, int
 /*
  * Brings the ports in line with the verbs device list: a device that left it
  * (rdma link delete, hot unplug) is closed at once; a new device's ACTIVE
- * ports are opened.
+ * ports are opened. Returns how many verbs devices the list has.
  */
-void probe_sync_ports(struct probe_state *st)
+int probe_sync_ports(struct probe_state *st)
 {
 	struct ibv_device **list;
 	int n = 0;
@@ -291,6 +291,8 @@ void probe_sync_ports(struct probe_state *st)
 		/* Closed at once: the probe ports hold their own contexts. */
 		ibv_close_device(ctx);
 	}
-	if (list)
-		ibv_free_device_list(list);
+	if (!list)
+		return 0;
+	ibv_free_device_list(list);
+	return n;
 }

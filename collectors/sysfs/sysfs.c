@@ -407,8 +407,9 @@ static void free_devices(struct sysfs_device **devs, size_t n)
 		sysfs_device_free(devs[i]);
 }
 
-/* Which ports read their hw counters over netlink from now on; said at debug. */
-static void attach_hwnl(struct sysfs_state *st, struct sysfs_device *dev)
+/* Which ports read their hw counters over netlink from now on; said at
+ * debug. only_files: just the ports that read the files now. */
+static void attach_hwnl(struct sysfs_state *st, struct sysfs_device *dev, bool only_files)
 {
 	const char *missing;
 	char eb[128];
@@ -417,6 +418,8 @@ static void attach_hwnl(struct sysfs_state *st, struct sysfs_device *dev)
 	for (size_t i = 0; i < dev->n_ports; i++) {
 		struct sysfs_port *p = &dev->ports[i];
 
+		if (only_files && p->hw_nl)
+			continue;
 		r = sysfs_hwnl_attach(st->hwnl, dev, p, &missing);
 		if (r == 0)
 			log_debug("hw_counters via netlink", "collector=sysfs device=%s port=%s",
@@ -430,6 +433,21 @@ static void attach_hwnl(struct sysfs_state *st, struct sysfs_device *dev)
 				  "collector=sysfs device=%s port=%s err=%s errno=%d", dev->name,
 				  p->num_str, log_strerror(-r, eb, sizeof(eb)), -r);
 	}
+}
+
+/*
+ * The periodic re-check: true when the device is as scanned (its files stay
+ * open, its text was re-read), false when it must be scanned again. Ports
+ * whose hw counters fell back to the files try netlink again.
+ */
+static bool recheck_unchanged(struct sysfs_state *st, struct sysfs_device *dev)
+{
+	if (sysfs_device_refresh(st->root, dev) != 0)
+		return false;
+	log_debug("re-checked device: unchanged, its files stay open", "collector=sysfs device=%s",
+		  dev->name);
+	attach_hwnl(st, dev, true);
+	return true;
 }
 
 /* Scans one device; logs what the scan could not do. NULL when skipped. */
@@ -475,7 +493,7 @@ static int scan_one(struct sysfs_state *st, const char *name, bool known, struct
 	log_msg(known ? LOG_DEBUG : LOG_INFO, "scanned device",
 		"collector=sysfs device=%s ports=%zu counter_files=%zu driver=%s", name,
 		dev->n_ports, n_counters, dev->driver);
-	attach_hwnl(st, dev);
+	attach_hwnl(st, dev, false);
 	*out = dev;
 	return 0;
 }
@@ -543,7 +561,7 @@ static int merge_one(struct sysfs_state *st, const char *name, bool full, size_t
 		dev = st->devs[*j];
 		st->devs[(*j)++] = NULL;
 		known = true;
-		if (full || dev->recheck) {
+		if (dev->recheck || (full && !recheck_unchanged(st, dev))) {
 			sysfs_device_free(dev);
 			dev = NULL;
 		}

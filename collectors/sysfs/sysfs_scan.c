@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -120,16 +121,92 @@ static bool entry_is(int dfd, const struct dirent *de, enum entry_kind want)
 	return want == ENTRY_DIR ? S_ISDIR(st.st_mode) : S_ISREG(st.st_mode);
 }
 
-/* Names in root/path of the wanted kind, unsorted. Returns 0 or -errno. */
-static int list_dir(int root, const char *path, enum entry_kind want, struct strvec *out)
+/* Directory times this close to the clock may yet change within the same
+ * timestamp tick: such a stamp is not trusted (git's "racy" entries). */
+#define STAMP_RACY_S 2
+
+/* Records what path (st, or NULL: missing) looks like now, for the re-check. */
+static void stamp_dir(struct sysfs_device *dev, const char *path, const struct stat *st)
+{
+	struct sysfs_dirstamp *ns, *s;
+	struct timespec now;
+
+	if (!dev)
+		return;
+	ns = realloc(dev->stamps, (dev->n_stamps + 1) * sizeof(*ns));
+	if (!ns) {
+		dev->stamps_unsure = true;
+		return;
+	}
+	dev->stamps = ns;
+	s = &ns[dev->n_stamps];
+	*s = (struct sysfs_dirstamp){.path = strdup(path), .absent = !st || !S_ISDIR(st->st_mode)};
+	if (!s->path) {
+		dev->stamps_unsure = true;
+		return;
+	}
+	dev->n_stamps++;
+	if (s->absent)
+		return;
+	s->dev = st->st_dev;
+	s->ino = st->st_ino;
+	s->mtime = st->st_mtim;
+	s->ctime = st->st_ctim;
+	if (clock_gettime(CLOCK_REALTIME, &now) < 0 ||
+	    s->mtime.tv_sec > now.tv_sec - STAMP_RACY_S ||
+	    s->ctime.tv_sec > now.tv_sec - STAMP_RACY_S)
+		dev->stamps_unsure = true;
+}
+
+/* A directory that could not be opened: missing is a stamp, anything else
+ * leaves the device unsure (scanned again at the re-check). */
+static void stamp_failed(struct sysfs_device *dev, const char *path, int err)
+{
+	if (!dev)
+		return;
+	if (err == -ENOENT || err == -ENOTDIR)
+		stamp_dir(dev, path, NULL);
+	else
+		dev->stamps_unsure = true;
+}
+
+static bool stamp_matches(int root, const struct sysfs_dirstamp *s)
+{
+	struct stat st;
+
+	if (fstatat(root, s->path, &st, 0) < 0)
+		return s->absent && (errno == ENOENT || errno == ENOTDIR);
+	if (!S_ISDIR(st.st_mode) || s->absent)
+		return s->absent && !S_ISDIR(st.st_mode);
+	return st.st_dev == s->dev && st.st_ino == s->ino && st.st_mtim.tv_sec == s->mtime.tv_sec &&
+	       st.st_mtim.tv_nsec == s->mtime.tv_nsec && st.st_ctim.tv_sec == s->ctime.tv_sec &&
+	       st.st_ctim.tv_nsec == s->ctime.tv_nsec;
+}
+
+/*
+ * Names in root/path of the wanted kind, unsorted. Returns 0 or -errno.
+ * stamp (may be NULL): the device whose re-check should watch this directory.
+ */
+static int list_dir(int root, const char *path, enum entry_kind want, struct strvec *out,
+		    struct sysfs_device *stamp)
 {
 	struct dirent *de;
+	struct stat st;
 	DIR *d;
 	int fd, r = 0;
 
 	fd = openat(root, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
+	if (fd < 0) {
+		r = -errno;
+		stamp_failed(stamp, path, r);
+		return r;
+	}
+	if (stamp) {
+		if (fstat(fd, &st) == 0)
+			stamp_dir(stamp, path, &st);
+		else
+			stamp->stamps_unsure = true;
+	}
 	d = fdopendir(fd);
 	if (!d) {
 		r = -errno;
@@ -169,7 +246,7 @@ int sysfs_list_devices(int root, const struct device_filter *filter, char ***nam
 	*info = (struct sysfs_listing){0};
 	/* Entries are symlinks into /sys/devices (directories on old kernels):
 	 * accept anything but a plain file without a stat per device per poll. */
-	r = list_dir(root, SYSFS_IB_CLASS_DIR, ENTRY_ANY, &all);
+	r = list_dir(root, SYSFS_IB_CLASS_DIR, ENTRY_ANY, &all, NULL);
 	if (r == -ENOENT || r == -ENOTDIR) {
 		info->no_class_dir = true;
 		r = 0;
@@ -404,7 +481,7 @@ static int scan_counter_dir(int root, const char *dir, unsigned source, struct s
 	char path[PATH_MAX];
 	int r;
 
-	r = list_dir(root, dir, ENTRY_FILE, &names);
+	r = list_dir(root, dir, ENTRY_FILE, &names, dev);
 	if (r == -ENOENT || r == -ENOTDIR) {
 		r = 0; /* most drivers have only some of the directories */
 		goto out;
@@ -472,6 +549,13 @@ static void resolve_duplicates(struct sysfs_counter *c, size_t n)
 	}
 }
 
+static void netdevs_free(char **netdevs, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(netdevs[i]);
+	free(netdevs);
+}
+
 static int netdev_cmp(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -490,7 +574,7 @@ static int scan_netdevs(int root, const char *portdir, struct sysfs_port *p)
 	r = path_fmt(path, sizeof(path), "%s/gid_attrs/ndevs", portdir);
 	if (r < 0)
 		return 0;
-	r = list_dir(root, path, ENTRY_FILE, &entries);
+	r = list_dir(root, path, ENTRY_FILE, &entries, NULL);
 	if (r == -ENOMEM)
 		goto out;
 	r = 0;
@@ -605,9 +689,7 @@ static void port_free(struct sysfs_port *p)
 	file_close(&p->rate);
 	file_close(&p->lid);
 	file_close(&p->sm_lid);
-	for (size_t i = 0; i < p->n_netdevs; i++)
-		free(p->netdevs[i]);
-	free(p->netdevs);
+	netdevs_free(p->netdevs, p->n_netdevs);
 	counters_free(p->counters, p->n_counters);
 }
 
@@ -628,7 +710,7 @@ static int scan_ports(int root, struct sysfs_device *dev)
 	r = path_fmt(path, sizeof(path), "%s/%s/ports", SYSFS_IB_CLASS_DIR, dev->name);
 	if (r < 0)
 		return r;
-	r = list_dir(root, path, ENTRY_DIR, &names);
+	r = list_dir(root, path, ENTRY_DIR, &names, dev);
 	if (r == -ENOENT || r == -ENOTDIR) {
 		r = 0;
 		goto out;
@@ -764,6 +846,110 @@ err:
 	return r;
 }
 
+/* The scan-time text of a device: swapped whole by the re-check. */
+static const size_t text_fields[] = {
+	offsetof(struct sysfs_device, node_type), offsetof(struct sysfs_device, hca_type),
+	offsetof(struct sysfs_device, board_id),  offsetof(struct sysfs_device, fw_ver),
+	offsetof(struct sysfs_device, node_guid), offsetof(struct sysfs_device, sys_image_guid),
+	offsetof(struct sysfs_device, driver),
+};
+
+static char **text_field(struct sysfs_device *dev, size_t i)
+{
+	return (char **)((char *)dev + text_fields[i]);
+}
+
+static void text_free(struct sysfs_device *dev)
+{
+	for (size_t i = 0; i < sizeof(text_fields) / sizeof(text_fields[0]); i++) {
+		free(*text_field(dev, i));
+		*text_field(dev, i) = NULL;
+	}
+}
+
+/* Whether anything of dev failed or was missing at scan time. */
+static bool scan_incomplete(const struct sysfs_device *dev)
+{
+	if (dev->recheck || dev->stamps_unsure || dev->scan_errors || dev->n_reopen_each)
+		return true;
+	for (size_t i = 0; i < dev->n_ports; i++) {
+		const struct sysfs_port *p = &dev->ports[i];
+
+		if (p->state.absent || p->phys_state.absent || p->rate.absent)
+			return true;
+		for (size_t k = 0; k < p->n_counters; k++)
+			if (p->counters[k].file.absent || p->counters[k].file.fd < 0)
+				return true;
+	}
+	for (size_t k = 0; k < dev->n_counters; k++)
+		if (dev->counters[k].file.absent || dev->counters[k].file.fd < 0)
+			return true;
+	return false;
+}
+
+/* The new netdevs of every port in fresh[] (dev->n_ports of them). */
+static int rescan_netdevs(int root, const struct sysfs_device *dev, struct sysfs_port *fresh)
+{
+	char base[PATH_MAX];
+	int r;
+
+	for (size_t i = 0; i < dev->n_ports; i++) {
+		r = path_fmt(base, sizeof(base), "%s/%s/ports/%u", SYSFS_IB_CLASS_DIR, dev->name,
+			     (unsigned)dev->ports[i].num);
+		if (r < 0)
+			return r;
+		r = scan_netdevs(root, base, &fresh[i]);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+int sysfs_device_refresh(int root, struct sysfs_device *dev)
+{
+	struct sysfs_device text = {.name = dev->name};
+	struct sysfs_port *fresh = NULL;
+	int r;
+
+	if (scan_incomplete(dev))
+		return 1;
+	for (size_t i = 0; i < dev->n_stamps; i++)
+		if (!stamp_matches(root, &dev->stamps[i]))
+			return 1;
+	if (dev->n_ports && !(fresh = calloc(dev->n_ports, sizeof(*fresh))))
+		return -ENOMEM;
+	r = scan_attrs(root, &text);
+	if (r == 0)
+		r = rescan_netdevs(root, dev, fresh);
+	if (r < 0) {
+		text_free(&text);
+		goto out;
+	}
+	/* Complete: swap the new text in, free the old. */
+	for (size_t i = 0; i < sizeof(text_fields) / sizeof(text_fields[0]); i++) {
+		char *old = *text_field(dev, i);
+
+		*text_field(dev, i) = *text_field(&text, i);
+		*text_field(&text, i) = old;
+	}
+	text_free(&text);
+	for (size_t i = 0; i < dev->n_ports; i++) {
+		struct sysfs_port *p = &dev->ports[i];
+		char **old = p->netdevs;
+		size_t n_old = p->n_netdevs;
+
+		p->netdevs = fresh[i].netdevs;
+		p->n_netdevs = fresh[i].n_netdevs;
+		fresh[i].netdevs = old;
+		fresh[i].n_netdevs = n_old;
+	}
+out:
+	for (size_t i = 0; fresh && i < dev->n_ports; i++)
+		netdevs_free(fresh[i].netdevs, fresh[i].n_netdevs);
+	free(fresh);
+	return r == -ENAMETOOLONG ? 1 : r;
+}
+
 void sysfs_device_free(struct sysfs_device *dev)
 {
 	if (!dev)
@@ -773,13 +959,10 @@ void sysfs_device_free(struct sysfs_device *dev)
 	free(dev->ports);
 	counters_free(dev->counters, dev->n_counters);
 	free(dev->name);
-	free(dev->node_type);
-	free(dev->hca_type);
-	free(dev->board_id);
-	free(dev->fw_ver);
-	free(dev->node_guid);
-	free(dev->sys_image_guid);
-	free(dev->driver);
+	text_free(dev);
 	free(dev->first_scan_error_path);
+	for (size_t i = 0; i < dev->n_stamps; i++)
+		free(dev->stamps[i].path);
+	free(dev->stamps);
 	free(dev);
 }

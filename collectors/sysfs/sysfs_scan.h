@@ -17,6 +17,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
 
 #include "devfilter.h"
 #include "sysfs_names.h"
@@ -46,6 +48,17 @@ struct sysfs_counter {
 	unsigned source;			/* one enum sysfs_counter_source */
 	const struct sysfs_counter_name *known; /* NULL: exported under the generic family */
 	uint32_t nl_pos; /* hw_counters of a port with hw_nl: its entry in the STAT_GET reply */
+};
+
+/* A directory the scan listed, as it looked then; sysfs_device_refresh()
+ * compares. A device registered again gets new directories (new inode
+ * numbers in sysfs); a file added to a directory changes its mtime. */
+struct sysfs_dirstamp {
+	char *path;  /* relative to the sysfs root; owned */
+	bool absent; /* did not exist, or was not a directory */
+	dev_t dev;
+	ino_t ino;
+	struct timespec mtime, ctime;
 };
 
 struct sysfs_port {
@@ -86,8 +99,13 @@ struct sysfs_device {
 	/* Set by the collector when reads fail with ENODEV/ENOENT (device gone,
 	 * or removed and re-added under the same name): re-scan it next poll. */
 	bool recheck;
-	bool no_pma_logged; /* "N/A (no PMA)" counters said once */
-	uint32_t nl_index;  /* RDMA netlink device index, when a port has hw_nl */
+	bool no_pma_logged;	       /* "N/A (no PMA)" counters said once */
+	uint32_t nl_index;	       /* RDMA netlink device index, when a port has hw_nl */
+	struct sysfs_dirstamp *stamps; /* the directories listed, for the re-check */
+	size_t n_stamps;
+	/* A stamp could not be taken, or its times were too recent to tell a
+	 * later change from them: the re-check scans the device again. */
+	bool stamps_unsure;
 };
 
 /* What the listing saw besides the names it kept: which "no device" case it is. */
@@ -121,6 +139,15 @@ int sysfs_name_cmp(const char *a, const char *b);
 /* Counter files are kept open only below RLIMIT_NOFILE - fd_reserve
  * (0: SYSFS_FD_HEADROOM); the others are opened per read. */
 int sysfs_device_scan(int root, const char *name, unsigned fd_reserve, struct sysfs_device **out);
+/*
+ * The periodic re-check of a scanned device, without re-opening its files:
+ * when every directory the scan listed is as it was (sysfs_dirstamp) and the
+ * scan was complete, re-reads the scan-time text (attributes, netdevs) in
+ * place and returns 0; the fds stay open. Returns 1 when the device must be
+ * scanned again (something changed, or the scan had errors, absent files or
+ * per-read files), -ENOMEM (dev unchanged).
+ */
+int sysfs_device_refresh(int root, struct sysfs_device *dev);
 /* Closes every fd. NULL is a no-op. */
 void sysfs_device_free(struct sysfs_device *dev);
 
