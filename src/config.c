@@ -836,7 +836,8 @@ static const struct help_flag core_flags[] = {
 	 "(docs/configuration.md); fixed: every --poll.interval. Default aligned.",
 	 COLLECTOR_FLAG_TEXT, 0, 0, NULL},
 	{"--collector.sysfs.rescan-interval=D",
-	 "Time between full re-scans of devices and counter files. Default 1m.",
+	 "Time between re-checks of each device: re-scanned when its directories "
+	 "changed, else its netdevs and attributes re-read. Default 1m.",
 	 COLLECTOR_FLAG_DURATION, CONFIG_MIN_POLL_INTERVAL_MS, CONFIG_MAX_POLL_INTERVAL_MS, NULL},
 	{"--collector.device-include=RE",
 	 "Only collect RDMA devices whose name matches RE (POSIX extended regex, anchored).",

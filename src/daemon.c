@@ -502,9 +502,9 @@ static uint64_t longest_poll_gap_ms(const struct exporter_config *cfg)
 	return POLLSCHED_ALIGNED_MAX_GAP_MS;
 }
 
-static void note_scrape(void *arg, uint64_t scraper_key, double data_age_s, bool wants_proto)
+static void note_scrape(void *arg, uint64_t scraper_key, double data_age_s, unsigned wants)
 {
-	poller_note_scrape(arg, scraper_key, data_age_s, wants_proto);
+	poller_note_scrape(arg, scraper_key, data_age_s, wants);
 }
 
 static int start_web_server(struct daemon *d)
@@ -664,7 +664,7 @@ static int oneshot_flags(struct daemon *d, int argc, char *argv[], const struct 
 static int oneshot_polls(struct daemon *d, const struct daemon_oneshot *ops)
 {
 	struct snapshot *snap;
-	const char *text;
+	char *text;
 	size_t len;
 	int r = 1;
 
@@ -674,9 +674,13 @@ static int oneshot_polls(struct daemon *d, const struct daemon_oneshot *ops)
 		snap = snapshot_slot_get(&d->slot);
 		if (!snap)
 			return -ENOMEM;
-		text = snapshot_text(snap, &len);
-		r = ops->reading(ops->arg, n, text, len);
+		/* Polls after the first keep only the gzip copy: the text comes from it. */
+		text = snapshot_text_copy(snap, &len);
 		snapshot_unref(snap);
+		if (!text)
+			return -ENOMEM;
+		r = ops->reading(ops->arg, n, text, len);
+		free(text);
 	}
 	return r;
 }

@@ -416,7 +416,7 @@ static void unref_cb(void *cls)
  * host has another User-Agent.
  */
 static void note_scrape(struct http_server *srv, struct MHD_Connection *c, const struct snapshot *s,
-			bool wants_proto)
+			unsigned wants)
 {
 	const union MHD_ConnectionInfo *info =
 		MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
@@ -436,7 +436,33 @@ static void note_scrape(struct http_server *srv, struct MHD_Connection *c, const
 		len = sizeof(struct in6_addr);
 	}
 	srv->cfg.on_scrape(srv->cfg.on_scrape_arg, pollsched_key(addr, len, ua),
-			   (double)snapshot_age_ms(s) / 1000.0, wants_proto);
+			   (double)snapshot_age_ms(s) / 1000.0, wants);
+}
+
+/*
+ * Plain text for a client without gzip from a snapshot that kept only the
+ * gzip copy (no such client lately): inflated for this response. The next
+ * polls keep the text again.
+ */
+static enum MHD_Result serve_inflated(const struct webconfig *wc, struct MHD_Connection *c,
+				      struct snapshot *s)
+{
+	struct MHD_Response *r;
+	size_t len;
+	char *text = snapshot_text_copy(s, &len);
+
+	snapshot_unref(s);
+	if (!text)
+		return queue_static(wc, c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n",
+				    "text/plain; charset=utf-8", NULL);
+	r = MHD_create_response_from_buffer_with_free_callback(len, text, free);
+	if (!r) {
+		free(text);
+		return MHD_NO;
+	}
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, CONTENT_TYPE_METRICS);
+	MHD_add_response_header(r, MHD_HTTP_HEADER_VARY, "Accept, Accept-Encoding");
+	return queue(wc, c, MHD_HTTP_OK, r);
 }
 
 static enum MHD_Result serve_metrics(struct http_server *srv, const struct webconfig *wc,
@@ -449,7 +475,7 @@ static enum MHD_Result serve_metrics(struct http_server *srv, const struct webco
 	struct snapshot *s = snapshot_slot_get(srv->slot);
 	struct MHD_Response *r;
 	const char *body = NULL, *type = CONTENT_TYPE_METRICS;
-	bool gz = false, wants_proto;
+	bool gz = false, wants_proto, accepts_gz = http_accepts_gzip(ae);
 	size_t len = 0;
 
 	if (!s)
@@ -457,19 +483,23 @@ static enum MHD_Result serve_metrics(struct http_server *srv, const struct webco
 				    "no poll has completed yet\n", "text/plain; charset=utf-8",
 				    NULL);
 	wants_proto = http_negotiate_format(accept) == HTTP_FORMAT_PROTO;
-	note_scrape(srv, c, s, wants_proto);
+	note_scrape(srv, c, s,
+		    (wants_proto ? SNAPSHOT_WANTS_PROTO : 0) |
+			    (wants_proto || accepts_gz ? 0 : SNAPSHOT_WANTS_PLAIN));
 	/* protobuf when asked for and this poll has it (encoded once per poll) */
 	if (wants_proto && snapshot_proto(s, &len)) {
 		type = EXPO_PROTO_CONTENT_TYPE;
-		body = http_accepts_gzip(ae) ? snapshot_proto_gzip(s, &len) : NULL;
+		body = accepts_gz ? snapshot_proto_gzip(s, &len) : NULL;
 		gz = body != NULL;
 		if (!gz)
 			body = snapshot_proto(s, &len);
 	} else {
-		body = http_accepts_gzip(ae) ? snapshot_gzip(s, &len) : NULL;
+		body = accepts_gz ? snapshot_gzip(s, &len) : NULL;
 		gz = body != NULL;
 		if (!gz)
 			body = snapshot_text(s, &len);
+		if (!body)
+			return serve_inflated(wc, c, s);
 	}
 	/* The response borrows the snapshot's buffer and drops its reference when done. */
 	r = MHD_create_response_from_buffer_with_free_callback_cls(len, (void *)body, unref_cb, s);

@@ -96,7 +96,8 @@ struct http_config {
 	 * address and User-Agent), the age of the data served, and whether it
 	 * asked for the protobuf exposition. May be NULL.
 	 */
-	void (*on_scrape)(void *arg, uint64_t scraper_key, double data_age_s, bool wants_proto);
+	void (*on_scrape)(void *arg, uint64_t scraper_key, double data_age_s,
+			  unsigned wants); /* SNAPSHOT_WANTS_* */
 	void *on_scrape_arg;
 };
 

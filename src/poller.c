@@ -53,8 +53,8 @@ struct poller {
 	uint64_t next_due_ms;		/* what the waiting thread aims at */
 	uint64_t ping_ms;		/* when the waiting thread pings the watchdog next */
 	struct pollsched_target target; /* what the schedule followed last, for logs */
-	bool proto_asked;		/* a request asked for protobuf, last at proto_asked_ms */
-	uint64_t proto_asked_ms;
+	/* When a request last asked for protobuf, for plain (not gzip) text; 0: none yet. */
+	uint64_t proto_asked_ms, plain_asked_ms;
 };
 
 /* rdma_exporter_data_age_seconds: a fresh poll (50 ms) to a stuck one (a minute) */
@@ -237,21 +237,26 @@ static void add_proto(struct snapshot *snap, const struct metric_sink *sink)
 	snapshot_set_proto(snap, bytes, len);
 }
 
+/* Under lock: whether a request asked for a form within keep_ms. */
+static bool asked_lately(const struct poller *p, uint64_t asked_ms, uint64_t keep_ms)
+{
+	return p->polls_total == 0 || (asked_ms && clock_mono_ms() - asked_ms < keep_ms);
+}
+
 /*
  * Whether this poll encodes the protobuf exposition: the first one (no
  * request seen yet), then only while requests ask for it. Encoding it and
  * its gzip copy was a seventh of a poll's CPU, wasted for text scrapers; a
  * protobuf request that finds none gets the text, and the next poll has it.
+ * Likewise the plain text is kept beside its gzip copy only while requests
+ * ask for it (Prometheus asks for gzip): 150 kB of the bench tree's 165 kB.
  */
-static bool proto_wanted(struct poller *p)
+static void forms_wanted(struct poller *p, bool *proto, bool *plain)
 {
-	bool wanted;
-
 	pthread_mutex_lock(&p->lock);
-	wanted = p->polls_total == 0 ||
-		 (p->proto_asked && clock_mono_ms() - p->proto_asked_ms < POLLER_PROTO_KEEP_MS);
+	*proto = asked_lately(p, p->proto_asked_ms, POLLER_PROTO_KEEP_MS);
+	*plain = asked_lately(p, p->plain_asked_ms, POLLER_PLAIN_KEEP_MS);
 	pthread_mutex_unlock(&p->lock);
-	return wanted;
 }
 
 int poller_poll_once(struct poller *p)
@@ -260,12 +265,13 @@ int poller_poll_once(struct poller *p)
 	struct buf out = BUF_INIT;
 	struct snapshot *snap;
 	double started = clock_wall_s();
-	bool proto = proto_wanted(p);
+	bool proto, plain;
 	char *text;
 	size_t len;
 
 	if (!sink)
 		return -ENOMEM;
+	forms_wanted(p, &proto, &plain);
 	p->poll_devices = 0;
 	p->poll_failed = 0;
 	for (unsigned i = 0; i < p->cfg.n_collectors; i++)
@@ -301,6 +307,8 @@ int poller_poll_once(struct poller *p)
 	if (snapshot_compress(snap) < 0)
 		log_warn("cannot compress the snapshot; serving it uncompressed", "err=%s",
 			 "out of memory");
+	else if (!plain)
+		snapshot_drop_text(snap);
 	snapshot_slot_publish(p->slot, snap);
 	/* The poll's sink and the previous snapshot are freed by now: give
 	 * their pages back instead of keeping the peak of a poll resident. */
@@ -448,16 +456,16 @@ static void *poller_thread(void *arg)
 	return NULL;
 }
 
-void poller_note_scrape(struct poller *p, uint64_t key, double data_age_s, bool wants_proto)
+void poller_note_scrape(struct poller *p, uint64_t key, double data_age_s, unsigned wants)
 {
 	uint64_t now = clock_mono_ms(), next;
 
 	pthread_mutex_lock(&p->lock);
 	histogram_observe(&p->data_age, data_age_s);
-	if (wants_proto) {
-		p->proto_asked = true;
-		p->proto_asked_ms = now;
-	}
+	if (wants & SNAPSHOT_WANTS_PROTO)
+		p->proto_asked_ms = now ? now : 1;
+	if (wants & SNAPSHOT_WANTS_PLAIN)
+		p->plain_asked_ms = now ? now : 1;
 	if (!p->cfg.fixed_interval) {
 		pollsched_arrival(&p->sched, key, now);
 		next = pollsched_next(&p->sched, now, p->last_end_ms, p->poll_cost_ms, NULL);

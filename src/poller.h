@@ -67,12 +67,15 @@ int poller_start(struct poller *p);
  * A /metrics request of scraper key (pollsched_key()) served data_age_s old
  * data: counted in rdma_exporter_data_age_seconds (in the next poll's
  * output) and, in aligned mode, learnt by the schedule, which the polling
- * thread then follows. wants_proto: it asked for the protobuf exposition,
- * which polls encode only for the first poll and while such requests come
- * (within POLLER_PROTO_KEEP_MS). Thread-safe; takes the poller's lock briefly.
+ * thread then follows. wants (SNAPSHOT_WANTS_*): it asked for the protobuf
+ * exposition, or for plain text, which polls keep only for the first poll
+ * and while such requests come (within POLLER_PROTO_KEEP_MS and
+ * POLLER_PLAIN_KEEP_MS); else they keep the gzip-encoded text alone (a plain
+ * request then gets it inflated). Thread-safe; takes the poller's lock briefly.
  */
-void poller_note_scrape(struct poller *p, uint64_t key, double data_age_s, bool wants_proto);
+void poller_note_scrape(struct poller *p, uint64_t key, double data_age_s, unsigned wants);
 #define POLLER_PROTO_KEEP_MS (3600 * 1000)
+#define POLLER_PLAIN_KEEP_MS (600 * 1000)
 /* SIGHUP: collectors reload before the next poll, which runs at once. */
 void poller_request_reload(struct poller *p);
 /*

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <zlib.h>
 
@@ -70,6 +71,52 @@ const char *snapshot_text(const struct snapshot *s, size_t *len)
 {
 	*len = s->len;
 	return s->text;
+}
+
+void snapshot_drop_text(struct snapshot *s)
+{
+	if (!s->gz)
+		return;
+	free(s->text);
+	s->text = NULL;
+}
+
+char *snapshot_text_copy(const struct snapshot *s, size_t *len)
+{
+	char *out = malloc(s->len ? s->len : 1);
+
+	*len = s->len;
+	if (!out)
+		return NULL;
+	if (s->text) {
+		memcpy(out, s->text, s->len);
+		return out;
+	}
+	if (!s->gz || gzip_decompress(s->gz, s->gz_len, out, s->len) < 0) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
+int gzip_decompress(const char *in, size_t len, char *out, size_t out_len)
+{
+	z_stream zs = {0};
+	int r;
+
+	if (inflateInit2(&zs, 15 + 16) != Z_OK)
+		return -ENOMEM;
+	zs.next_in = (Bytef *)(uintptr_t)in;
+	zs.avail_in = (uInt)len;
+	zs.next_out = (Bytef *)out;
+	zs.avail_out = (uInt)out_len;
+	r = inflate(&zs, Z_FINISH);
+	if (r == Z_BUF_ERROR && zs.avail_out == 0 && zs.avail_in > 0)
+		r = Z_DATA_ERROR; /* more than out_len */
+	inflateEnd(&zs);
+	if (r == Z_MEM_ERROR)
+		return -ENOMEM;
+	return r == Z_STREAM_END && zs.total_out == out_len ? 0 : -EINVAL;
 }
 
 char *gzip_compress(const char *in, size_t len, size_t *out_len)

@@ -22,7 +22,22 @@ struct snapshot *snapshot_new(char *text, size_t len);
 struct snapshot *snapshot_ref(struct snapshot *s);
 void snapshot_unref(struct snapshot *s);
 
+/* The text exposition; NULL (with its length in *len) once dropped. */
 const char *snapshot_text(const struct snapshot *s, size_t *len);
+/*
+ * Frees the text when the gzip copy exists (snapshot_compress), so that a
+ * snapshot only gzip clients read holds a tenth of the memory; a plain-text
+ * client then gets snapshot_text_inflate(). Only before the snapshot is shared.
+ */
+void snapshot_drop_text(struct snapshot *s);
+/* The text, from the kept one or inflated from the gzip copy: malloc'ed, or
+ * NULL on ENOMEM. */
+char *snapshot_text_copy(const struct snapshot *s, size_t *len);
+
+/* What a /metrics request asked for (poller_note_scrape): the poller keeps
+ * those forms in its next snapshots. */
+#define SNAPSHOT_WANTS_PROTO 1u /* the protobuf exposition */
+#define SNAPSHOT_WANTS_PLAIN 2u /* the text, not gzip-encoded */
 /* Milliseconds since the snapshot was made (CLOCK_MONOTONIC). */
 uint64_t snapshot_age_ms(const struct snapshot *s);
 /*
@@ -47,6 +62,9 @@ const char *snapshot_gzip(const struct snapshot *s, size_t *len);
 
 /* Compresses in (gzip format). Pure; returns a malloc'ed buffer or NULL. */
 char *gzip_compress(const char *in, size_t len, size_t *out_len);
+/* Inflates in (gzip format) into out_len bytes, exactly that many. Pure;
+ * -ENOMEM, or -EINVAL when in is not gzip of that length. */
+int gzip_decompress(const char *in, size_t len, char *out, size_t out_len);
 
 /* The slot the poller publishes into and HTTP reads from. */
 struct snapshot_slot {

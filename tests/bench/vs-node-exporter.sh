@@ -13,8 +13,8 @@
 # scrape and with keep-alive asked for; CPU seconds per 1,000 scrapes
 # (utime+stime from /proc/PID/stat); RSS and PSS (smaps_rollup) after the
 # load; CPU per poll; series counts; and the ratios ours/theirs. Then a
-# deployment measured side by side: one scraper every BENCH_SCRAPE_PERIOD s
-# (15) for BENCH_WARMUP_SCRAPES (5) + BENCH_MEASURE_SCRAPES (8) scrapes, ours
+# deployment measured side by side: one scraper asking as Prometheus does
+# (its User-Agent, Accept-Encoding: gzip) every BENCH_SCRAPE_PERIOD s (15) for BENCH_WARMUP_SCRAPES (5) + BENCH_MEASURE_SCRAPES (8) scrapes, ours
 # at its defaults (aligned polling): CPU per minute, series, polls per minute,
 # median data age, scrape p50 and anonymous memory, each beside node_exporter's
 # with the ratio.
@@ -225,13 +225,17 @@ start node2 "$PORT_NE2" "$NE" --web.listen-address="127.0.0.1:$PORT_NE2" \
 PID_node=$STARTED
 URL_NE=http://127.0.0.1:$PORT_NE2/metrics
 UA="Prometheus/2.42.0"
-# scrape_both N: one scrape of each, the bodies in $TMP/dep.N and $TMP/ne.N, latencies appended
+# scrape_both N: one scrape of each as Prometheus asks (its User-Agent, gzip),
+# the bodies (decoded) in $TMP/dep.N and $TMP/ne.N, latencies appended
 scrape_both() {
-	curl -fsS -A "$UA" -o "$TMP/dep.$1" -w '%{time_total}\n' "$URL_DEP" >>"$TMP/lat.ours"
-	curl -fsS -A "$UA" -o "$TMP/ne.$1" -w '%{time_total}\n' "$URL_NE" >>"$TMP/lat.node"
+	curl -fsS -A "$UA" --compressed -H 'Accept-Encoding: gzip' -o "$TMP/dep.$1" \
+		-w '%{time_total}\n' "$URL_DEP" >>"$TMP/lat.ours"
+	curl -fsS -A "$UA" --compressed -H 'Accept-Encoding: gzip' -o "$TMP/ne.$1" \
+		-w '%{time_total}\n' "$URL_NE" >>"$TMP/lat.node"
 }
 echo
-echo "deployment: one scraper every ${PERIOD}s for $((WARM + MEASURE)) scrapes, the last $MEASURE measured;" \
+echo "deployment: one scraper (Prometheus's User-Agent, gzip) every ${PERIOD}s for $((WARM + MEASURE)) scrapes," \
+	"the last $MEASURE measured;" \
 	"ours at its defaults (all collectors, --poll.mode=aligned), node_exporter infiniband only"
 t_start=$(date +%s.%N)
 for i in $(seq 0 $((WARM + MEASURE))); do

@@ -144,9 +144,9 @@ static void on_signal(int sig)
 }
 
 /* protobuf requests make the polls encode it (poller.h) */
-static void note_scrape(void *arg, uint64_t key, double age_s, bool wants_proto)
+static void note_scrape(void *arg, uint64_t key, double age_s, unsigned wants)
 {
-	poller_note_scrape(arg, key, age_s, wants_proto);
+	poller_note_scrape(arg, key, age_s, wants);
 }
 
 static int serve(const char *listen, uint64_t poll_ms)

@@ -12,6 +12,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -289,6 +290,7 @@ static void test_poll_publishes_proto(void **state)
 	struct poller *p;
 	const char *text, *pb;
 	size_t len, pb_len;
+	char *copy;
 
 	(void)state;
 	block_in_collect = false;
@@ -318,16 +320,31 @@ static void test_poll_publishes_proto(void **state)
 	assert_non_null(snapshot_proto_gzip(snap, &len));
 	snapshot_unref(snap);
 
-	/* later polls only while requests ask for protobuf */
+	/* later polls only while requests ask for protobuf, and keep the
+	 * plain text beside its gzip copy only while requests ask for it */
 	assert_int_equal(poller_poll_once(p), 0);
 	snap = snapshot_slot_get(&slot);
 	assert_null(snapshot_proto(snap, &pb_len));
 	assert_non_null(snapshot_gzip(snap, &len));
+	assert_null(snapshot_text(snap, &len));
+	assert_true(len > 0);
+	copy = snapshot_text_copy(snap, &pb_len);
+	assert_non_null(copy);
+	assert_int_equal(pb_len, len);
+	assert_non_null(strstr(copy, "# TYPE rdma_exporter_collector_success gauge\n"));
+	free(copy);
 	snapshot_unref(snap);
-	poller_note_scrape(p, 1, 0.5, true);
+	poller_note_scrape(p, 1, 0.5, SNAPSHOT_WANTS_PROTO);
 	assert_int_equal(poller_poll_once(p), 0);
 	snap = snapshot_slot_get(&slot);
 	assert_non_null(snapshot_proto(snap, &pb_len));
+	assert_null(snapshot_text(snap, &len));
+	snapshot_unref(snap);
+	poller_note_scrape(p, 1, 0.5, SNAPSHOT_WANTS_PLAIN);
+	assert_int_equal(poller_poll_once(p), 0);
+	snap = snapshot_slot_get(&slot);
+	assert_non_null(snapshot_text(snap, &len));
+	assert_non_null(snapshot_gzip(snap, &len));
 	snapshot_unref(snap);
 	add_histogram = false;
 	assert_int_equal(poller_free(p), 0);
@@ -362,7 +379,7 @@ static unsigned polls_for_scrapes(bool fixed)
 	assert_int_equal(poller_start(p), 0);
 	__atomic_store_n(&collects, 0, __ATOMIC_SEQ_CST);
 	for (int i = 0; i < 15; i++) {
-		poller_note_scrape(p, 42, 0.1, false);
+		poller_note_scrape(p, 42, 0.1, 0);
 		usleep(200 * 1000);
 	}
 	n = __atomic_load_n(&collects, __ATOMIC_SEQ_CST);

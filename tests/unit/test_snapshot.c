@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -145,6 +146,43 @@ static void test_gzip_big(void **state)
 	snapshot_unref(s);
 }
 
+/* The text dropped after compression: the copy comes from the gzip bytes. */
+static void test_drop_text(void **state)
+{
+	const char *text = "# TYPE a counter\na_total 1\nb 2\n";
+	size_t n = strlen(text), len;
+	struct snapshot *s = snapshot_new(strdup(text), n);
+	char *copy, small[8];
+	const char *gz;
+	size_t gzlen;
+
+	(void)state;
+	/* without a gzip copy, the text stays */
+	snapshot_drop_text(s);
+	assert_non_null(snapshot_text(s, &len));
+	assert_int_equal(snapshot_compress(s), 0);
+	snapshot_drop_text(s);
+	assert_null(snapshot_text(s, &len));
+	assert_int_equal(len, n);
+	copy = snapshot_text_copy(s, &len);
+	assert_non_null(copy);
+	assert_int_equal(len, n);
+	assert_memory_equal(copy, text, n);
+	free(copy);
+	/* gzip_decompress takes exactly the length it is told */
+	gz = snapshot_gzip(s, &gzlen);
+	assert_int_equal(gzip_decompress(gz, gzlen, small, sizeof(small)), -EINVAL);
+	copy = malloc(n + 1);
+	assert_non_null(copy);
+	assert_int_equal(gzip_decompress(gz, gzlen, copy, n + 1), -EINVAL);
+	assert_int_equal(gzip_decompress(gz, gzlen - 1, copy, n), -EINVAL);
+	assert_int_equal(gzip_decompress(text, n, copy, n), -EINVAL);
+	assert_int_equal(gzip_decompress(gz, gzlen, copy, n), 0);
+	assert_memory_equal(copy, text, n);
+	free(copy);
+	snapshot_unref(s);
+}
+
 /*
  * Reference counting as the HTTP server uses it: each response holds a
  * reference to the snapshot whose bytes it sends and drops it in MHD's free
@@ -201,6 +239,7 @@ int main(void)
 		cmocka_unit_test(test_empty_gzip),
 		cmocka_unit_test(test_gzip_big),
 		cmocka_unit_test(test_refcount_outlives_publish),
+		cmocka_unit_test(test_drop_text),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -671,8 +671,10 @@ static void test_recheck_keeps_files(void **state)
 	}
 	write_file(tmp, "devices/virtual/infiniband/rxe0/fw_ver", "1.2.3\n");
 	run_poll(&r);
-	assert_line(r.text, "rdma_port_netdev_info{device=\"rxe0\",port=\"1\",netdev=\"ens1f0\"} 1");
-	assert_no_line(r.text, "rdma_port_netdev_info{device=\"rxe0\",port=\"1\",netdev=\"eth0\"} 1");
+	assert_line(r.text,
+		    "rdma_port_netdev_info{device=\"rxe0\",port=\"1\",netdev=\"ens1f0\"} 1");
+	assert_no_line(r.text,
+		       "rdma_port_netdev_info{device=\"rxe0\",port=\"1\",netdev=\"eth0\"} 1");
 	assert_non_null(strstr(r.text, "fw_ver=\"1.2.3\""));
 	open_fds(after);
 	assert_memory_equal(before, after, MAX_FDS);
