@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
  * --collector.probe.targets-dns: the engine resolves the name with
- * getaddrinfo_a (its own thread: the engine never waits on DNS) every
+ * getaddrinfo_a (its own thread: the engine never waits on DNS; an address
+ * literal is answered at once, without it) every
  * PROBE_DNS_REFRESH_MS, sooner after a failure and on SIGHUP, and makes the
  * answer's addresses, less this node's own, the target list that the sample
  * is drawn from (probe_apply_sample), as a targets file's. A failed look-up
@@ -63,6 +64,18 @@ int probe_dns_apply(struct probe_state *st, const uint8_t (*addrs)[16], size_t n
 	return 0;
 }
 
+/* An address literal is its own answer, at once: no resolver thread. */
+static bool answer_literal(struct probe_state *st, struct gaicb *g)
+{
+	struct addrinfo hints = {.ai_socktype = SOCK_DGRAM, .ai_flags = AI_NUMERICHOST};
+
+	if (getaddrinfo(st->dns_host, NULL, &hints, &g->ar_result) != 0)
+		return false;
+	st->dns_gai = g;
+	st->dns_literal = true;
+	return true;
+}
+
 static int start_lookup(struct probe_state *st)
 {
 	struct sigevent sev = {.sigev_notify = SIGEV_NONE};
@@ -75,6 +88,8 @@ static int start_lookup(struct probe_state *st)
 	h->ai_socktype = SOCK_DGRAM; /* one entry per address, not per socket type */
 	g->ar_name = st->dns_host;
 	g->ar_request = h;
+	if (answer_literal(st, g))
+		return 0;
 	if (getaddrinfo_a(GAI_NOWAIT, &g, 1, &sev) != 0) {
 		free(g);
 		return EAI_AGAIN;
@@ -89,6 +104,7 @@ static void free_lookup(struct probe_state *st)
 		freeaddrinfo(st->dns_gai->ar_result);
 	free(st->dns_gai);
 	st->dns_gai = NULL;
+	st->dns_literal = false;
 }
 
 /* A finished look-up: its addresses and the local ones into probe_dns_apply. */
@@ -146,9 +162,10 @@ void probe_check_targets_dns(struct probe_state *st, uint64_t now_ms, bool force
 			failed(st, e);
 			st->dns_next_ms = now_ms + PROBE_DNS_RETRY_MS;
 		}
-		return;
+		if (!st->dns_literal)
+			return;
 	}
-	e = gai_error(st->dns_gai);
+	e = st->dns_literal ? 0 : gai_error(st->dns_gai);
 	if (e == EAI_INPROGRESS)
 		return;
 	if (e == 0)
@@ -171,7 +188,7 @@ void probe_dns_stop(struct probe_state *st)
 {
 	if (!st->dns_gai)
 		return;
-	if (gai_cancel(st->dns_gai) == EAI_NOTCANCELED) {
+	if (!st->dns_literal && gai_cancel(st->dns_gai) == EAI_NOTCANCELED) {
 		const struct gaicb *list[1] = {st->dns_gai};
 		struct timespec ts = {5, 0};
 

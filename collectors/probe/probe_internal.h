@@ -159,6 +159,7 @@ struct probe_state {
 	char dns_host[PROBE_TARGETS_MAX_HOST + 1];
 	uint16_t dns_port;
 	struct gaicb *dns_gai; /* the look-up in flight */
+	bool dns_literal;      /* dns_gai holds an address literal's answer (no thread) */
 	uint64_t dns_next_ms;  /* when to resolve again */
 	int dns_err;	       /* the last failure logged (EAI_*), 0: none */
 	uint64_t rounds;
