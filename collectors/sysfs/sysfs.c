@@ -163,54 +163,69 @@ static void log_skip(struct sysfs_state *st, const char *device, const char *por
 		port ? port : "-", path, what, log_strerror(-err, eb, sizeof(eb)), -err);
 }
 
-/* Reads and parses one file; a failure is counted and logged here. */
-static int read_value(struct sysfs_state *st, struct sysfs_device *dev, const char *port,
-		      struct sysfs_file *f, value_parser parse, uint64_t *out,
-		      struct collector_stats *stats)
+/*
+ * A file that gave no value: err from parsing its content (read_ok) or from
+ * reading it. Counted and logged here, with the path built for the line.
+ */
+static void value_failed(struct sysfs_state *st, struct sysfs_device *dev, const char *port,
+			 const char *dir, const struct sysfs_file *f, int err, bool read_ok,
+			 struct collector_stats *stats)
 {
-	int n, r;
+	char path[PATH_MAX];
 
-	n = sysfs_file_read(st->root, f, st->buf, sizeof(st->buf));
-	if (n >= 0) {
-		r = parse(st->buf, (size_t)n, out);
-		if (r == 0)
-			return 0;
-		stats->read_errors++;
-		if (r == -ENODATA) {
-			/* "N/A (no PMA)": normal for iWARP devices, for every counter
-			 * file: said once per device at info, not once per file. */
-			if (!dev->no_pma_logged)
-				log_info("counters read N/A (no PMA): skipped and counted in "
-					 "read_errors_total",
-					 "collector=sysfs device=%s reason=%s", dev->name,
-					 "no Performance Management Agent, normal for iWARP");
-			dev->no_pma_logged = true;
-			log_debug("skipping value",
-				  "collector=sysfs device=%s port=%s path=%s reason=%s", dev->name,
-				  port ? port : "-", f->path, "N/A");
-			return r;
-		}
-		log_skip(st, dev->name, port, f->path, "unparsable content", r);
-		return r;
-	}
 	stats->read_errors++;
+	sysfs_file_path(dir, f, path, sizeof(path));
+	if (read_ok && err == -ENODATA) {
+		/* "N/A (no PMA)": normal for iWARP devices, for every counter
+		 * file: said once per device at info, not once per file. */
+		if (!dev->no_pma_logged)
+			log_info("counters read N/A (no PMA): skipped and counted in "
+				 "read_errors_total",
+				 "collector=sysfs device=%s reason=%s", dev->name,
+				 "no Performance Management Agent, normal for iWARP");
+		dev->no_pma_logged = true;
+		log_debug("skipping value", "collector=sysfs device=%s port=%s path=%s reason=%s",
+			  dev->name, port ? port : "-", path, "N/A");
+		return;
+	}
+	if (read_ok) {
+		log_skip(st, dev->name, port, path, "unparsable content", err);
+		return;
+	}
 	/* ENODEV: the device behind a kept fd is gone (unplugged, or
 	 * unregistered and registered again under the same name); ENOENT on a
 	 * file that existed at scan time: it went away. Either way, look again
 	 * next poll, and say so once rather than once per file. */
-	if (n == -ENODEV || (n == -ENOENT && !f->absent)) {
+	if (err == -ENODEV || (err == -ENOENT && !f->absent)) {
 		if (!dev->recheck)
 			log_info("device reads fail (removed or re-registered); re-scanning it at "
 				 "the next poll",
-				 "collector=sysfs device=%s errno=%d", dev->name, -n);
+				 "collector=sysfs device=%s errno=%d", dev->name, -err);
 		dev->recheck = true;
 		log_debug("skipping value",
 			  "collector=sysfs device=%s port=%s path=%s reason=%s errno=%d", dev->name,
-			  port ? port : "-", f->path, "read failed", -n);
+			  port ? port : "-", path, "read failed", -err);
+		return;
+	}
+	log_skip(st, dev->name, port, path, "read failed", err);
+}
+
+/* Reads and parses file f of directory dir; a failure is counted and logged. */
+static int read_value(struct sysfs_state *st, struct sysfs_device *dev, const char *port,
+		      const char *dir, struct sysfs_file *f, value_parser parse, uint64_t *out,
+		      struct collector_stats *stats)
+{
+	int n, r;
+
+	n = sysfs_file_read(st->root, dir, f, st->buf, sizeof(st->buf));
+	if (n < 0) {
+		value_failed(st, dev, port, dir, f, n, false, stats);
 		return n;
 	}
-	log_skip(st, dev->name, port, f->path ? f->path : "-", "read failed", n);
-	return n;
+	r = parse(st->buf, (size_t)n, out);
+	if (r < 0)
+		value_failed(st, dev, port, dir, f, r, true, stats);
+	return r;
 }
 
 static int emit_port_value(struct sysfs_state *st, struct metric_sink *sink,
@@ -220,7 +235,7 @@ static int emit_port_value(struct sysfs_state *st, struct metric_sink *sink,
 {
 	uint64_t v;
 
-	if (read_value(st, dev, p->num_str, f, parse, &v, stats) < 0)
+	if (read_value(st, dev, p->num_str, p->dir, f, parse, &v, stats) < 0)
 		return 0;
 	return collector_sink_result(
 		metric_sink_add_u64(sink, family, help, METRIC_GAUGE,
@@ -254,22 +269,25 @@ static int emit_counter_value(struct sysfs_state *st, struct metric_sink *sink,
 						METRIC_COUNTER,
 						METRIC_LABELS({"device", dev->name}, {"port", port},
 							      {"source", source_name(c->source)},
-							      {"counter", c->name}),
+							      {"counter", c->file.name}),
 						v);
 		else
 			r = metric_sink_add_u64(sink, FAM_DEVICE_COUNTER, help_device_counter,
 						METRIC_COUNTER,
 						METRIC_LABELS({"device", dev->name},
 							      {"source", source_name(c->source)},
-							      {"counter", c->name}),
+							      {"counter", c->file.name}),
 						v);
 		return collector_sink_result(r);
 	}
 	/* e.g. PortXmitData counts octets divided by 4 */
 	if (__builtin_mul_overflow(v, (uint64_t)(c->known->multiplier ? c->known->multiplier : 1),
 				   &scaled)) {
+		char path[PATH_MAX];
+
 		stats->read_errors++;
-		log_skip(st, dev->name, port, c->file.path, "value * multiplier", -ERANGE);
+		sysfs_file_path(sysfs_counter_dir(dev, p, c), &c->file, path, sizeof(path));
+		log_skip(st, dev->name, port, path, "value * multiplier", -ERANGE);
 		return 0;
 	}
 	if (p)
@@ -291,8 +309,8 @@ static int emit_counter(struct sysfs_state *st, struct metric_sink *sink, struct
 
 	if (from_nl && c->source == SYSFS_SRC_HW_COUNTERS)
 		v = sysfs_hwnl_value(st->hwnl, c);
-	else if (read_value(st, dev, p ? p->num_str : NULL, &c->file, sysfs_parse_counter, &v,
-			    stats) < 0)
+	else if (read_value(st, dev, p ? p->num_str : NULL, sysfs_counter_dir(dev, p, c), &c->file,
+			    sysfs_parse_counter, &v, stats) < 0)
 		return 0;
 	return emit_counter_value(st, sink, dev, p, c, v, stats);
 }
@@ -350,13 +368,13 @@ static int emit_port(struct sysfs_state *st, struct metric_sink *sink, struct sy
 			    help_port_rate, stats);
 	if (r < 0)
 		return r;
-	if (p->lid.path) {
+	if (p->lid.name) {
 		r = emit_port_value(st, sink, dev, p, &p->lid, sysfs_parse_lid, FAM_PORT_LID,
 				    help_port_lid, stats);
 		if (r < 0)
 			return r;
 	}
-	if (p->sm_lid.path) {
+	if (p->sm_lid.name) {
 		r = emit_port_value(st, sink, dev, p, &p->sm_lid, sysfs_parse_lid, FAM_PORT_SM_LID,
 				    help_port_sm_lid, stats);
 		if (r < 0)

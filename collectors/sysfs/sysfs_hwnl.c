@@ -153,10 +153,10 @@ int sysfs_hwnl_attach(struct sysfs_hwnl *h, struct sysfs_device *dev, struct sys
 
 		if (!is_hw_counter(c))
 			continue;
-		while (k < h->stats.n && strcmp(h->stats.v[k].name, c->name) != 0)
+		while (k < h->stats.n && strcmp(h->stats.v[k].name, c->file.name) != 0)
 			k++;
 		if (k == h->stats.n) {
-			*missing = c->name;
+			*missing = c->file.name;
 			return -ENOENT;
 		}
 		c->nl_pos = (uint32_t)k;
@@ -183,7 +183,8 @@ int sysfs_hwnl_poll(struct sysfs_hwnl *h, const struct sysfs_device *dev,
 
 		if (!is_hw_counter(c))
 			continue;
-		if (c->nl_pos >= h->stats.n || strcmp(h->stats.v[c->nl_pos].name, c->name) != 0)
+		if (c->nl_pos >= h->stats.n ||
+		    strcmp(h->stats.v[c->nl_pos].name, c->file.name) != 0)
 			return -ESTALE;
 	}
 	return 0;

@@ -17,6 +17,9 @@
 
 #include "sysfs_parse.h"
 
+/* One per counter file: keep it small (thousands on a large host). */
+_Static_assert(sizeof(struct sysfs_counter) <= 32, "struct sysfs_counter grew past 32 bytes");
+
 /* Scan-time text attributes (board_id can be long; sysfs caps at a page). */
 #define TEXT_MAX 4096
 
@@ -379,17 +382,28 @@ static void record_scan_error(struct sysfs_device *dev, const char *path, int er
 	dev->first_scan_error_path = strdup(path); /* best effort, only for the log */
 }
 
-/* Records the path and opens it. Only -ENOMEM is an error: an open that
- * fails is retried per read, or remembered as absent. */
-static int file_init(int root, struct sysfs_file *f, const char *path, struct sysfs_device *dev)
+/* Opens name of dir (relative to root) as open_regular_at() does. */
+static int open_in_dir(int root, const char *dir, const char *name)
+{
+	char path[PATH_MAX];
+	int r;
+
+	if (!dir)
+		return -ENOENT;
+	r = path_fmt(path, sizeof(path), "%s/%s", dir, name);
+	if (r < 0)
+		return r;
+	return open_regular_at(root, path);
+}
+
+/* Opens f (its name set) in dir. An open that fails is retried per read,
+ * or remembered as absent; only -ENAMETOOLONG is an error. */
+static int file_open(int root, const char *dir, struct sysfs_file *f, struct sysfs_device *dev)
 {
 	int fd;
 
 	f->fd = -1;
-	f->path = strdup(path);
-	if (!f->path)
-		return -ENOMEM;
-	fd = open_regular_at(root, path);
+	fd = open_in_dir(root, dir, f->name);
 	if (fd >= dev->fd_limit) {
 		close(fd);
 		f->reopen_each = true;
@@ -401,6 +415,8 @@ static int file_init(int root, struct sysfs_file *f, const char *path, struct sy
 		return 0;
 	}
 	switch (-fd) {
+	case ENAMETOOLONG:
+		return fd;
 	case EMFILE:
 	case ENFILE:
 		f->reopen_each = true;
@@ -419,23 +435,31 @@ static void file_close(struct sysfs_file *f)
 {
 	if (f->fd >= 0)
 		close(f->fd);
-	f->fd = -1;
-	free(f->path);
-	f->path = NULL;
+	if (f->name_owned)
+		free((char *)f->name);
+	*f = (struct sysfs_file){.fd = -1};
 }
 
-int sysfs_file_read(int root, struct sysfs_file *f, char *buf, size_t size)
+/* A port attribute file: name is a literal, its directory the port's. */
+static int attr_file_init(int root, struct sysfs_port *p, struct sysfs_file *f, const char *name,
+			  struct sysfs_device *dev)
+{
+	*f = (struct sysfs_file){.name = name, .fd = -1};
+	return file_open(root, p->dir, f, dev);
+}
+
+int sysfs_file_read(int root, const char *dir, struct sysfs_file *f, char *buf, size_t size)
 {
 	ssize_t n;
 	int fd, err;
 
-	if (!f->path || f->absent)
+	if (!f->name || f->absent)
 		return -ENOENT;
 	if (size < 2)
 		return -EINVAL;
 	fd = f->fd;
 	if (fd < 0) {
-		fd = open_regular_at(root, f->path);
+		fd = open_in_dir(root, dir, f->name);
 		if (fd < 0)
 			return fd;
 	}
@@ -457,6 +481,39 @@ int sysfs_file_read(int root, struct sysfs_file *f, char *buf, size_t size)
 	return (int)n;
 }
 
+const char *sysfs_file_path(const char *dir, const struct sysfs_file *f, char *buf, size_t size)
+{
+	if (!size)
+		return "-";
+	if (!f->name || !dir)
+		snprintf(buf, size, "-");
+	else
+		snprintf(buf, size, "%s/%s", dir, f->name);
+	return buf;
+}
+
+/* The port counter directories, in the order of the sources (the order
+ * counters are sorted in). */
+static const struct {
+	const char *dir;
+	unsigned source;
+} port_counter_dirs[SYSFS_PORT_COUNTER_DIRS] = {
+	{"counters", SYSFS_SRC_COUNTERS},
+	{"counters_ext", SYSFS_SRC_COUNTERS_EXT},
+	{"hw_counters", SYSFS_SRC_HW_COUNTERS},
+};
+
+const char *sysfs_counter_dir(const struct sysfs_device *dev, const struct sysfs_port *p,
+			      const struct sysfs_counter *c)
+{
+	if (!p)
+		return dev->counters_dir;
+	for (size_t i = 0; i < SYSFS_PORT_COUNTER_DIRS; i++)
+		if (port_counter_dirs[i].source == c->source)
+			return p->counter_dirs[i];
+	return NULL;
+}
+
 static void counters_free(struct sysfs_counter *c, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -470,15 +527,44 @@ static int counter_cmp(const void *a, const void *b)
 
 	if (ca->source != cb->source)
 		return ca->source < cb->source ? -1 : 1;
-	return strcmp(ca->name, cb->name);
+	return strcmp(ca->file.name, cb->file.name);
 }
 
-/* Appends one opened counter file per regular file of dir. */
+/* Counter file name of dir, opened. Its name is the name table's string
+ * when it is a known counter, a copy otherwise. */
+static int counter_init(int root, const char *dir, const char *name, unsigned source,
+			struct sysfs_device *dev, struct sysfs_counter *c)
+{
+	char *copy;
+	int r;
+
+	*c = (struct sysfs_counter){.file.fd = -1, .source = (uint8_t)source};
+	c->known = sysfs_counter_lookup(name, source);
+	if (c->known) {
+		c->file.name = c->known->file;
+	} else {
+		copy = strdup(name);
+		if (!copy)
+			return -ENOMEM;
+		c->file.name = copy;
+		c->file.name_owned = true;
+	}
+	r = file_open(root, dir, &c->file, dev);
+	if (r < 0)
+		file_close(&c->file);
+	return r;
+}
+
+/*
+ * Appends one opened counter file per regular file of dir; *dir_out gets
+ * the directory's path (owned) when there is one.
+ */
 static int scan_counter_dir(int root, const char *dir, unsigned source, struct sysfs_device *dev,
-			    struct sysfs_counter **counters, size_t *n)
+			    struct sysfs_counter **counters, size_t *n, char **dir_out)
 {
 	struct strvec names = {0};
-	char path[PATH_MAX];
+	struct sysfs_counter *nc;
+	size_t n0 = *n;
 	int r;
 
 	r = list_dir(root, dir, ENTRY_FILE, &names, dev);
@@ -493,34 +579,31 @@ static int scan_counter_dir(int root, const char *dir, unsigned source, struct s
 		r = 0;
 		goto out;
 	}
+	if (!names.n)
+		goto out;
+	/* Room for the whole listing at once, not one realloc per file. */
+	nc = realloc(*counters, (*n + names.n) * sizeof(**counters));
+	if (!nc) {
+		r = -ENOMEM;
+		goto out;
+	}
+	*counters = nc;
 	for (size_t i = 0; i < names.n; i++) {
-		struct sysfs_counter *nc, *c;
-
 		/* hw_counters/lifespan is the driver's cache time in ms. */
 		if (sysfs_counter_is_setting(names.v[i], source))
 			continue;
-		r = path_fmt(path, sizeof(path), "%s/%s", dir, names.v[i]);
-		if (r < 0) {
+		r = counter_init(root, dir, names.v[i], source, dev, &nc[*n]);
+		if (r == -ENAMETOOLONG) {
 			record_scan_error(dev, dir, r);
 			r = 0;
 			continue;
 		}
-		nc = realloc(*counters, (*n + 1) * sizeof(**counters));
-		if (!nc) {
-			r = -ENOMEM;
-			goto out;
-		}
-		*counters = nc;
-		c = &nc[*n];
-		memset(c, 0, sizeof(*c));
-		r = file_init(root, &c->file, path, dev);
 		if (r < 0)
 			goto out;
 		(*n)++;
-		c->name = c->file.path + strlen(dir) + 1;
-		c->source = source;
-		c->known = sysfs_counter_lookup(c->name, source);
 	}
+	if (*n > n0 && !(*dir_out = strdup(dir)))
+		r = -ENOMEM;
 out:
 	strvec_free(&names);
 	return r;
@@ -609,27 +692,35 @@ out:
 	return r;
 }
 
-/* An optional file: kept only when it exists. */
-static int optional_file_init(int root, struct sysfs_file *f, const char *path,
-			      struct sysfs_device *dev)
+/* An optional attribute file: kept only when it exists. */
+static int optional_file_init(int root, struct sysfs_port *p, struct sysfs_file *f,
+			      const char *name, struct sysfs_device *dev)
 {
-	int r = file_init(root, f, path, dev);
+	int r = attr_file_init(root, p, f, name, dev);
 
 	if (r == 0 && f->absent)
 		file_close(f);
 	return r;
 }
 
+static int scan_port_files(int root, struct sysfs_port *p, struct sysfs_device *dev)
+{
+	int r;
+
+	if ((r = attr_file_init(root, p, &p->state, "state", dev)) < 0 ||
+	    (r = attr_file_init(root, p, &p->phys_state, "phys_state", dev)) < 0 ||
+	    (r = attr_file_init(root, p, &p->rate, "rate", dev)) < 0)
+		return r;
+	if (!p->is_ib)
+		return 0;
+	if ((r = optional_file_init(root, p, &p->lid, "lid", dev)) < 0 ||
+	    (r = optional_file_init(root, p, &p->sm_lid, "sm_lid", dev)) < 0)
+		return r;
+	return 0;
+}
+
 static int scan_port(int root, const char *devname, struct sysfs_port *p, struct sysfs_device *dev)
 {
-	static const struct {
-		const char *dir;
-		unsigned source;
-	} dirs[] = {
-		{"counters", SYSFS_SRC_COUNTERS},
-		{"counters_ext", SYSFS_SRC_COUNTERS_EXT},
-		{"hw_counters", SYSFS_SRC_HW_COUNTERS},
-	};
 	char base[PATH_MAX], path[PATH_MAX];
 	int r;
 
@@ -639,39 +730,28 @@ static int scan_port(int root, const char *devname, struct sysfs_port *p, struct
 		     (unsigned)p->num);
 	if (r < 0)
 		return r;
+	p->dir = strdup(base);
+	if (!p->dir)
+		return -ENOMEM;
 
 	if ((r = path_fmt(path, sizeof(path), "%s/link_layer", base)) < 0 ||
 	    (r = read_text_attr(root, path, &p->link_layer)) < 0)
 		return r;
 	p->is_ib = strcmp(p->link_layer, "InfiniBand") == 0;
 
-	if ((r = path_fmt(path, sizeof(path), "%s/state", base)) < 0 ||
-	    (r = file_init(root, &p->state, path, dev)) < 0)
+	r = scan_port_files(root, p, dev);
+	if (r < 0)
 		return r;
-	if ((r = path_fmt(path, sizeof(path), "%s/phys_state", base)) < 0 ||
-	    (r = file_init(root, &p->phys_state, path, dev)) < 0)
-		return r;
-	if ((r = path_fmt(path, sizeof(path), "%s/rate", base)) < 0 ||
-	    (r = file_init(root, &p->rate, path, dev)) < 0)
-		return r;
-	if (p->is_ib) {
-		if ((r = path_fmt(path, sizeof(path), "%s/lid", base)) < 0 ||
-		    (r = optional_file_init(root, &p->lid, path, dev)) < 0)
-			return r;
-		if ((r = path_fmt(path, sizeof(path), "%s/sm_lid", base)) < 0 ||
-		    (r = optional_file_init(root, &p->sm_lid, path, dev)) < 0)
-			return r;
-	}
-
 	r = scan_netdevs(root, base, p);
 	if (r < 0)
 		return r;
 
-	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
-		r = path_fmt(path, sizeof(path), "%s/%s", base, dirs[i].dir);
+	for (size_t i = 0; i < SYSFS_PORT_COUNTER_DIRS; i++) {
+		r = path_fmt(path, sizeof(path), "%s/%s", base, port_counter_dirs[i].dir);
 		if (r < 0)
 			return r;
-		r = scan_counter_dir(root, path, dirs[i].source, dev, &p->counters, &p->n_counters);
+		r = scan_counter_dir(root, path, port_counter_dirs[i].source, dev, &p->counters,
+				     &p->n_counters, &p->counter_dirs[i]);
 		if (r < 0)
 			return r;
 	}
@@ -684,6 +764,9 @@ static int scan_port(int root, const char *devname, struct sysfs_port *p, struct
 static void port_free(struct sysfs_port *p)
 {
 	free(p->link_layer);
+	free(p->dir);
+	for (size_t i = 0; i < SYSFS_PORT_COUNTER_DIRS; i++)
+		free(p->counter_dirs[i]);
 	file_close(&p->state);
 	file_close(&p->phys_state);
 	file_close(&p->rate);
@@ -833,7 +916,7 @@ int sysfs_device_scan(int root, const char *name, unsigned fd_reserve, struct sy
 	if (r < 0)
 		goto err;
 	r = scan_counter_dir(root, path, SYSFS_SRC_DEV_HW_COUNTERS, dev, &dev->counters,
-			     &dev->n_counters);
+			     &dev->n_counters, &dev->counters_dir);
 	if (r < 0)
 		goto err;
 	if (dev->n_counters)
@@ -890,15 +973,12 @@ static bool scan_incomplete(const struct sysfs_device *dev)
 /* The new netdevs of every port in fresh[] (dev->n_ports of them). */
 static int rescan_netdevs(int root, const struct sysfs_device *dev, struct sysfs_port *fresh)
 {
-	char base[PATH_MAX];
 	int r;
 
 	for (size_t i = 0; i < dev->n_ports; i++) {
-		r = path_fmt(base, sizeof(base), "%s/%s/ports/%u", SYSFS_IB_CLASS_DIR, dev->name,
-			     (unsigned)dev->ports[i].num);
-		if (r < 0)
-			return r;
-		r = scan_netdevs(root, base, &fresh[i]);
+		if (!dev->ports[i].dir)
+			return -ENAMETOOLONG; /* its scan failed: scan again */
+		r = scan_netdevs(root, dev->ports[i].dir, &fresh[i]);
 		if (r < 0)
 			return r;
 	}
@@ -958,6 +1038,7 @@ void sysfs_device_free(struct sysfs_device *dev)
 		port_free(&dev->ports[i]);
 	free(dev->ports);
 	counters_free(dev->counters, dev->n_counters);
+	free(dev->counters_dir);
 	free(dev->name);
 	text_free(dev);
 	free(dev->first_scan_error_path);

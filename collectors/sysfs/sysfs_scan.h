@@ -33,22 +33,33 @@
  */
 #define SYSFS_FD_HEADROOM 64
 
-/* One value file, re-read every poll. */
+/*
+ * One value file, re-read every poll. It is only its name: the directory
+ * belongs to its owner (sysfs_port.dir for the port attributes,
+ * sysfs_counter_dir() for counter files) and is passed to sysfs_file_read(),
+ * so a host with thousands of counter files keeps no path per file.
+ */
 struct sysfs_file {
-	char *path;	  /* relative to the sysfs root; owned; NULL: not used */
-	int fd;		  /* kept open; -1 when not open */
-	bool absent;	  /* did not exist at scan time: reads fail with -ENOENT, no syscall */
-	bool reopen_each; /* openat() hit EMFILE/ENFILE: openat+pread+close per read */
+	/* File name inside its directory; NULL: not used. A string of the name
+	 * table or a literal, or owned when name_owned. */
+	const char *name;
+	int fd;		      /* kept open; -1 when not open */
+	bool absent : 1;      /* did not exist at scan time: reads fail with -ENOENT, no syscall */
+	bool reopen_each : 1; /* openat() hit EMFILE/ENFILE: openat+pread+close per read */
+	bool name_owned : 1;  /* name was allocated (not in the name table) */
 };
 
-/* A file of counters/, counters_ext/ or hw_counters/. */
+/* A file of counters/, counters_ext/ or hw_counters/: 32 bytes, one per
+ * counter file (thousands on a large host). */
 struct sysfs_counter {
-	struct sysfs_file file;
-	const char *name;			/* file name, points into file.path */
-	unsigned source;			/* one enum sysfs_counter_source */
+	struct sysfs_file file;			/* file.name is the counter's name */
 	const struct sysfs_counter_name *known; /* NULL: exported under the generic family */
 	uint32_t nl_pos; /* hw_counters of a port with hw_nl: its entry in the STAT_GET reply */
+	uint8_t source;	 /* one enum sysfs_counter_source */
 };
+
+/* A port's counter directories: counters/, counters_ext/, hw_counters/. */
+#define SYSFS_PORT_COUNTER_DIRS 3
 
 /* A directory the scan listed, as it looked then; sysfs_device_refresh()
  * compares. A device registered again gets new directories (new inode
@@ -66,14 +77,18 @@ struct sysfs_port {
 	char num_str[11]; /* label value */
 	char *link_layer; /* "" when unreadable */
 	bool is_ib;
+	char *dir; /* class/infiniband/<dev>/ports/<num>: the attribute files' directory */
 	struct sysfs_file state, phys_state, rate;
-	/* path NULL (not exported) unless the link layer is InfiniBand and the
+	/* name NULL (not exported) unless the link layer is InfiniBand and the
 	 * file exists: on Ethernet (RoCE) and iWARP a LID means nothing. */
 	struct sysfs_file lid, sm_lid;
 	char **netdevs; /* distinct, sorted */
 	size_t n_netdevs;
 	struct sysfs_counter *counters; /* sorted by source, then name */
 	size_t n_counters;
+	/* counters/, counters_ext/, hw_counters/ of the port; NULL when the
+	 * directory gave no counter. */
+	char *counter_dirs[SYSFS_PORT_COUNTER_DIRS];
 	/* Set by the collector: hw_counters come from one netlink STAT_GET
 	 * (sysfs_hwnl.h), not from the files; cleared on a failure until the
 	 * next scan. */
@@ -88,6 +103,7 @@ struct sysfs_device {
 	size_t n_ports;
 	struct sysfs_counter *counters; /* <dev>/hw_counters, sorted by name */
 	size_t n_counters;
+	char *counters_dir; /* class/infiniband/<dev>/hw_counters; NULL: no counter */
 	/* Directories that exist but could not be listed: values that are missing. */
 	unsigned scan_errors;
 	int first_scan_error;	     /* -errno of the first one */
@@ -152,9 +168,21 @@ int sysfs_device_refresh(int root, struct sysfs_device *dev);
 void sysfs_device_free(struct sysfs_device *dev);
 
 /*
- * Reads one value file into buf (NUL-terminated), at most size - 1 bytes.
- * Returns the length, or -errno; -EOVERFLOW when the content does not fit.
+ * The directory of counter c, relative to the root: of port p, or of the
+ * device when p is NULL.
  */
-int sysfs_file_read(int root, struct sysfs_file *f, char *buf, size_t size);
+const char *sysfs_counter_dir(const struct sysfs_device *dev, const struct sysfs_port *p,
+			      const struct sysfs_counter *c);
+
+/*
+ * Reads value file f of directory dir into buf (NUL-terminated), at most
+ * size - 1 bytes. Returns the length, or -errno; -EOVERFLOW when the
+ * content does not fit.
+ */
+int sysfs_file_read(int root, const char *dir, struct sysfs_file *f, char *buf, size_t size);
+
+/* "dir/name" of f into buf, for a log line: "-" when f is not used, and
+ * cut short when it does not fit. Returns buf. */
+const char *sysfs_file_path(const char *dir, const struct sysfs_file *f, char *buf, size_t size);
 
 #endif

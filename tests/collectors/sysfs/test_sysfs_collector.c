@@ -463,6 +463,52 @@ static void test_broken(void **state)
 	run_stop(&r);
 }
 
+/*
+ * A file that gives no value is logged with its path relative to the root
+ * (the collector keeps no path per file: it is built for the log line):
+ * port attributes, known and unknown counters, device-level counters.
+ */
+static void test_log_paths(void **state)
+{
+	static const char *const want[] = {
+		"path=class/infiniband/bad0/ports/1/state reason=\"read failed\"",
+		"path=class/infiniband/bad0/ports/1/rate reason=\"unparsable content\"",
+		"path=class/infiniband/bad0/ports/1/lid reason=\"unparsable content\"",
+		"path=class/infiniband/bad0/ports/1/counters/symbol_error reason=N/A",
+		"path=class/infiniband/bad0/ports/1/counters/port_rcv_errors reason=\"unparsable "
+		"content\"",
+		"path=class/infiniband/bad0/ports/1/counters/port_xmit_data reason=\"value * "
+		"multiplier\"",
+		"path=class/infiniband/bad0/ports/1/hw_counters/mystery_counter "
+		"reason=\"unparsable "
+		"content\"",
+		"path=class/infiniband/bad0/hw_counters/dev_mystery reason=\"unparsable content\"",
+	};
+	char tmp[64], *logbuf = NULL;
+	size_t loglen = 0;
+	FILE *f = open_memstream(&logbuf, &loglen);
+	struct run r;
+
+	assert_non_null(f);
+	copy_fixture("broken", tmp, sizeof(tmp));
+	write_file(tmp, "class/infiniband/bad0/ports/1/hw_counters/mystery_counter", "x\n");
+	write_file(tmp, "class/infiniband/bad0/hw_counters/dev_mystery", "y\n");
+	log_set_output(f);
+	log_set_level(LOG_DEBUG);
+	run_start(&r, open_dir(tmp), NULL, NULL, 3600);
+	run_poll(&r);
+	log_set_level(LOG_ERR);
+	log_set_output(stderr);
+	fclose(f);
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		if (!strstr(logbuf, want[i]))
+			fail_msg("no log line with %s in:\n%s", want[i], logbuf);
+	free(logbuf);
+	run_stop(&r);
+	rm_rf(tmp);
+	(void)state;
+}
+
 static void test_filter(void **state)
 {
 	struct run r;
@@ -764,6 +810,7 @@ int main(void)
 		cmocka_unit_test(test_rxe),
 		cmocka_unit_test(test_efa),
 		cmocka_unit_test(test_broken),
+		cmocka_unit_test(test_log_paths),
 		cmocka_unit_test(test_filter),
 		cmocka_unit_test(test_no_class_dir),
 		cmocka_unit_test(test_device_removed_and_added),
