@@ -184,6 +184,26 @@ note "benchmark hw_counters via netlink: read syscalls per poll (sysfs collector
 # seen for 15 files): at least half the files' reads saved, not an exact count.
 check "netlink saves read syscalls per poll (${r_files:-?} -> ${r_nl:-?})" \
     awk -v a="$r_files" -v b="$r_nl" -v n="$n_hw" 'BEGIN { exit !(a != "" && b != "" && a - b >= n / 2) }'
+# The periodic re-check on the kernel's sysfs: with the directories unchanged (kernfs
+# keeps a directory's inode and times), the device keeps its open files and the debug
+# log says so; a re-scan would close and re-open every counter file, logging "scanned".
+rdma_exporter --web.listen-address=127.0.0.1:9890 --poll.mode=fixed --poll.interval=500ms \
+    --path.sysfs=/sys --collector.disable-defaults --collector.sysfs \
+    --collector.sysfs.rescan-interval=1s --log.level=debug > "$OUT/exporter-recheck.log" 2>&1 &
+rc_pid=$!
+sleep 7
+kill $rc_pid 2>/dev/null
+wait $rc_pid 2>/dev/null
+n_rc=$(grep -c "msg=\"re-checked device: unchanged, its files stay open\" collector=sysfs device=$DEV" \
+    "$OUT/exporter-recheck.log")
+n_scan=$(grep -cE "msg=\"scanned device\" collector=sysfs device=$DEV( |\$)" "$OUT/exporter-recheck.log")
+note "re-check over 7 s at --collector.sysfs.rescan-interval=1s: $n_scan scans of $DEV, $n_rc re-checks that kept its files"
+# The first re-check may scan again (directory times within 2 s of the scan are not
+# trusted); every later one keeps the files.
+check "sysfs re-checks keep $DEV's files open on the kernel's sysfs ($n_rc re-checks, $n_scan scans)" \
+    test "${n_rc:-0}" -ge 3 -a "${n_scan:-9}" -le 2
+check "hw_counters stay on netlink across re-checks" \
+    test -z "$(grep -E 'msg="hw_counters (netlink request failed|via sysfs files)' "$OUT/exporter-recheck.log")"
 check_value rdma_port_state "device=\"$DEV\",port=\"$PORT\"" 4
 check_value rdma_port_rate_bytes_per_second "device=\"$DEV\",port=\"$PORT\"" 12500000000
 check_value rdma_port_netdev_info "device=\"$DEV\",port=\"$PORT\",netdev=\"eth0\"" 1
