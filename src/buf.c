@@ -57,6 +57,18 @@ int buf_putc(struct buf *b, char c)
 	return buf_append(b, &c, 1);
 }
 
+int buf_put_u64(struct buf *b, uint64_t v)
+{
+	char d[20]; /* 18446744073709551615 */
+	size_t i = sizeof(d);
+
+	do {
+		d[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	return buf_append(b, d + i, sizeof(d) - i);
+}
+
 int buf_vprintf(struct buf *b, const char *fmt, va_list ap)
 {
 	va_list ap2;

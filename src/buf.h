@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct buf {
 	char *data; /* always NUL-terminated when non-NULL */
@@ -27,6 +28,8 @@ int buf_reserve(struct buf *b, size_t extra);
 int buf_append(struct buf *b, const void *data, size_t len);
 int buf_puts(struct buf *b, const char *s);
 int buf_putc(struct buf *b, char c);
+/* v in decimal: what "%llu" prints, without printf's parsing per sample. */
+int buf_put_u64(struct buf *b, uint64_t v);
 int buf_printf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int buf_vprintf(struct buf *b, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 void buf_reset(struct buf *b);

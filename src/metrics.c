@@ -355,6 +355,9 @@ static int get_family(struct metric_sink *s, const char *name, const char *help,
 		*out = f;
 		return 0;
 	}
+	/* Validated once, when the family is made: every later sample finds it. */
+	if (!metric_name_valid(name))
+		return -EINVAL;
 	if (grow_index(&s->fam_index, &s->fam_cap, s->fam_len, family_hash) < 0)
 		return -ENOMEM;
 	if (s->fam_len == s->fams_cap) {
@@ -493,10 +496,6 @@ static int add_sample(struct metric_sink *s, const char *family, const char *hel
 	size_t i;
 	int r;
 
-	if (!metric_name_valid(family)) {
-		r = -EINVAL;
-		goto err;
-	}
 	r = render_labels(&s->scratch, labels, n_labels);
 	if (r < 0)
 		goto err;
@@ -737,7 +736,7 @@ int metric_sink_render(const struct metric_sink *s, struct buf *out)
 			buf_puts(out, smp->labels);
 			buf_putc(out, ' ');
 			if (smp->is_u64)
-				buf_printf(out, "%llu", (unsigned long long)smp->v.u);
+				buf_put_u64(out, smp->v.u);
 			else
 				metric_format_double(out, smp->v.d);
 			buf_putc(out, '\n');

@@ -28,8 +28,10 @@
 
 #define SYNC_PERIOD_MS 1000
 /* With no verbs device at all, the device list is looked at this often (a
- * list costs a netlink socket and a sysfs walk in libibverbs); with one, every
- * SYNC_PERIOD_MS, so that a device being removed is let go within a second. */
+ * list costs a netlink socket and a sysfs walk in libibverbs), and without a
+ * targets file or name the engine then sleeps as long (a wake-up a second was
+ * a sixth of an idle exporter's CPU); with a device, every SYNC_PERIOD_MS, so
+ * that a device being removed is let go within a second. */
 #define IDLE_PORTS_PERIOD_MS 10000
 #define SPIN_NS		     200000ull
 #define SPIN_MAX_NS	     1000000ull
@@ -425,6 +427,10 @@ void *probe_engine(void *arg)
 			probe_check_targets_dns(st, now_ms, hup);
 			probe_reap_graves(st, false);
 			next_sync = now_ms + SYNC_PERIOD_MS;
+			/* No verbs device and no peers to learn of: nothing to look
+			 * at before the next device check (a reload wakes it). */
+			if (!st->targets_path && !st->dns_spec && next_ports > next_sync)
+				next_sync = next_ports;
 		}
 		next_ns = step_locked(st, now_ms, &next_round, udp_ready, &spin, &failed);
 		if (failed >= 0) {

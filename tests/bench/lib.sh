@@ -67,6 +67,13 @@ bench_cpu_ticks() {
 	sed 's/.*) //' "/proc/$1/stat" | awk '{ print $12 + $13 }'
 }
 
+# bench_cpu_ns PID: CPU time of the process's live threads in ns (schedstat's
+# run time, exact), for short windows where 10 ms ticks are too coarse. A thread
+# that exits in the window takes its time with it: that under-counts, never over.
+bench_cpu_ns() {
+	cat "/proc/$1/task/"*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%.0f\n", s }'
+}
+
 # bench_ticks_to_s TICKS: seconds, as a decimal.
 bench_ticks_to_s() {
 	awk -v t="$1" -v hz="$BENCH_CLK_TCK" 'BEGIN { printf "%.3f", t / hz }'

@@ -247,15 +247,21 @@ for i in $(seq 0 $((WARM + MEASURE))); do
 		: >"$TMP/lat.node"
 		c0_o=$(bench_cpu_ticks "$PID_deploy")
 		c0_n=$(bench_cpu_ticks "$PID_node")
+		n0_o=$(bench_cpu_ns "$PID_deploy")
+		n0_n=$(bench_cpu_ns "$PID_node")
 	fi
 	scrape_both "$i"
 done
 c1_o=$(bench_cpu_ticks "$PID_deploy")
 c1_n=$(bench_cpu_ticks "$PID_node")
+n1_o=$(bench_cpu_ns "$PID_deploy")
+n1_n=$(bench_cpu_ns "$PID_node")
 last=$((WARM + MEASURE))
 mins=$(awk -v n="$MEASURE" -v p="$PERIOD" 'BEGIN { print n * p / 60 }')
 cpu_o=$(awk -v t=$((c1_o - c0_o)) -v hz="$BENCH_CLK_TCK" -v m="$mins" 'BEGIN { printf "%.1f", t * 1000 / hz / m }')
 cpu_n=$(awk -v t=$((c1_n - c0_n)) -v hz="$BENCH_CLK_TCK" -v m="$mins" 'BEGIN { printf "%.1f", t * 1000 / hz / m }')
+ns_o=$(awk -v a="$n0_o" -v b="$n1_o" -v m="$mins" 'BEGIN { printf "%.1f", (b - a) / 1e6 / m }')
+ns_n=$(awk -v a="$n0_n" -v b="$n1_n" -v m="$mins" 'BEGIN { printf "%.1f", (b - a) / 1e6 / m }')
 polls=$(($(bench_metric rdma_exporter_polls_total "$TMP/dep.$last") - $(bench_metric rdma_exporter_polls_total "$TMP/dep.$WARM")))
 ppm=$(awk -v n="$polls" -v m="$mins" 'BEGIN { printf "%.1f", n / m }')
 age=$(bench_hist_median rdma_exporter_data_age_seconds "$TMP/dep.$WARM" "$TMP/dep.$last")
@@ -267,12 +273,14 @@ ser_n=$(bench_series "$TMP/ne.$last")
 anon_o=$(bench_anon "$PID_deploy")
 anon_n=$(bench_anon "$PID_node")
 printf '%-28s %12s %14s %8s\n' figure ours node_exporter ratio
-printf '%-28s %12s %14s %8s\n' "CPU ms per minute" "$cpu_o" "$cpu_n" "$(bench_ratio "$cpu_o" "$cpu_n")"
+printf '%-28s %12s %14s %8s\n' "CPU ms per minute" "$ns_o" "$ns_n" "$(bench_ratio "$ns_o" "$ns_n")"
+printf '%-28s %12s %14s %8s\n' "  the same in 10 ms ticks" "$cpu_o" "$cpu_n" "$(bench_ratio "$cpu_o" "$cpu_n")"
 printf '%-28s %12s %14s %8s\n' "series per scrape" "$ser_o" "$ser_n" "$(bench_ratio "$ser_o" "$ser_n")"
 printf '%-28s %12s %14s %8s\n' "polls per minute" "$ppm" "(per scrape)" -
 printf '%-28s %12s %14s %8s\n' "median data age at scrape s" "$age" "0 (reads)" -
 printf '%-28s %12s %14s %8s\n' "scrape p50 ms" "$p50_o" "$p50_n" "$(bench_ratio "$p50_o" "$p50_n")"
 printf '%-28s %12s %14s %8s\n' "anonymous memory kB" "$anon_o" "$anon_n" "$(bench_ratio "$anon_o" "$anon_n")"
-echo "(data age: rdma_exporter_data_age_seconds over the measured scrapes, interpolated in its bucket;"
+echo "(CPU: schedstat run time of each process's threads, ns; below it utime+stime, 10 ms ticks;"
+echo " data age: rdma_exporter_data_age_seconds over the measured scrapes, interpolated in its bucket;"
 echo " node_exporter reads sysfs during the scrape: its data is fresh and its scrape waits on it)"
 echo "(figures from a shared 2-core machine with the load tool on the same cores: compare within this run)"

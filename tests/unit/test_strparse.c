@@ -90,13 +90,46 @@ static void test_buf(void **state)
 	buf_free(NULL);
 }
 
+/* buf_put_u64 prints what "%llu" prints, at the edges too. */
+static void test_buf_put_u64(void **state)
+{
+	static const uint64_t v[] = {0,
+				     1,
+				     9,
+				     10,
+				     99,
+				     100,
+				     4294967295u,
+				     4294967296u,
+				     9007199254740993ull,
+				     UINT64_MAX - 1,
+				     UINT64_MAX};
+	struct buf a = BUF_INIT, b = BUF_INIT;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		buf_put_u64(&a, v[i]);
+		buf_putc(&a, ' ');
+		buf_printf(&b, "%llu ", (unsigned long long)v[i]);
+	}
+	for (uint64_t x = 1; x < UINT64_MAX / 7; x *= 7) {
+		buf_put_u64(&a, x);
+		buf_printf(&b, "%llu", (unsigned long long)x);
+	}
+	assert_false(buf_failed(&a));
+	assert_int_equal(a.len, b.len);
+	assert_memory_equal(a.data, b.data, a.len);
+	assert_non_null(strstr(a.data, " 18446744073709551615 "));
+	buf_free(&a);
+	buf_free(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_dec),
-		cmocka_unit_test(test_auto),
-		cmocka_unit_test(test_trim),
-		cmocka_unit_test(test_buf),
+		cmocka_unit_test(test_dec),	    cmocka_unit_test(test_auto),
+		cmocka_unit_test(test_trim),	    cmocka_unit_test(test_buf),
+		cmocka_unit_test(test_buf_put_u64),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
