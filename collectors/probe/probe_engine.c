@@ -408,7 +408,9 @@ void *probe_engine(void *arg)
 	uint64_t next_round = clock_mono_ms() + st->interval_ms, next_sync = 0, next_ports = 0;
 	unsigned udp_ready = 0;
 
-	pthread_setname_np(pthread_self(), "rdma-probe");
+	/* Not renamed like the other threads: the kernel files the QPs it makes
+	 * under this thread's name, which `rdma res show qp` prints as comm, and
+	 * operators look for rdma_exporter there. */
 	for (;;) {
 		uint64_t now_ms = clock_mono_ms(), next_ns;
 		int failed;
