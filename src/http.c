@@ -444,6 +444,19 @@ static void note_scrape(struct http_server *srv, struct MHD_Connection *c, const
  * gzip copy (no such client lately): inflated for this response. The next
  * polls keep the text again.
  */
+/* A /metrics body (r, NULL when it could not be made) with its headers, queued. */
+static enum MHD_Result queue_metrics(const struct webconfig *wc, struct MHD_Connection *c,
+				     struct MHD_Response *r, const char *type, bool gz)
+{
+	if (!r)
+		return MHD_NO;
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+	MHD_add_response_header(r, MHD_HTTP_HEADER_VARY, "Accept, Accept-Encoding");
+	if (gz)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_ENCODING, "gzip");
+	return queue(wc, c, MHD_HTTP_OK, r);
+}
+
 static enum MHD_Result serve_inflated(const struct webconfig *wc, struct MHD_Connection *c,
 				      struct snapshot *s)
 {
@@ -456,13 +469,9 @@ static enum MHD_Result serve_inflated(const struct webconfig *wc, struct MHD_Con
 		return queue_static(wc, c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n",
 				    "text/plain; charset=utf-8", NULL);
 	r = MHD_create_response_from_buffer_with_free_callback(len, text, free);
-	if (!r) {
+	if (!r)
 		free(text);
-		return MHD_NO;
-	}
-	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, CONTENT_TYPE_METRICS);
-	MHD_add_response_header(r, MHD_HTTP_HEADER_VARY, "Accept, Accept-Encoding");
-	return queue(wc, c, MHD_HTTP_OK, r);
+	return queue_metrics(wc, c, r, CONTENT_TYPE_METRICS, false);
 }
 
 static enum MHD_Result serve_metrics(struct http_server *srv, const struct webconfig *wc,
@@ -503,15 +512,9 @@ static enum MHD_Result serve_metrics(struct http_server *srv, const struct webco
 	}
 	/* The response borrows the snapshot's buffer and drops its reference when done. */
 	r = MHD_create_response_from_buffer_with_free_callback_cls(len, (void *)body, unref_cb, s);
-	if (!r) {
+	if (!r)
 		snapshot_unref(s);
-		return MHD_NO;
-	}
-	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
-	MHD_add_response_header(r, MHD_HTTP_HEADER_VARY, "Accept, Accept-Encoding");
-	if (gz)
-		MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_ENCODING, "gzip");
-	return queue(wc, c, MHD_HTTP_OK, r);
+	return queue_metrics(wc, c, r, type, gz);
 }
 
 static enum MHD_Result serve_health(struct http_server *srv, const struct webconfig *wc,

@@ -435,6 +435,17 @@ static uint32_t port_of(attr_table tb)
 }
 
 /* Entry handlers: 0, -ENOMEM, or -EBADMSG for an object skipped. */
+
+/* The attributes of an entry counted per owner, and that owner (*o). */
+static int owned_entry(const struct nlattr *entry, struct nl_dev_agg *a, attr_table tb,
+		       struct nl_owner **o)
+{
+	if (entry_attrs(entry, tb) < 0)
+		return -EBADMSG;
+	*o = owner_of(a, tb);
+	return *o ? 0 : -ENOMEM;
+}
+
 static int qp_entry(const struct nlattr *entry, struct nl_dev_agg *a)
 {
 	struct nl_qp_bucket *b;
@@ -461,12 +472,10 @@ static int cq_entry(const struct nlattr *entry, struct nl_dev_agg *a)
 {
 	struct nl_owner *o;
 	attr_table tb;
+	int r = owned_entry(entry, a, tb, &o);
 
-	if (entry_attrs(entry, tb) < 0)
-		return -EBADMSG;
-	o = owner_of(a, tb);
-	if (!o)
-		return -ENOMEM;
+	if (r < 0)
+		return r;
 	o->cqs++;
 	a->cqs++;
 	if (tb[RDMA_NLDEV_ATTR_RES_CQE])
@@ -478,12 +487,10 @@ static int mr_entry(const struct nlattr *entry, struct nl_dev_agg *a)
 {
 	struct nl_owner *o;
 	attr_table tb;
+	int r = owned_entry(entry, a, tb, &o);
 
-	if (entry_attrs(entry, tb) < 0)
-		return -EBADMSG;
-	o = owner_of(a, tb);
-	if (!o)
-		return -ENOMEM;
+	if (r < 0)
+		return r;
 	a->mrs++;
 	o->mrs++;
 	if (tb[RDMA_NLDEV_ATTR_RES_MRLEN]) {
@@ -529,12 +536,10 @@ static int pd_entry(const struct nlattr *entry, struct nl_dev_agg *a)
 {
 	struct nl_owner *o;
 	attr_table tb;
+	int r = owned_entry(entry, a, tb, &o);
 
-	if (entry_attrs(entry, tb) < 0)
-		return -EBADMSG;
-	o = owner_of(a, tb);
-	if (!o)
-		return -ENOMEM;
+	if (r < 0)
+		return r;
 	o->pds++;
 	a->pds++;
 	return 0;
