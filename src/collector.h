@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The collector interface. Every data source (sysfs counters, RDMA netlink
- * resources, ethtool, probes, ...) is one collector: a static ops table,
- * listed in collectors.c. The poller calls collect() of every enabled
+ * The collector interface, the one wall between collectors/ and the daemon:
+ * it uses only exposition and base (docs/architecture.md). Every data source
+ * (sysfs counters, RDMA netlink resources, ethtool, probes, ...) is one
+ * collector: a static ops table, with its own flags (struct collector_flag),
+ * listed in daemon/collectors.c. The poller calls collect() of every enabled
  * collector once per poll interval, from its own thread, one at a time.
  *
  * A collector returns 0 when it produced its metrics (individual values may
@@ -15,12 +17,44 @@
 
 #include <errno.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
-#include "config.h"
-#include "devfilter.h"
-#include "metrics.h"
-#include "netdevs.h"
+#include "base/devfilter.h"
+#include "exposition/metrics.h"
+#include "base/netdevs.h"
+
+enum collector_flag_kind {
+	COLLECTOR_FLAG_UINT,	 /* whole number from min to max */
+	COLLECTOR_FLAG_DURATION, /* Prometheus duration, stored in ms, min..max ms */
+	COLLECTOR_FLAG_REGEX,	 /* POSIX extended regex, anchored; checked at parse time;
+				    the text is in collector_flag_strs (NULL: not given) */
+	COLLECTOR_FLAG_PATH,	 /* a non-empty file path, in collector_flag_strs (NULL: not
+				    given); whether it exists is the collector's business */
+	COLLECTOR_FLAG_BOOL,	 /* --collector.C.F / --no-collector.C.F, no value; 1 or 0,
+				    def is the default */
+	COLLECTOR_FLAG_TEXT,	 /* text checked by the flag's check() at parse time, in
+				    collector_flag_strs (NULL: not given); metavar is shown in
+				    --help */
+};
+
+/*
+ * A flag of one collector: --collector.<collector>.<name>=VALUE. Its value
+ * reaches the collector as collector_ctx.flags[i], i its index in the
+ * collector's table.
+ */
+struct collector_flag {
+	const char *name; /* e.g. "top-processes" */
+	const char *help; /* one line for --help, says what the default means */
+	enum collector_flag_kind kind;
+	uint64_t def, min, max;
+	/* COLLECTOR_FLAG_TEXT: 0, or -EINVAL with why set (pure: no I/O). */
+	int (*check)(const char *value, char *why, size_t whylen);
+	const char *metavar; /* COLLECTOR_FLAG_TEXT: e.g. "ADDR[,ADDR...]" */
+	/* COLLECTOR_FLAG_UINT: what is counted, for --help's "Range: 1 to 64 peers."
+	 * (NULL: the help says it). Durations carry their unit. */
+	const char *unit;
+};
 
 struct collector_ctx {
 	/* O_DIRECTORY fd of --path.sysfs; every sysfs access is relative to it. */
@@ -62,7 +96,7 @@ struct collector_ops {
 	const char *name; /* [a-z0-9_]+, used in --collector.NAME */
 	const char *help; /* one line for --help */
 	bool default_enabled;
-	/* Own flags, --collector.NAME.FLAG=VALUE (config.h); may be NULL. */
+	/* Own flags, --collector.NAME.FLAG=VALUE (above); may be NULL. */
 	const struct collector_flag *flags;
 	unsigned n_flags;
 	/* Allocate state. Must not fail because hardware is missing. */

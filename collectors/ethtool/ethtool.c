@@ -8,8 +8,8 @@
  * logged per poll.
  */
 #include "ethtool.h"
-#include "clock.h"
-#include "fileio.h"
+#include "base/clock.h"
+#include "base/fileio.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -21,10 +21,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "devfilter.h"
+#include "base/devfilter.h"
 #include "ethtool_names.h"
-#include "log.h"
-#include "strparse.h"
+#include "base/log.h"
+#include "base/strparse.h"
 
 #define NL_TIMEOUT_MS 1000
 

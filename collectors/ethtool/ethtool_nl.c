@@ -19,7 +19,7 @@
  * one reply message or one NLMSG_ERROR.
  */
 #include "ethtool_nl.h"
-#include "clock.h"
+#include "base/clock.h"
 
 #include <errno.h>
 #include <poll.h>

@@ -9,8 +9,8 @@
  * failing (device, dump) once at warn, later at debug.
  */
 #include "netlink.h"
-#include "clock.h"
-#include "fileio.h"
+#include "base/clock.h"
+#include "base/fileio.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -21,8 +21,8 @@
 
 #include <rdma/rdma_netlink.h>
 
-#include "log.h"
-#include "sysfs_names.h"
+#include "base/log.h"
+#include "sysfs/sysfs_names.h"
 
 /* A dump that NLM_F_DUMP_INTR interrupted is tried this many times. */
 #define DUMP_ATTEMPTS 3

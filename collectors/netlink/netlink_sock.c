@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "netlink_sock.h"
 
-#include "clock.h"
+#include "base/clock.h"
 
 #include <errno.h>
 #include <poll.h>

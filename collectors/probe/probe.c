@@ -6,7 +6,7 @@
  */
 #include "probe.h"
 #include "probe_internal.h"
-#include "clock.h"
+#include "base/clock.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -15,7 +15,7 @@
 #include <sys/random.h>
 #include <unistd.h>
 
-#include "log.h"
+#include "base/log.h"
 
 #define RL_SLOTS 1024
 #define RL_RATE	 200.0

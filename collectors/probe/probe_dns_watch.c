@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "log.h"
+#include "base/log.h"
 
 /* A headless Service's answer changes as nodes come and go: 30 s keeps the
  * mesh within a scrape or two of it. After a failure, 5 s. */

@@ -15,15 +15,17 @@
  * the prober's burst.
  */
 #include "probe_internal.h"
-#include "clock.h"
+#include "base/clock.h"
 
+#include <netinet/in.h>
 #include <poll.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <infiniband/verbs.h>
 
-#include "log.h"
+#include "base/log.h"
 #include "probe_packet.h"
 
 #define SYNC_PERIOD_MS 1000
@@ -289,6 +291,49 @@ static void round_if_due(struct probe_state *st, uint64_t now_ms, uint64_t *next
 	*next_round += st->interval_ms;
 	if (*next_round < now_ms)
 		*next_round = now_ms + st->interval_ms;
+}
+
+/*
+ * Drains one sideband socket (under lock): an answer goes to the resolver
+ * (probe_resolve.c), a query to the responder. Here, not in
+ * probe_sideband.c, so that the resolver, which sends from the sideband's
+ * sockets, and the sideband do not call each other.
+ */
+void probe_sideband_input(struct probe_state *st, const struct sideband *sb)
+{
+	for (int budget = 0; budget < 256; budget++) {
+		unsigned char pkt[PROBE_DISC_LEN + 1];
+		struct sockaddr_storage from;
+		socklen_t fl = sizeof(from);
+		struct probe_disc d;
+		uint8_t key[PROBE_RL_KEY_MAX] = {0};
+		ssize_t n = recvfrom(sb->fd, pkt, sizeof(pkt), MSG_DONTWAIT,
+				     (struct sockaddr *)&from, &fl);
+
+		if (n < 0)
+			return;
+		if (probe_disc_decode(pkt, (size_t)n, &d) < 0) {
+			st->disc_dropped[DD_MALFORMED]++;
+			continue;
+		}
+		if (d.type == PROBE_DISC_ANSWER) {
+			/* an answer to no query of ours in flight */
+			if (!probe_take_answer(st, &d))
+				st->disc_dropped[DD_UNEXPECTED]++;
+			continue;
+		}
+		if (!st->responder)
+			continue;
+		if (from.ss_family == AF_INET6)
+			memcpy(key, &((struct sockaddr_in6 *)&from)->sin6_addr, 16);
+		else
+			memcpy(key, &((struct sockaddr_in *)&from)->sin_addr, 4);
+		if (!probe_ratelimit_allow(&st->disc_rl, key, 16, clock_mono_ns())) {
+			st->disc_dropped[DD_RATELIMIT]++;
+			continue;
+		}
+		probe_answer_query(st, sb->fd, &d, (struct sockaddr *)&from, fl, sb->a.addr);
+	}
 }
 
 /*

@@ -31,7 +31,7 @@
 #include <sys/stat.h>
 
 #include "collector.h"
-#include "histogram.h"
+#include "exposition/histogram.h"
 #include "probe_bind.h"
 #include "probe_discovery.h"
 #include "probe_dns.h"
@@ -172,8 +172,11 @@ struct probe_state {
 	uint64_t answered_ns; /* when the responder last answered a probe request */
 };
 
-/* probe_engine.c: the thread start routine. */
+/* probe_engine.c: the thread start routine; the sideband's datagrams of one
+ * socket, drained under the lock (answers to the resolver, queries to the
+ * responder). */
 void *probe_engine(void *arg);
+void probe_sideband_input(struct probe_state *st, const struct sideband *sb);
 
 /* probe_slots.c */
 int probe_sync_ports(struct probe_state *st);
@@ -208,7 +211,6 @@ bool probe_take_answer(struct probe_state *st, const struct probe_disc *d);
 size_t probe_local_candidates(struct probe_bind_cand *c, size_t max);
 void probe_sideband_sync(struct probe_state *st);
 void probe_sideband_close_all(struct probe_state *st);
-void probe_sideband_input(struct probe_state *st, const struct sideband *sb);
 int probe_sideband_for(const struct probe_state *st, const uint8_t *src, bool have_src, bool v4);
 
 /* probe_responder.c */

@@ -8,8 +8,8 @@
  * here.
  */
 #include "probe_internal.h"
-#include "fileio.h"
-#include "clock.h"
+#include "base/fileio.h"
+#include "base/clock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -20,7 +20,7 @@
 
 #include <infiniband/verbs.h>
 
-#include "log.h"
+#include "base/log.h"
 
 /* ---- peers --------------------------------------------------------------------------- */
 

@@ -6,7 +6,7 @@
  * failures back off exponentially (probe_pace_backoff_ms).
  */
 #include "probe_internal.h"
-#include "clock.h"
+#include "base/clock.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

@@ -4,7 +4,7 @@
  * discovery queries on the sideband, each rate-limited per source.
  */
 #include "probe_internal.h"
-#include "clock.h"
+#include "base/clock.h"
 
 #include <string.h>
 

@@ -8,10 +8,11 @@
  * while a probe port is open and there is something to answer (the
  * responder) or to ask (a targets file); probe_sideband_sync() brings them in
  * line every engine sync (each second), so an address that comes or goes is
- * followed. Input: answers go to probe_resolve.c, queries to the responder.
+ * followed. The engine drains them (probe_engine.c): answers go to
+ * probe_resolve.c, queries to the responder.
  */
 #include "probe_internal.h"
-#include "clock.h"
+#include "base/clock.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -23,47 +24,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "log.h"
+#include "base/log.h"
 
 #define MAX_CANDS 256 /* interface addresses looked at */
-
-/* Drains one sideband socket (under lock). */
-void probe_sideband_input(struct probe_state *st, const struct sideband *sb)
-{
-	for (int budget = 0; budget < 256; budget++) {
-		unsigned char pkt[PROBE_DISC_LEN + 1];
-		struct sockaddr_storage from;
-		socklen_t fl = sizeof(from);
-		struct probe_disc d;
-		uint8_t key[PROBE_RL_KEY_MAX] = {0};
-		ssize_t n = recvfrom(sb->fd, pkt, sizeof(pkt), MSG_DONTWAIT,
-				     (struct sockaddr *)&from, &fl);
-
-		if (n < 0)
-			return;
-		if (probe_disc_decode(pkt, (size_t)n, &d) < 0) {
-			st->disc_dropped[DD_MALFORMED]++;
-			continue;
-		}
-		if (d.type == PROBE_DISC_ANSWER) {
-			/* an answer to no query of ours in flight */
-			if (!probe_take_answer(st, &d))
-				st->disc_dropped[DD_UNEXPECTED]++;
-			continue;
-		}
-		if (!st->responder)
-			continue;
-		if (from.ss_family == AF_INET6)
-			memcpy(key, &((struct sockaddr_in6 *)&from)->sin6_addr, 16);
-		else
-			memcpy(key, &((struct sockaddr_in *)&from)->sin_addr, 4);
-		if (!probe_ratelimit_allow(&st->disc_rl, key, 16, clock_mono_ns())) {
-			st->disc_dropped[DD_RATELIMIT]++;
-			continue;
-		}
-		probe_answer_query(st, sb->fd, &d, (struct sockaddr *)&from, fl, sb->a.addr);
-	}
-}
 
 /* The sideband socket to send from to a peer: the one bound to src (the
  * route's source address), else the first of the peer's family (v4: IPv4),

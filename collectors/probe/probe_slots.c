@@ -5,8 +5,8 @@
  * loopback peer. Port changes are logged once here.
  */
 #include "probe_internal.h"
-#include "clock.h"
-#include "fileio.h"
+#include "base/clock.h"
+#include "base/fileio.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -19,8 +19,8 @@
 
 #include <infiniband/verbs.h>
 
-#include "devfilter.h"
-#include "log.h"
+#include "base/devfilter.h"
+#include "base/log.h"
 #include "probe_packet.h"
 
 static struct slot *find_slot(struct probe_state *st, const char *dev, uint8_t port)

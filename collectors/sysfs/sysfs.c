@@ -6,7 +6,7 @@
  * every poll.
  */
 #include "sysfs.h"
-#include "clock.h"
+#include "base/clock.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -15,7 +15,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "log.h"
+#include "base/log.h"
 #include "sysfs_hwnl.h"
 #include "sysfs_parse.h"
 #include "sysfs_scan.h"

@@ -17,7 +17,7 @@
 #define RDMA_EXPORTER_SYSFS_H
 
 #include "collector.h"
-#include "netlink_sock.h"
+#include "netlink/netlink_sock.h"
 
 extern const struct collector_ops sysfs_collector_ops;
 

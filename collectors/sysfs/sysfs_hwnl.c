@@ -12,8 +12,8 @@
 
 #include <rdma/rdma_netlink.h>
 
-#include "clock.h"
-#include "netlink_parse.h"
+#include "base/clock.h"
+#include "netlink/netlink_parse.h"
 #include "sysfs_names.h"
 
 struct sysfs_hwnl {

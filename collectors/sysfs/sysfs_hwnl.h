@@ -16,7 +16,7 @@
 
 #include <stdint.h>
 
-#include "netlink_sock.h"
+#include "netlink/netlink_sock.h"
 #include "sysfs_scan.h"
 
 struct sysfs_hwnl;

@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "metrics.h"
+#include "exposition/metrics.h"
 
 /* The directory a counter file was found in. */
 enum sysfs_counter_source {

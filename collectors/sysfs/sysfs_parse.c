@@ -7,7 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "strparse.h"
+#include "base/strparse.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 

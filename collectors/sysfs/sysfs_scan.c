@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "sysfs_scan.h"
-#include "fileio.h"
+#include "base/fileio.h"
 
 #include <dirent.h>
 #include <errno.h>

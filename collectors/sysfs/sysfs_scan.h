@@ -20,7 +20,7 @@
 #include <sys/types.h>
 #include <time.h>
 
-#include "devfilter.h"
+#include "base/devfilter.h"
 #include "sysfs_names.h"
 
 /* Directory of the devices, relative to the sysfs root. */

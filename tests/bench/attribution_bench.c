@@ -36,11 +36,11 @@
 #include <libmnl/libmnl.h>
 #include <rdma/rdma_netlink.h>
 
-#include "buf.h"
+#include "base/buf.h"
 #include "collector.h"
-#include "devfilter.h"
-#include "log.h"
-#include "metrics.h"
+#include "base/devfilter.h"
+#include "base/log.h"
+#include "exposition/metrics.h"
 #include "netlink.h"
 
 #define DGRAM_MAX  (32768 - 320)

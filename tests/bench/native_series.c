@@ -21,12 +21,12 @@
 #include <string.h>
 #include <time.h>
 
-#include "buf.h"
-#include "expo_proto.h"
-#include "histogram.h"
-#include "metrics.h"
-#include "snapshot.h"
-#include "strparse.h"
+#include "base/buf.h"
+#include "exposition/expo_proto.h"
+#include "exposition/histogram.h"
+#include "exposition/metrics.h"
+#include "exposition/snapshot.h"
+#include "base/strparse.h"
 
 #define OBS    10000
 #define ROUNDS 20

@@ -5,7 +5,7 @@
 # --path.sysfs or a bind mount can have one; real sysfs has none) must never block the
 # daemon: it starts, answers /healthz and scrapes at once, counts the unreadable files,
 # and exits promptly on SIGTERM. Every file is opened with O_NONBLOCK and checked to be a
-# regular file before a read (src/fileio.c). The same with a FIFO as the probe
+# regular file before a read (src/base/fileio.c). The same with a FIFO as the probe
 # collector's targets file.
 set -uo pipefail
 BIN=$(readlink -f "$1")

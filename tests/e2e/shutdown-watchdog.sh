@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 #
-# The shutdown watchdog (src/daemon.c): once a stop signal came, the process
+# The shutdown watchdog (src/daemon/daemon.c): once a stop signal came, the process
 # ends within 10 s whatever hangs. rdma_exporter_hangtest is the same daemon
 # with a test hook that hangs the shutdown stage named by
 # RDMA_EXPORTER_TEST_HANG: on SIGTERM it must exit 1 within 10 s plus a margin

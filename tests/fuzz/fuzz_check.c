@@ -14,8 +14,8 @@
 #include <errno.h>
 #include <string.h>
 
-#include "check_expect.h"
-#include "check_table.h"
+#include "check/check_expect.h"
+#include "check/check_table.h"
 #include "fuzz.h"
 
 static void check_table(const uint8_t *data, size_t size)

@@ -13,9 +13,10 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "config.h"
+#include "base/strparse.h"
+#include "daemon/config.h"
 #include "fuzz.h"
-#include "log.h"
+#include "base/log.h"
 
 #define MAX_ARGS 64
 
@@ -77,8 +78,7 @@ static void check_config(const struct exporter_config *cfg, const char *buf, siz
 		   cfg->action == CONFIG_VERSION);
 	if (cfg->action != CONFIG_RUN)
 		return;
-	FUZZ_CHECK(config_split_listen_address(cfg->listen_address, host, sizeof(host), &port) ==
-		   0);
+	FUZZ_CHECK(parse_listen_address(cfg->listen_address, host, sizeof(host), &port) == 0);
 	FUZZ_CHECK(port > 0);
 	FUZZ_CHECK(cfg->telemetry_path[0] == '/' && !strchr(cfg->telemetry_path, '?') &&
 		   !strchr(cfg->telemetry_path, '#'));

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
  * libFuzzer target: Prometheus durations (config_parse_duration_ms) and listen
- * addresses (config_split_listen_address), on the input as a C string.
+ * addresses (parse_listen_address), on the input as a C string.
  *
  * Invariants: a parsed duration is made only of digits, '.' and units, and its
  * canonical form ("1d2h3m4s5ms") parses back to the same number of
@@ -12,7 +12,8 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "config.h"
+#include "base/strparse.h"
+#include "daemon/config.h"
 #include "fuzz.h"
 
 /* Canonical form of ms: the largest units first, zero groups left out. */
@@ -59,7 +60,7 @@ static void check_listen(const char *s)
 {
 	char host[64], host2[64], again[96];
 	uint16_t port, port2;
-	int r = config_split_listen_address(s, host, sizeof(host), &port);
+	int r = parse_listen_address(s, host, sizeof(host), &port);
 
 	FUZZ_CHECK(r == 0 || r == -EINVAL);
 	if (r)
@@ -73,7 +74,7 @@ static void check_listen(const char *s)
 		FUZZ_CHECK(!strchr(host, ':'));
 		snprintf(again, sizeof(again), "%s:%u", host, port);
 	}
-	FUZZ_CHECK(config_split_listen_address(again, host2, sizeof(host2), &port2) == 0);
+	FUZZ_CHECK(parse_listen_address(again, host2, sizeof(host2), &port2) == 0);
 	FUZZ_CHECK(strcmp(host, host2) == 0 && port == port2);
 }
 

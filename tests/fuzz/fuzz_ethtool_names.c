@@ -15,7 +15,7 @@
 
 #include "ethtool_names.h"
 #include "fuzz.h"
-#include "metrics.h"
+#include "exposition/metrics.h"
 
 static const char *const drivers[] = {"mlx5_core", "ice", "bnxt_en", "i40e", "veth"};
 #define N_DRIVERS (sizeof(drivers) / sizeof(drivers[0]))

@@ -24,11 +24,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "buf.h"
-#include "expo_proto.h"
+#include "base/buf.h"
+#include "exposition/expo_proto.h"
 #include "fuzz.h"
-#include "histogram.h"
-#include "metrics.h"
+#include "exposition/histogram.h"
+#include "exposition/metrics.h"
 #include "metrics.pb-c.h"
 
 #define MAX_OPS 64

@@ -18,9 +18,9 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "buf.h"
+#include "base/buf.h"
 #include "fuzz.h"
-#include "metrics.h"
+#include "exposition/metrics.h"
 
 #define MAX_RECORDS 24
 #define MAX_FIELDS  (2 + 2 * 6)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * libFuzzer target: log_format and log_format_json (src/log.c), the record
+ * libFuzzer target: log_format and log_format_json (src/base/log.c), the record
  * writers of --log.format=logfmt and json.
  *
  * Input: 2 bytes of buffer size (big endian, taken modulo LOG_LINE_MAX + 1),
@@ -22,7 +22,7 @@
 #include "../include/json_parse.h"
 #include "../include/logfmt_parse.h"
 #include "fuzz.h"
-#include "log.h"
+#include "base/log.h"
 
 static const int levels[] = {LOG_DEBUG, LOG_INFO, LOG_WARNING, LOG_ERR};
 

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "buf.h"
+#include "base/buf.h"
 #include "fuzz.h"
 #include "probe_targets.h"
 

@@ -16,8 +16,8 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "metrics.h"
-#include "strparse.h"
+#include "exposition/metrics.h"
+#include "base/strparse.h"
 #include "sysfs_names.h"
 #include "sysfs_parse.h"
 

@@ -13,8 +13,8 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "webauth.h"
-#include "webconfig.h"
+#include "http/webauth.h"
+#include "http/webconfig.h"
 
 static void check_webconfig(const uint8_t *data, size_t size)
 {

@@ -9,7 +9,7 @@
  * exactly one newline, at the end. Nested objects and arrays are refused: a
  * log record has none. Values are decoded into the same struct as the logfmt
  * reader's, NUL-terminated (scalars other than strings as their text). Written apart from
- * src/log.c so that a bug there is not mirrored here.
+ * src/base/log.c so that a bug there is not mirrored here.
  */
 #ifndef RDMA_EXPORTER_TESTS_JSON_PARSE_H
 #define RDMA_EXPORTER_TESTS_JSON_PARSE_H

@@ -4,7 +4,7 @@
  * one record, "key=value" fields separated by single spaces, an optional
  * "<N>" journal prefix, and exactly one newline, at the end. Quoted values
  * take \\ \" \n \r \t and \uXXXX; bare values may not hold a space, '=', '"'
- * or a control byte. Written apart from src/log.c so that a bug there is not
+ * or a control byte. Written apart from src/base/log.c so that a bug there is not
  * mirrored here.
  */
 #ifndef RDMA_EXPORTER_TESTS_LOGFMT_PARSE_H

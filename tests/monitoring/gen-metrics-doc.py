@@ -86,10 +86,11 @@ def scrape_tree(tree, extra, tmp):
 def source_collectors(root):
     """family name -> sorted collector names whose sources define it."""
     where = {}
-    for f in glob.glob(os.path.join(root, "collectors", "*", "*.c")) + glob.glob(os.path.join(root, "src", "*.c")):
+    for f in glob.glob(os.path.join(root, "collectors", "*", "*.c")) + \
+            glob.glob(os.path.join(root, "src", "**", "*.c"), recursive=True):
         rel = os.path.relpath(f, root).split(os.sep)
-        # The check subcommand (src/check*.c) reads other collectors' families; it defines none.
-        if rel[0] == "src" and rel[1].startswith("check"):
+        # The check subcommand (src/check/) reads other collectors' families; it defines none.
+        if rel[0] == "src" and rel[1] == "check":
             continue
         coll = rel[1] if rel[0] == "collectors" else "exporter"
         with open(f, errors="replace") as fh:

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check_main.h"
+#include "check/check_main.h"
 
 void check_test_hook(const char *stage)
 {
@@ -23,7 +23,12 @@ void check_test_hook(const char *stage)
 		fprintf(stderr, "checkseam: \"%s\" failed\n", cmd);
 }
 
+/* Only the check subcommand: the seam is check_main's. */
 int main(int argc, char *argv[])
 {
-	return exporter_main(argc, argv);
+	if (argc < 2 || strcmp(argv[1], "check") != 0) {
+		fprintf(stderr, "usage: rdma_exporter_checkseam check [FLAGS]\n");
+		return 2;
+	}
+	return check_main(argc - 1, argv + 1);
 }

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "daemon.h"
+#include "daemon/daemon.h"
 
 void daemon_test_hook(const char *stage)
 {
@@ -33,5 +33,5 @@ void daemon_test_hook(const char *stage)
 
 int main(int argc, char *argv[])
 {
-	return daemon_main(argc, argv);
+	return daemon_main(argc, argv, NULL);
 }

@@ -27,11 +27,12 @@
 #include <unistd.h>
 
 #include "collector.h"
-#include "devfilter.h"
-#include "histogram.h"
-#include "http.h"
-#include "poller.h"
-#include "strparse.h"
+#include "base/devfilter.h"
+#include "exposition/histogram.h"
+#include "http/http.h"
+#include "daemon/poller.h"
+#include "daemon/pollsched.h"
+#include "base/strparse.h"
 
 #define OBS_PER_POLL 200
 
@@ -144,9 +145,10 @@ static void on_signal(int sig)
 }
 
 /* protobuf requests make the polls encode it (poller.h) */
-static void note_scrape(void *arg, uint64_t key, double age_s, unsigned wants)
+static void note_scrape(void *arg, const struct http_scrape *s)
 {
-	poller_note_scrape(arg, key, age_s, wants);
+	poller_note_scrape(arg, pollsched_key(s->addr, s->addr_len, s->user_agent), s->data_age_s,
+			   s->wants);
 }
 
 static int serve(const char *listen, uint64_t poll_ms)

@@ -379,7 +379,7 @@ else notok "traffic is visible: rcvd_pkts='$rcvd' sent_pkts='$sent' (want one > 
 # Native histograms: one scrape in the protobuf exposition, as Prometheus with
 # --enable-feature=native-histograms asks for it, saved as protobuf-scrape.bin (on the
 # host, one message split off its varint length prefix decodes with `protoc-c
-# --decode=io.prometheus.client.MetricFamily -Isrc/proto src/proto/metrics.proto`). Checked here: the Content-Type, and that the body is a
+# --decode=io.prometheus.client.MetricFamily -Isrc/exposition/proto src/exposition/proto/metrics.proto`). Checked here: the Content-Type, and that the body is a
 # sequence of length-delimited messages that starts with a name (field 1) and covers the
 # body exactly, one per family of a text scrape taken next to it, the probe's histogram
 # among them.

@@ -24,9 +24,9 @@
 
 #include "exposition_assert.h"
 
-#include "buf.h"
+#include "base/buf.h"
 #include "ethtool.h"
-#include "log.h"
+#include "base/log.h"
 
 #define MAX_NAMES 4096
 

@@ -28,11 +28,11 @@
 
 #include "exposition_assert.h"
 
-#include "buf.h"
+#include "base/buf.h"
 #include "collector.h"
-#include "devfilter.h"
-#include "log.h"
-#include "metrics.h"
+#include "base/devfilter.h"
+#include "base/log.h"
+#include "exposition/metrics.h"
 #include "netlink.h"
 #include "nl_build.h"
 #include "sysfs_names.h"

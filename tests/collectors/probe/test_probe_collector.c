@@ -31,9 +31,9 @@
 
 #include <cmocka.h>
 
-#include "buf.h"
+#include "base/buf.h"
 #include "exposition_assert.h"
-#include "log.h"
+#include "base/log.h"
 #include "probe.h"
 #include "probe_discovery.h"
 #include "probe_internal.h"

@@ -25,11 +25,11 @@
 #include "exposition_assert.h"
 #include "nl_build.h"
 
-#include "buf.h"
+#include "base/buf.h"
 #include "collector.h"
-#include "devfilter.h"
-#include "log.h"
-#include "metrics.h"
+#include "base/devfilter.h"
+#include "base/log.h"
+#include "exposition/metrics.h"
 #include "sysfs.h"
 
 #define FAKE_PORTID 4242u

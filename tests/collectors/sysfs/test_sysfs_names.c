@@ -8,7 +8,7 @@
 
 #include <cmocka.h>
 
-#include "metrics.h"
+#include "exposition/metrics.h"
 #include "metric_naming.h"
 #include "sysfs_names.h"
 

@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "base/fileio.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int open_regular_at(int dirfd, const char *path)
+{
+	struct stat before, st;
+	int fd;
+
+	/* Look before opening: opening a device node can have effects of its own
+	 * (a tape rewinds, a tty becomes the controlling one) and can block. */
+	if (fstatat(dirfd, path, &before, 0) < 0)
+		return -errno;
+	if (!S_ISREG(before.st_mode))
+		return -EINVAL;
+	fd = openat(dirfd, path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0) {
+		int e = errno;
+
+		close(fd);
+		return -e;
+	}
+	/* Swapped for something else between the two looks: refused the same way. */
+	if (!S_ISREG(st.st_mode) || st.st_dev != before.st_dev || st.st_ino != before.st_ino) {
+		close(fd);
+		return -EINVAL;
+	}
+	return fd;
+}

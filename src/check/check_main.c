@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * `rdma_exporter check` (check.h): the exporter's collectors, run in this
+ * process twice a window apart, the checks evaluated on the two renderings,
+ * the result on stdout and as the exit status. And the program's entry,
+ * which picks the subcommand (check_main.h).
+ */
+#include "check/check_main.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "check/check.h"
+#include "check/check_flags.h"
+#include "collector.h"
+#include "daemon/config.h"
+#include "daemon/daemon.h"
+#include "base/fileio.h"
+#include "base/log.h"
+#include "probe/probe.h"
+
+/* The longest --check.expect-file read: far above any node's description. */
+#define EXPECT_FILE_MAX (64 * 1024)
+
+struct check_run {
+	struct check_options o;
+	struct check_expect expect;
+	struct check_table t[2];
+	int status;
+};
+
+#pragma weak check_test_hook
+
+static void test_hook(const char *stage)
+{
+	if (check_test_hook)
+		check_test_hook(stage);
+}
+
+static void sleep_ms(uint64_t ms)
+{
+	struct timespec left = {.tv_sec = (time_t)(ms / 1000),
+				.tv_nsec = (long)(ms % 1000) * 1000000};
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, 0, &left, &left) == EINTR)
+		;
+}
+
+static void check_usage(void *arg)
+{
+	(void)arg;
+	printf("Usage: rdma_exporter check [CHECK FLAGS] [FLAGS]\n"
+	       "\n"
+	       "Node health check for schedulers (Slurm NHC, node-problem-detector): runs the\n"
+	       "collectors twice, a window apart, and checks ports, error counters, PFC\n"
+	       "pauses, resources and loopback probes. Prints a one-line summary, then one\n"
+	       "line per check and object. See docs/check.md.\n"
+	       "\n");
+	check_flags_usage(stdout);
+	printf("\nFLAGS are the exporter's (--path.sysfs, --collector.*, --log.level, ...; see\n"
+	       "rdma_exporter --help); --web.* flags are accepted and unused.\n"
+	       "\nExit status: 0 healthy, 1 unhealthy, 2 cannot tell (or bad flags).\n");
+}
+
+/* Probes in a check: rounds that fit the window, no responder (a running
+ * daemon on this node already answers, on its port); none when no probe
+ * check is on. */
+static void check_configure(void *arg, struct exporter_config *cfg)
+{
+	struct check_run *run = arg;
+
+	for (unsigned i = 0; i < collector_table_len; i++) {
+		uint64_t *f = cfg->collector_flags[i];
+
+		if (strcmp(collector_table[i]->name, "probe") != 0)
+			continue;
+		if (!run->o.cfg.probe && !run->o.cfg.peers)
+			cfg->collector_enabled[i] = false;
+		if (f[PROBE_FLAG_INTERVAL] == collector_table[i]->flags[PROBE_FLAG_INTERVAL].def) {
+			uint64_t ms = run->o.window_ms / 3;
+
+			f[PROBE_FLAG_INTERVAL] = ms < 100 ? 100 : ms > 10000 ? 10000 : ms;
+		}
+		f[PROBE_FLAG_RESPONDER] = 0;
+	}
+}
+
+static int check_report(struct check_run *run)
+{
+	struct check_results res;
+	struct buf out = BUF_INIT;
+	int r = check_evaluate(&run->o.cfg, &run->t[0], &run->t[1], &res);
+
+	if (r == 0)
+		r = run->o.json ? check_render_json(&res, &out) : check_render_text(&res, &out);
+	if (r < 0) {
+		check_results_free(&res);
+		buf_free(&out);
+		return r;
+	}
+	run->status = (int)check_overall(&res);
+	if (fwrite(out.data, 1, out.len, stdout) != out.len || fflush(stdout) != 0) {
+		log_error("cannot write the check result", "err=%s", strerror(errno));
+		run->status = CHECK_UNKNOWN;
+	}
+	check_results_free(&res);
+	buf_free(&out);
+	return 0;
+}
+
+static int check_reading(void *arg, unsigned n, const char *text, size_t len)
+{
+	struct check_run *run = arg;
+	size_t bad = 0;
+	int r = check_table_parse(&run->t[n], text, len, &bad);
+
+	if (r < 0) {
+		/* the exporter's own rendering: a bug, never the node's fault */
+		log_error("cannot read back the exposition", "line=%zu err=%s", bad, strerror(-r));
+		printf("UNKNOWN: internal error reading the collectors' output\n");
+		run->status = CHECK_UNKNOWN;
+		return 0;
+	}
+	if (n == 0) {
+		test_hook("between");
+		sleep_ms(run->o.window_ms);
+		return 1;
+	}
+	return check_report(run);
+}
+
+/* The spec of --check.expect, or read from --check.expect-file: 0 or exit 2. */
+static int load_expect(struct check_run *run)
+{
+	char why[256], *text = NULL;
+	const char *spec = run->o.expect;
+	int fd, r = 0;
+	ssize_t n;
+
+	if (run->o.expect_file) {
+		fd = open_regular_at(AT_FDCWD, run->o.expect_file);
+		text = fd >= 0 ? calloc(1, EXPECT_FILE_MAX + 1) : NULL;
+		n = text ? read(fd, text, EXPECT_FILE_MAX + 1) : -1;
+		r = fd < 0 ? fd : n < 0 ? -errno : n > EXPECT_FILE_MAX ? -EFBIG : 0;
+		if (fd >= 0)
+			close(fd);
+		if (r < 0) {
+			fprintf(stderr, "rdma_exporter: error: --check.expect-file: \"%s\": %s\n",
+				run->o.expect_file, strerror(-r));
+			free(text);
+			return 2;
+		}
+		spec = text;
+	}
+	if (spec && check_expect_parse(spec, &run->expect, why, sizeof(why)) < 0) {
+		fprintf(stderr, "rdma_exporter: error: --check.expect%s: %s\n",
+			run->o.expect_file ? "-file" : "", why);
+		r = 2;
+	}
+	if (spec && r == 0)
+		run->o.cfg.expect = &run->expect;
+	free(text);
+	return r;
+}
+
+int check_main(int argc, char *argv[])
+{
+	static struct check_run run;
+	struct daemon_oneshot ops = {
+		.usage = check_usage,
+		.configure = check_configure,
+		.reading = check_reading,
+		.arg = &run,
+		.status = &run.status,
+	};
+	char err[256], **rest = calloc((size_t)argc + 2, sizeof(*rest));
+	int n_rest, rc;
+
+	if (!rest)
+		return CHECK_UNKNOWN;
+	run = (struct check_run){.status = CHECK_UNKNOWN};
+	if (check_flags_parse(&run.o, argc, argv, rest + 1, &n_rest, err, sizeof(err)) < 0) {
+		fprintf(stderr, "rdma_exporter check: error: %s\n", err);
+		free(rest);
+		return 2;
+	}
+	/* Logs go to stderr; in a check only warnings, unless --log.level says. */
+	rest[0] = rest[1];
+	rest[1] = (char *)"--log.level=warn";
+	rc = load_expect(&run);
+	if (rc == 0)
+		rc = daemon_oneshot(n_rest + 1, rest, &ops);
+	check_table_free(&run.t[0]);
+	check_table_free(&run.t[1]);
+	check_expect_free(&run.expect);
+	free(rest);
+	return rc;
+}
+
+void check_main_usage_summary(FILE *out)
+{
+	fprintf(out,
+		"\nSubcommands:\n"
+		"  rdma_exporter check [CHECK FLAGS] [FLAGS]\n"
+		"                                   Node health check for schedulers: exit 0\n"
+		"                                   healthy, 1 unhealthy, 2 cannot tell (see\n"
+		"                                   the check flags below and docs/check.md).\n"
+		"  rdma_exporter once [--once.output=FILE] [FLAGS]\n"
+		"                                   Also written --once: write one exposition\n"
+		"                                   (every enabled collector, the same metrics a\n"
+		"                                   scrape gives) to stdout, or atomically to\n"
+		"                                   FILE, for node_exporter's textfile\n"
+		"                                   collector; exit 0, or 1 when it cannot be\n"
+		"                                   written.\n"
+		"\n");
+	check_flags_usage(out);
+}

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The subcommands' room: `rdma_exporter check ...` (the node health check:
+ * check.h evaluates, check_main.c runs it) and `rdma_exporter once ...` or
+ * `--once` (one exposition to stdout or a file, check_once.c). Both run the
+ * daemon's collectors without its web server (daemon_oneshot()); src/main.c
+ * picks them. Uses every room below: base, exposition, the daemon.
+ */
+#ifndef RDMA_EXPORTER_CHECK_MAIN_H
+#define RDMA_EXPORTER_CHECK_MAIN_H
+
+#include <stdio.h>
+
+int check_main(int argc, char *argv[]);
+int once_main(int argc, char *argv[]);
+
+/* The subcommands' lines of the daemon's --help. */
+void check_main_usage_summary(FILE *out);
+
+/*
+ * Test seam, never defined in rdma_exporter: check_main calls it, when a
+ * test binary links a definition, between the two readings ("between"), so
+ * that a test can change a fixture file there (tests/tools/checkseam_main.c).
+ */
+void check_test_hook(const char *stage);
+
+#endif

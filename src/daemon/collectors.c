@@ -1,0 +1,19 @@
+// SPDX-License-Identifier: Apache-2.0
+/* The static table of collectors. A new collector adds one line here. */
+#include "collector.h"
+#include "ethtool/ethtool.h"
+#include "netlink/netlink.h"
+#include "probe/probe.h"
+#include "sysfs/sysfs.h"
+
+const struct collector_ops *const collector_table[] = {
+	&sysfs_collector_ops,
+	/* After sysfs: it leaves the counters sysfs already exported alone. */
+	&netlink_collector_ops,
+	/* After sysfs: it watches the netdevs sysfs publishes. */
+	&ethtool_collector_ops,
+	/* Its engine thread probes on its own schedule; collect() only copies. */
+	&probe_collector_ops,
+};
+
+const unsigned collector_table_len = sizeof(collector_table) / sizeof(collector_table[0]);

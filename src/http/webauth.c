@@ -1,0 +1,319 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "http/webauth.h"
+
+#include <crypt.h>
+#include <errno.h>
+#include <gnutls/crypto.h>
+#include <gnutls/gnutls.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/random.h>
+
+/*
+ * Checked for a user that does not exist, so that a wrong name takes as
+ * long as a wrong password: the hash of a random string, its cost ("NN")
+ * replaced by the highest cost among the configured users (crypt(3) spends
+ * the cost the hash names; htpasswd -B writes cost 5, the toolkit's docs
+ * 10, so no fixed cost fits).
+ */
+#define DUMMY_HASH "$2y$NN$I2fjOV3.j25l2ULunTTauOugKNA4xNVGHe9fRFWztxCfECOz4EJBe"
+
+struct cache_entry {
+	uint8_t key[32];
+	bool used, ok;
+	uint64_t expires_ms;
+};
+
+struct webauth {
+	pthread_mutex_t lock;
+	uint8_t secret[32];
+	struct cache_entry cache[WEBAUTH_CACHE_SLOTS];
+};
+
+static int b64_value(unsigned char ch)
+{
+	if (ch >= 'A' && ch <= 'Z')
+		return ch - 'A';
+	if (ch >= 'a' && ch <= 'z')
+		return ch - 'a' + 26;
+	if (ch >= '0' && ch <= '9')
+		return ch - '0' + 52;
+	if (ch == '+')
+		return 62;
+	if (ch == '/')
+		return 63;
+	return -1;
+}
+
+/* Decodes standard base64 (padding optional) into out; returns the length or -EINVAL. */
+static long b64_decode(const char *in, size_t inlen, char *out, size_t outlen)
+{
+	uint32_t acc = 0;
+	size_t n = 0;
+	int bits = 0;
+
+	while (inlen && in[inlen - 1] == '=')
+		inlen--;
+	for (size_t i = 0; i < inlen; i++) {
+		int v = b64_value((unsigned char)in[i]);
+
+		if (v < 0)
+			return -EINVAL;
+		acc = (acc << 6) | (uint32_t)v;
+		bits += 6;
+		if (bits >= 8) {
+			bits -= 8;
+			if (n >= outlen)
+				return -EINVAL;
+			out[n++] = (char)((acc >> bits) & 0xff);
+		}
+	}
+	/* a single leftover character carries fewer than 8 bits: not base64 */
+	if (bits >= 6)
+		return -EINVAL;
+	return (long)n;
+}
+
+int webauth_parse_basic(const char *header, char *user, size_t userlen, char *pass, size_t passlen)
+{
+	char decoded[1024];
+	const char *p, *end, *colon;
+	long n;
+	size_t ul, pl;
+
+	if (userlen)
+		user[0] = '\0';
+	if (passlen)
+		pass[0] = '\0';
+	if (!header || strncasecmp(header, "Basic", 5) != 0 ||
+	    (header[5] != ' ' && header[5] != '\t'))
+		return -EINVAL;
+	p = header + 5;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	end = p + strlen(p);
+	while (end > p && (end[-1] == ' ' || end[-1] == '\t'))
+		end--;
+	n = b64_decode(p, (size_t)(end - p), decoded, sizeof(decoded));
+	if (n < 0)
+		return -EINVAL;
+	colon = memchr(decoded, ':', (size_t)n);
+	if (!colon)
+		goto bad;
+	ul = (size_t)(colon - decoded);
+	pl = (size_t)n - ul - 1;
+	if (ul >= userlen || pl >= passlen || memchr(decoded, '\0', (size_t)n))
+		goto bad;
+	memcpy(user, decoded, ul);
+	user[ul] = '\0';
+	memcpy(pass, colon + 1, pl);
+	pass[pl] = '\0';
+	explicit_bzero(decoded, sizeof(decoded));
+	return 0;
+bad:
+	explicit_bzero(decoded, sizeof(decoded));
+	return -EINVAL;
+}
+
+bool webauth_bcrypt_matches(const char *hash, const char *pass)
+{
+	struct crypt_data *cd = calloc(1, sizeof(*cd));
+	const char *out;
+	size_t len = strlen(hash);
+	unsigned char diff = 0;
+	bool ok = false;
+
+	if (!cd)
+		return false;
+	out = crypt_rn(pass, hash, cd, sizeof(*cd));
+	/* crypt_rn fails with NULL or a string starting with '*' */
+	if (out && out[0] != '*' && strlen(out) == len) {
+		for (size_t i = 0; i < len; i++)
+			diff |= (unsigned char)(out[i] ^ hash[i]);
+		ok = diff == 0;
+	}
+	explicit_bzero(cd, sizeof(*cd));
+	free(cd);
+	return ok;
+}
+
+struct webauth *webauth_new(void)
+{
+	struct webauth *wa = calloc(1, sizeof(*wa));
+
+	if (!wa)
+		return NULL;
+	if (getrandom(wa->secret, sizeof(wa->secret), 0) != (ssize_t)sizeof(wa->secret)) {
+		free(wa);
+		return NULL;
+	}
+	pthread_mutex_init(&wa->lock, NULL);
+	return wa;
+}
+
+void webauth_free(struct webauth *wa)
+{
+	if (!wa)
+		return;
+	pthread_mutex_destroy(&wa->lock);
+	explicit_bzero(wa, sizeof(*wa));
+	free(wa);
+}
+
+void webauth_clear(struct webauth *wa)
+{
+	pthread_mutex_lock(&wa->lock);
+	memset(wa->cache, 0, sizeof(wa->cache));
+	pthread_mutex_unlock(&wa->lock);
+}
+
+static int cache_key(const struct webauth *wa, const char *user, const char *hash, const char *pass,
+		     uint8_t key[32])
+{
+	size_t ul = strlen(user), hl = strlen(hash), pl = strlen(pass);
+	size_t len = ul + hl + pl + 2;
+	char *msg = malloc(len);
+	int r;
+
+	if (!msg)
+		return -ENOMEM;
+	/* NUL separators: no user, hash or password contains one */
+	memcpy(msg, user, ul + 1);
+	memcpy(msg + ul + 1, hash, hl + 1);
+	memcpy(msg + ul + hl + 2, pass, pl);
+	r = gnutls_hmac_fast(GNUTLS_MAC_SHA256, wa->secret, sizeof(wa->secret), msg, len, key);
+	explicit_bzero(msg, len);
+	free(msg);
+	return r < 0 ? -EIO : 0;
+}
+
+static struct cache_entry *cache_find(struct webauth *wa, const uint8_t key[32], uint64_t now_ms)
+{
+	for (unsigned i = 0; i < WEBAUTH_CACHE_SLOTS; i++) {
+		struct cache_entry *e = &wa->cache[i];
+
+		if (e->used && e->expires_ms > now_ms && gnutls_memcmp(e->key, key, 32) == 0)
+			return e;
+	}
+	return NULL;
+}
+
+/*
+ * A free or expired slot, else the one closest to expiry; for a denial
+ * only among denials (NULL when every slot holds a live grant).
+ */
+static struct cache_entry *cache_victim(struct webauth *wa, uint64_t now_ms, bool ok)
+{
+	struct cache_entry *victim = NULL;
+
+	for (unsigned i = 0; i < WEBAUTH_CACHE_SLOTS; i++) {
+		struct cache_entry *e = &wa->cache[i];
+
+		if (!e->used || e->expires_ms <= now_ms)
+			return e;
+		if (!ok && e->ok)
+			continue;
+		if (!victim || e->expires_ms < victim->expires_ms)
+			victim = e;
+	}
+	return victim;
+}
+
+int webauth_job_init(struct webauth *wa, const struct webconfig *wc, const char *user,
+		     const char *pass, struct webauth_job *job)
+{
+	const char *hash = NULL;
+	int cost = 4;
+
+	memset(job, 0, sizeof(*job));
+	if (strlen(pass) >= sizeof(job->pass))
+		return -EINVAL;
+	for (unsigned i = 0; i < wc->n_users; i++) {
+		int c = webconfig_bcrypt_cost(wc->users[i].value);
+
+		if (c > cost)
+			cost = c;
+		if (strcmp(wc->users[i].name, user) == 0)
+			hash = wc->users[i].value;
+	}
+	if (hash) {
+		snprintf(job->hash, sizeof(job->hash), "%s", hash);
+		job->known = true;
+	} else {
+		snprintf(job->hash, sizeof(job->hash), "%s", DUMMY_HASH);
+		job->hash[4] = (char)('0' + cost / 10);
+		job->hash[5] = (char)('0' + cost % 10);
+	}
+	strcpy(job->pass, pass);
+	job->have_key = cache_key(wa, user, job->hash, pass, job->key) == 0;
+	return 0;
+}
+
+void webauth_job_wipe(struct webauth_job *job)
+{
+	explicit_bzero(job, sizeof(*job));
+}
+
+enum webauth_verdict webauth_cached(struct webauth *wa, const struct webauth_job *job,
+				    uint64_t now_ms)
+{
+	enum webauth_verdict v = WEBAUTH_UNCACHED;
+	struct cache_entry *e;
+
+	if (!job->have_key)
+		return v;
+	pthread_mutex_lock(&wa->lock);
+	e = cache_find(wa, job->key, now_ms);
+	if (e) {
+		v = e->ok ? WEBAUTH_GRANTED : WEBAUTH_DENIED;
+		if (e->ok)
+			e->expires_ms = now_ms + WEBAUTH_CACHE_TTL_MS;
+	}
+	pthread_mutex_unlock(&wa->lock);
+	return v;
+}
+
+bool webauth_job_run(struct webauth *wa, const struct webauth_job *job, uint64_t now_ms)
+{
+	bool ok = webauth_bcrypt_matches(job->hash, job->pass) && job->known;
+	struct cache_entry *e;
+
+	if (!job->have_key)
+		return ok;
+	pthread_mutex_lock(&wa->lock);
+	e = cache_victim(wa, now_ms, ok);
+	if (e) {
+		memcpy(e->key, job->key, sizeof(job->key));
+		e->used = true;
+		e->ok = ok;
+		e->expires_ms = now_ms + WEBAUTH_CACHE_TTL_MS;
+	}
+	pthread_mutex_unlock(&wa->lock);
+	return ok;
+}
+
+bool webauth_check(struct webauth *wa, const struct webconfig *wc, const char *user,
+		   const char *pass, uint64_t now_ms, bool *cached)
+{
+	struct webauth_job job;
+	enum webauth_verdict v;
+	bool ok = false;
+
+	if (cached)
+		*cached = false;
+	if (webauth_job_init(wa, wc, user, pass, &job) < 0)
+		return false;
+	v = webauth_cached(wa, &job, now_ms);
+	if (v != WEBAUTH_UNCACHED) {
+		ok = v == WEBAUTH_GRANTED;
+		if (cached)
+			*cached = true;
+	} else {
+		ok = webauth_job_run(wa, &job, now_ms);
+	}
+	webauth_job_wipe(&job);
+	return ok;
+}

@@ -1,0 +1,415 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * The poller's bounded stop: a collector stuck in a read (a FIFO, a hung
+ * driver) must not make shutdown wait forever. Its watchdog pings: sent
+ * while it waits whatever the interval, never while a poll is stuck. And what
+ * one poll publishes: the text, the protobuf exposition with every family of
+ * the text, and the gzip copy of each.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "exposition/histogram.h"
+#include "base/log.h"
+#include "metrics.pb-c.h"
+#include "daemon/poller.h"
+
+/* The fake collector blocks in collect() until a byte arrives on release[0]. */
+static int release[2] = {-1, -1};
+static int entered[2] = {-1, -1};
+static bool block_in_collect;
+static bool add_histogram;
+static unsigned collects; /* fake_collect() runs */
+
+static int fake_init(const struct collector_ctx *ctx, void **state)
+{
+	(void)ctx;
+	*state = NULL;
+	return 0;
+}
+
+static int fake_collect(void *state, struct metric_sink *sink, struct collector_stats *stats)
+{
+	char c = 1;
+
+	(void)state;
+	(void)stats;
+	__atomic_add_fetch(&collects, 1, __ATOMIC_SEQ_CST);
+	if (add_histogram) {
+		struct histogram h;
+
+		assert_int_equal(histogram_init(&h, histogram_rtt_bounds, HISTOGRAM_RTT_N_BOUNDS),
+				 0);
+		histogram_observe(&h, 3e-6);
+		assert_int_equal(metric_sink_add_histogram_from(sink, "rdma_probe_rtt_seconds",
+								"RTT.", METRIC_NO_LABELS, &h),
+				 0);
+		histogram_free(&h);
+	}
+	if (block_in_collect) {
+		assert_int_equal(write(entered[1], &c, 1), 1);
+		/* blocks like a read of a FIFO without a writer */
+		assert_int_equal(read(release[0], &c, 1), 1);
+	}
+	return 0;
+}
+
+static void fake_free(void *state)
+{
+	(void)state;
+}
+
+static const struct collector_ops fake_ops = {
+	.name = "fake",
+	.help = "blocks in collect() on demand",
+	.default_enabled = true,
+	.init = fake_init,
+	.collect = fake_collect,
+	.free = fake_free,
+};
+static const struct collector_ops *const table[] = {&fake_ops};
+static const bool enabled[] = {true};
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* WATCHDOG=1 pings the poller sent (the watchdog_ping seam). */
+static unsigned pings;
+
+static void count_ping(void)
+{
+	__atomic_add_fetch(&pings, 1, __ATOMIC_SEQ_CST);
+}
+
+static unsigned pings_sent(void)
+{
+	return __atomic_load_n(&pings, __ATOMIC_SEQ_CST);
+}
+
+static struct poller *start_pinging(struct snapshot_slot *slot, uint64_t interval_ms,
+				    uint64_t ping_ms, uint64_t stop_timeout_ms)
+{
+	const struct poller_config pc = {
+		.collectors = table,
+		.n_collectors = 1,
+		.enabled = enabled,
+		.ctx = {.sysfs_fd = -1},
+		.interval_ms = interval_ms,
+		.proc_root = "/proc",
+		.watchdog_ping_ms = ping_ms,
+		.watchdog_ping = count_ping,
+		.stop_timeout_ms = stop_timeout_ms,
+	};
+	struct poller *p;
+
+	snapshot_slot_init(slot);
+	p = poller_new(&pc, slot);
+	assert_non_null(p);
+	assert_int_equal(poller_start(p), 0);
+	return p;
+}
+
+static struct poller *start(struct snapshot_slot *slot, uint64_t stop_timeout_ms)
+{
+	return start_pinging(slot, 10, 0, stop_timeout_ms);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	log_set_level(LOG_ERR);
+	if (pipe(release) != 0 || pipe(entered) != 0)
+		return -1;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	close(release[0]);
+	close(release[1]);
+	close(entered[0]);
+	close(entered[1]);
+	return 0;
+}
+
+/* A poller between polls stops at once. */
+static void test_stop_idle(void **state)
+{
+	struct snapshot_slot slot;
+	struct poller *p;
+	uint64_t t0;
+
+	(void)state;
+	block_in_collect = false;
+	p = start(&slot, 200);
+	usleep(50 * 1000);
+	t0 = now_ms();
+	assert_int_equal(poller_stop(p), 0);
+	assert_true(now_ms() - t0 < 200);
+	/* stopping twice is harmless */
+	assert_int_equal(poller_stop(p), 0);
+	assert_int_equal(poller_free(p), 0);
+	snapshot_slot_destroy(&slot);
+}
+
+/* A poll stuck in a collector: poller_stop gives up after the bound, says so,
+ * and can be called again once the collector returns. */
+static void test_stop_stuck_collector_bounded(void **state)
+{
+	struct snapshot_slot slot;
+	struct poller *p;
+	uint64_t t0, waited;
+	char c = 1;
+
+	(void)state;
+	block_in_collect = true;
+	p = start(&slot, 300);
+	/* the first poll is one interval after the start: wait until it blocks */
+	assert_int_equal(read(entered[0], &c, 1), 1);
+
+	t0 = now_ms();
+	assert_int_equal(poller_stop(p), -ETIMEDOUT);
+	waited = now_ms() - t0;
+	assert_true(waited >= 250);
+	assert_true(waited < 3000);
+	/* poller_free refuses too: the thread still uses the poller */
+	assert_int_equal(poller_free(p), -ETIMEDOUT);
+
+	/* the read returns: the thread sees stop and ends */
+	block_in_collect = false;
+	assert_int_equal(write(release[1], &c, 1), 1);
+	assert_int_equal(poller_stop(p), 0);
+	assert_int_equal(poller_free(p), 0);
+	snapshot_slot_destroy(&slot);
+}
+
+/*
+ * A poll interval far longer than the watchdog: the waiting thread pings on
+ * its own schedule, so any --poll.interval works with any WatchdogSec=.
+ */
+static void test_watchdog_pinged_between_polls(void **state)
+{
+	struct snapshot_slot slot;
+	struct poller *p;
+
+	(void)state;
+	block_in_collect = false;
+	__atomic_store_n(&pings, 0, __ATOMIC_SEQ_CST);
+	p = start_pinging(&slot, 3600 * 1000, 20, 200);
+	usleep(300 * 1000);
+	/* 15 expected; a loaded machine (or a sanitizer) may delay a few */
+	assert_true(pings_sent() >= 5);
+	assert_int_equal(poller_free(p), 0);
+	snapshot_slot_destroy(&slot);
+}
+
+/* A poll stuck in a collector sends no ping: systemd's watchdog catches it. */
+static void test_watchdog_starved_by_stuck_poll(void **state)
+{
+	struct snapshot_slot slot;
+	struct poller *p;
+	unsigned before_stuck;
+	char c = 1;
+
+	(void)state;
+	block_in_collect = true;
+	__atomic_store_n(&pings, 0, __ATOMIC_SEQ_CST);
+	p = start_pinging(&slot, 10, 5, 200);
+	assert_int_equal(read(entered[0], &c, 1), 1);
+	before_stuck = pings_sent();
+	usleep(200 * 1000);
+	assert_int_equal(pings_sent(), before_stuck);
+
+	block_in_collect = false;
+	assert_int_equal(write(release[1], &c, 1), 1);
+	/* once the poll returns, pings resume */
+	for (int i = 0; i < 200 && pings_sent() == before_stuck; i++)
+		usleep(10 * 1000);
+	assert_true(pings_sent() > before_stuck);
+	assert_int_equal(poller_free(p), 0);
+	snapshot_slot_destroy(&slot);
+}
+
+/* The names of the delimited MetricFamily messages, one a line, into names. */
+static void proto_names(const uint8_t *p, size_t len, char *names, size_t cap)
+{
+	const uint8_t *end = p + len;
+
+	names[0] = '\0';
+	while (p < end) {
+		Io__Prometheus__Client__MetricFamily *f;
+		uint64_t n = 0;
+		unsigned shift = 0;
+
+		do {
+			assert_true(p < end && shift < 64);
+			n |= (uint64_t)(*p & 0x7f) << shift;
+			shift += 7;
+		} while (*p++ & 0x80);
+		assert_true(n <= (uint64_t)(end - p));
+		f = io__prometheus__client__metric_family__unpack(NULL, n, p);
+		assert_non_null(f);
+		assert_true(strlen(names) + strlen(f->name) + 2 < cap);
+		strcat(names, f->name);
+		strcat(names, "\n");
+		io__prometheus__client__metric_family__free_unpacked(f, NULL);
+		p += n;
+	}
+}
+
+/* One poll publishes the text, the protobuf with the same families, and both gzipped. */
+static void test_poll_publishes_proto(void **state)
+{
+	const struct poller_config pc = {
+		.collectors = table,
+		.n_collectors = 1,
+		.enabled = enabled,
+		.ctx = {.sysfs_fd = -1},
+		.interval_ms = 10,
+		.proc_root = "/proc",
+	};
+	static char want[16384], got[16384];
+	struct snapshot_slot slot;
+	struct snapshot *snap;
+	struct poller *p;
+	const char *text, *pb;
+	size_t len, pb_len;
+	char *copy;
+
+	(void)state;
+	block_in_collect = false;
+	add_histogram = true;
+	snapshot_slot_init(&slot);
+	p = poller_new(&pc, &slot);
+	assert_non_null(p);
+	assert_int_equal(poller_poll_once(p), 0);
+	snap = snapshot_slot_get(&slot);
+	assert_non_null(snap);
+	text = snapshot_text(snap, &len);
+	want[0] = '\0';
+	for (const char *l = text; (l = strstr(l, "# TYPE ")); l++) {
+		size_t n = strcspn(l + 7, " ");
+
+		assert_true(strlen(want) + n + 2 < sizeof(want));
+		strncat(want, l + 7, n);
+		strcat(want, "\n");
+	}
+	pb = snapshot_proto(snap, &pb_len);
+	assert_non_null(pb);
+	proto_names((const uint8_t *)pb, pb_len, got, sizeof(got));
+	assert_string_equal(got, want);
+	assert_non_null(strstr(got, "rdma_probe_rtt_seconds\n"));
+	assert_non_null(strstr(got, "rdma_exporter_collector_success\n"));
+	assert_non_null(snapshot_gzip(snap, &len));
+	assert_non_null(snapshot_proto_gzip(snap, &len));
+	snapshot_unref(snap);
+
+	/* later polls only while requests ask for protobuf, and keep the
+	 * plain text beside its gzip copy only while requests ask for it */
+	assert_int_equal(poller_poll_once(p), 0);
+	snap = snapshot_slot_get(&slot);
+	assert_null(snapshot_proto(snap, &pb_len));
+	assert_non_null(snapshot_gzip(snap, &len));
+	assert_null(snapshot_text(snap, &len));
+	assert_true(len > 0);
+	copy = snapshot_text_copy(snap, &pb_len);
+	assert_non_null(copy);
+	assert_int_equal(pb_len, len);
+	assert_non_null(strstr(copy, "# TYPE rdma_exporter_collector_success gauge\n"));
+	free(copy);
+	snapshot_unref(snap);
+	poller_note_scrape(p, 1, 0.5, SNAPSHOT_WANTS_PROTO);
+	assert_int_equal(poller_poll_once(p), 0);
+	snap = snapshot_slot_get(&slot);
+	assert_non_null(snapshot_proto(snap, &pb_len));
+	assert_null(snapshot_text(snap, &len));
+	snapshot_unref(snap);
+	poller_note_scrape(p, 1, 0.5, SNAPSHOT_WANTS_PLAIN);
+	assert_int_equal(poller_poll_once(p), 0);
+	snap = snapshot_slot_get(&slot);
+	assert_non_null(snapshot_text(snap, &len));
+	assert_non_null(snapshot_gzip(snap, &len));
+	snapshot_unref(snap);
+	add_histogram = false;
+	assert_int_equal(poller_free(p), 0);
+	snapshot_slot_destroy(&slot);
+}
+
+/*
+ * Scrapes every 200 ms with a 1 h interval: aligned, the thread learns the
+ * scraper and polls once per scrape; fixed, it never polls.
+ */
+static unsigned polls_for_scrapes(bool fixed)
+{
+	const struct poller_config pc = {
+		.collectors = table,
+		.n_collectors = 1,
+		.enabled = enabled,
+		.ctx = {.sysfs_fd = -1},
+		.interval_ms = 3600 * 1000,
+		.min_interval_ms = 100,
+		.fixed_interval = fixed,
+		.proc_root = "/proc",
+		.watchdog_ping = count_ping,
+	};
+	struct snapshot_slot slot;
+	struct poller *p;
+	unsigned n;
+
+	block_in_collect = false;
+	snapshot_slot_init(&slot);
+	p = poller_new(&pc, &slot);
+	assert_non_null(p);
+	assert_int_equal(poller_start(p), 0);
+	__atomic_store_n(&collects, 0, __ATOMIC_SEQ_CST);
+	for (int i = 0; i < 15; i++) {
+		poller_note_scrape(p, 42, 0.1, 0);
+		usleep(200 * 1000);
+	}
+	n = __atomic_load_n(&collects, __ATOMIC_SEQ_CST);
+	assert_int_equal(poller_free(p), 0);
+	snapshot_slot_destroy(&slot);
+	return n;
+}
+
+static void test_scrapes_drive_polls(void **state)
+{
+	unsigned aligned;
+
+	(void)state;
+	aligned = polls_for_scrapes(false);
+	/* learnt after 4 scrapes, then one poll per scrape; a loaded machine may miss some */
+	assert_true(aligned >= 4);
+	assert_true(aligned <= 15);
+	assert_int_equal(polls_for_scrapes(true), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_stop_idle),
+		cmocka_unit_test(test_stop_stuck_collector_bounded),
+		cmocka_unit_test(test_watchdog_pinged_between_polls),
+		cmocka_unit_test(test_watchdog_starved_by_stuck_poll),
+		cmocka_unit_test(test_poll_publishes_proto),
+		cmocka_unit_test(test_scrapes_drive_polls),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,427 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * Request routing, content negotiation and the descriptor budget without
+ * sockets; then the server itself on a loopback socket: keep-alive, the
+ * request deadline, the per-client limit and the gzip body.
+ */
+#include <netinet/in.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "http/http.h"
+#include "exposition/snapshot.h"
+
+static void test_routes(void **state)
+{
+	assert_int_equal(http_route("GET", "/metrics", "/metrics"), HTTP_ROUTE_METRICS);
+	assert_int_equal(http_route("HEAD", "/metrics", "/metrics"), HTTP_ROUTE_METRICS);
+	assert_int_equal(http_route("GET", "/", "/metrics"), HTTP_ROUTE_LANDING);
+	assert_int_equal(http_route("GET", "/healthz", "/metrics"), HTTP_ROUTE_HEALTH);
+	assert_int_equal(http_route("POST", "/metrics", "/metrics"), HTTP_ROUTE_METHOD_NOT_ALLOWED);
+	assert_int_equal(http_route("DELETE", "/", "/metrics"), HTTP_ROUTE_METHOD_NOT_ALLOWED);
+	assert_int_equal(http_route("GET", "/metricsx", "/metrics"), HTTP_ROUTE_NOT_FOUND);
+	assert_int_equal(http_route("POST", "/nope", "/metrics"), HTTP_ROUTE_NOT_FOUND);
+	assert_int_equal(http_route("GET", "/x/y", "/x/y"), HTTP_ROUTE_METRICS);
+	/* telemetry path "/" replaces the landing page */
+	assert_int_equal(http_route("GET", "/", "/"), HTTP_ROUTE_METRICS);
+}
+
+static void test_gzip_negotiation(void **state)
+{
+	assert_true(http_accepts_gzip("gzip"));
+	assert_true(http_accepts_gzip("gzip, deflate, br"));
+	assert_true(http_accepts_gzip("deflate,gzip"));
+	assert_true(http_accepts_gzip("GZIP"));
+	assert_true(http_accepts_gzip("x-gzip"));
+	assert_true(http_accepts_gzip("gzip;q=0.5"));
+	assert_true(http_accepts_gzip(" gzip ; q=1"));
+	assert_true(http_accepts_gzip("*"));
+	assert_true(http_accepts_gzip("identity;q=1, *;q=0.1"));
+	assert_false(http_accepts_gzip(NULL));
+	assert_false(http_accepts_gzip(""));
+	assert_false(http_accepts_gzip("identity"));
+	assert_false(http_accepts_gzip("deflate, br"));
+	assert_false(http_accepts_gzip("gzip;q=0"));
+	assert_false(http_accepts_gzip("gzip;q=0.000"));
+	assert_false(http_accepts_gzip("*;q=0"));
+	assert_false(http_accepts_gzip("gzipx"));
+	assert_false(http_accepts_gzip("xgzip"));
+	/* an explicit gzip entry wins over * */
+	assert_false(http_accepts_gzip("*, gzip;q=0"));
+}
+
+#define PROM_PROTO "application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily"
+
+static void test_format_negotiation(void **state)
+{
+	/* what Prometheus 2.42 sends with --enable-feature=native-histograms */
+	assert_int_equal(http_negotiate_format(PROM_PROTO
+					       ";encoding=delimited;q=0.8,"
+					       "application/openmetrics-text;version=1.0.0;"
+					       "q=0.5,text/plain;version=0.0.4;q=0.2,*/*;q=0.1"),
+			 HTTP_FORMAT_PROTO);
+	/* and without it */
+	assert_int_equal(http_negotiate_format("application/openmetrics-text;version=1.0.0,"
+					       "application/openmetrics-text;version=0.0.1;q=0.75,"
+					       "text/plain;version=0.0.4;q=0.5,*/*;q=0.1"),
+			 HTTP_FORMAT_TEXT);
+	assert_int_equal(http_negotiate_format(NULL), HTTP_FORMAT_TEXT);
+	assert_int_equal(http_negotiate_format(""), HTTP_FORMAT_TEXT);
+	assert_int_equal(http_negotiate_format("*/*"), HTTP_FORMAT_TEXT);
+	assert_int_equal(http_negotiate_format("text/plain"), HTTP_FORMAT_TEXT);
+	/* the header curl's users write, blanks and quotes and case as they come */
+	assert_int_equal(http_negotiate_format("application/vnd.google.protobuf; "
+					       "proto=io.prometheus.client.MetricFamily; "
+					       "encoding=delimited"),
+			 HTTP_FORMAT_PROTO);
+	assert_int_equal(http_negotiate_format(" Application/Vnd.Google.Protobuf ; "
+					       "proto=\"io.prometheus.client.MetricFamily\""),
+			 HTTP_FORMAT_PROTO);
+	assert_int_equal(http_negotiate_format("application/vnd.google.protobuf"),
+			 HTTP_FORMAT_PROTO);
+	/* text preferred, q=0, other messages or encodings, bad q */
+	assert_int_equal(http_negotiate_format(PROM_PROTO ";q=0.5,text/plain;q=0.6"),
+			 HTTP_FORMAT_TEXT);
+	assert_int_equal(http_negotiate_format(PROM_PROTO ";q=0.5,*/*"), HTTP_FORMAT_TEXT);
+	assert_int_equal(http_negotiate_format(PROM_PROTO ";q=0.5,text/*;q=0.5"),
+			 HTTP_FORMAT_PROTO);
+	assert_int_equal(http_negotiate_format(PROM_PROTO ";q=0"), HTTP_FORMAT_TEXT);
+	assert_int_equal(http_negotiate_format(PROM_PROTO ";q=0.000"), HTTP_FORMAT_TEXT);
+	assert_int_equal(http_negotiate_format(PROM_PROTO ";q=2"), HTTP_FORMAT_TEXT);
+	assert_int_equal(http_negotiate_format(PROM_PROTO ";q=x"), HTTP_FORMAT_TEXT);
+	assert_int_equal(http_negotiate_format(PROM_PROTO ";q=0.0001"), HTTP_FORMAT_TEXT);
+	assert_int_equal(http_negotiate_format(PROM_PROTO ";q=0.001"), HTTP_FORMAT_PROTO);
+	assert_int_equal(http_negotiate_format(PROM_PROTO ";encoding=text"), HTTP_FORMAT_TEXT);
+	assert_int_equal(http_negotiate_format("application/vnd.google.protobuf;proto=other"),
+			 HTTP_FORMAT_TEXT);
+	assert_int_equal(http_negotiate_format("application/vnd.google.protobufx"),
+			 HTTP_FORMAT_TEXT);
+	assert_int_equal(http_negotiate_format(";;,,=;q=,"), HTTP_FORMAT_TEXT);
+}
+
+static void test_connection_cap(void **state)
+{
+	/* half of what the reserve of 64 leaves */
+	assert_int_equal(http_connection_cap(1024), 480);
+	assert_int_equal(http_connection_cap(256), 96);
+	assert_int_equal(http_connection_cap(65536), 32736);
+	/* never 0, never above the flag's range */
+	assert_int_equal(http_connection_cap(0), 1);
+	assert_int_equal(http_connection_cap(64), 1);
+	assert_int_equal(http_connection_cap(66), 1);
+	assert_int_equal(http_connection_cap(68), 2);
+	assert_int_equal(http_connection_cap(UINT64_MAX), 100000);
+}
+
+/* --- the server on 127.0.0.1 */
+
+struct fixture {
+	struct http_counters counters;
+	struct snapshot_slot slot;
+	struct http_server *srv;
+	uint16_t port;
+};
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static void start_limits(struct fixture *f, unsigned max, unsigned per_client,
+			 uint64_t header_timeout_ms)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	socklen_t al = sizeof(a);
+	const char *text = "# TYPE a gauge\na 1\n";
+	struct http_config cfg = {
+		.telemetry_path = "/metrics",
+		.max_connections = max,
+		.max_connections_per_client = per_client,
+		.connection_timeout_s = 10,
+		.request_header_timeout_ms = header_timeout_ms,
+		.stale_after_ms = 60000,
+		.counters = &f->counters,
+	};
+	struct snapshot *s;
+	char err[256];
+	int fd;
+
+	memset(&f->counters, 0, sizeof(f->counters));
+	snapshot_slot_init(&f->slot);
+	s = snapshot_new(strdup(text), strlen(text));
+	assert_int_equal(snapshot_compress(s), 0);
+	snapshot_slot_publish(&f->slot, s);
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	assert_true(fd >= 0);
+	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	assert_int_equal(listen(fd, 16), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &al), 0);
+	f->port = ntohs(a.sin_port);
+	cfg.listen_fd = fd;
+	f->srv = http_server_start(&cfg, &f->slot, err, sizeof(err));
+	assert_non_null(f->srv);
+}
+
+static void start(struct fixture *f, unsigned per_client, uint64_t header_timeout_ms)
+{
+	start_limits(f, 16, per_client, header_timeout_ms);
+}
+
+static uint64_t rejected(const struct fixture *f, enum http_reject reason)
+{
+	return atomic_load(&f->counters.rejected[reason]);
+}
+
+static void stop(struct fixture *f)
+{
+	http_server_stop(f->srv);
+	snapshot_slot_destroy(&f->slot);
+}
+
+static int client(const struct fixture *f)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET,
+				.sin_addr.s_addr = htonl(INADDR_LOOPBACK),
+				.sin_port = htons(f->port)};
+	struct timeval tv = {.tv_sec = 3};
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	assert_true(fd >= 0);
+	assert_int_equal(connect(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	return fd;
+}
+
+/* Sends req and reads one response (head and Content-Length body) into buf. */
+static size_t exchange(int fd, const char *req, char *buf, size_t size)
+{
+	size_t n = 0, want = 0;
+
+	assert_int_equal(send(fd, req, strlen(req), 0), (ssize_t)strlen(req));
+	for (;;) {
+		char *end;
+		ssize_t r = recv(fd, buf + n, size - 1 - n, 0);
+
+		assert_true(r > 0);
+		n += (size_t)r;
+		buf[n] = '\0';
+		end = strstr(buf, "\r\n\r\n");
+		if (end && !want) {
+			const char *cl = strcasestr(buf, "\r\nContent-Length: ");
+
+			assert_non_null(cl);
+			want = (size_t)(end + 4 - buf) + strtoul(cl + 18, NULL, 10);
+		}
+		if (want && n >= want)
+			return n;
+	}
+}
+
+static void test_keep_alive(void **state)
+{
+	struct fixture f;
+	char buf[4096];
+	int fd;
+
+	start(&f, 8, 5000);
+	fd = client(&f);
+	/* HTTP/1.1: three requests on one connection, none answered with close */
+	for (int i = 0; i < 3; i++) {
+		exchange(fd, "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n", buf, sizeof(buf));
+		assert_true(strncmp(buf, "HTTP/1.1 200", 12) == 0);
+		assert_null(strcasestr(buf, "Connection: close"));
+		assert_non_null(strstr(buf, "\r\n\r\n# TYPE a gauge\na 1\n"));
+	}
+	/* the gzip body is the snapshot's */
+	exchange(fd, "GET /metrics HTTP/1.1\r\nHost: x\r\nAccept-Encoding: gzip\r\n\r\n", buf,
+		 sizeof(buf));
+	assert_non_null(strcasestr(buf, "\r\nContent-Encoding: gzip\r\n"));
+	assert_non_null(strstr(buf, "\r\n\r\n\x1f\x8b"));
+	close(fd);
+	/* HTTP/1.0 only when it asks */
+	fd = client(&f);
+	exchange(fd, "GET /healthz HTTP/1.0\r\nConnection: keep-alive\r\n\r\n", buf, sizeof(buf));
+	exchange(fd, "GET /healthz HTTP/1.0\r\n\r\n", buf, sizeof(buf));
+	assert_true(strncmp(buf, "HTTP/1.1 200", 12) == 0);
+	assert_int_equal(recv(fd, buf, sizeof(buf), 0), 0);
+	close(fd);
+	stop(&f);
+}
+
+static void test_request_deadline(void **state)
+{
+	struct fixture f;
+	uint64_t t0;
+	char buf[4096];
+	int fd;
+
+	start(&f, 8, 300);
+	fd = client(&f);
+	t0 = now_ms();
+	/* a byte every 50 ms keeps the idle timeout happy, not the deadline */
+	for (int i = 0; i < 40; i++) {
+		char c = i == 0 ? 'G' : 'x';
+
+		if (send(fd, &c, 1, MSG_NOSIGNAL) != 1)
+			break;
+		if (recv(fd, buf, sizeof(buf), MSG_DONTWAIT) == 0)
+			break;
+		usleep(50000);
+	}
+	assert_int_equal(recv(fd, buf, sizeof(buf), 0), 0);
+	assert_true(now_ms() - t0 >= 250);
+	assert_true(now_ms() - t0 < 1500);
+	close(fd);
+	assert_int_equal(rejected(&f, HTTP_REJECT_DEADLINE), 1);
+	/* a complete request in time is served, and the kept-alive connection
+	 * outlives the header timeout while idle (idle timeout 10 s) */
+	fd = client(&f);
+	exchange(fd, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n", buf, sizeof(buf));
+	usleep(600000);
+	exchange(fd, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n", buf, sizeof(buf));
+	assert_true(strncmp(buf, "HTTP/1.1 200", 12) == 0);
+	close(fd);
+	/* the kept-alive connection was not cut, the other limits never hit */
+	assert_int_equal(rejected(&f, HTTP_REJECT_DEADLINE), 1);
+	assert_int_equal(rejected(&f, HTTP_REJECT_PER_CLIENT), 0);
+	assert_int_equal(rejected(&f, HTTP_REJECT_GLOBAL), 0);
+	stop(&f);
+}
+
+/*
+ * Three connections to a server that takes two: the third is closed without
+ * an answer, the two are served, and the refusal is counted once, as want.
+ */
+static void third_refused(struct fixture *f, enum http_reject want, enum http_reject other)
+{
+	char buf[4096];
+	int fds[3];
+
+	for (int i = 0; i < 3; i++)
+		fds[i] = client(f);
+	assert_int_equal(recv(fds[2], buf, sizeof(buf), 0), 0);
+	for (int i = 0; i < 2; i++) {
+		exchange(fds[i], "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n", buf, sizeof(buf));
+		assert_true(strncmp(buf, "HTTP/1.1 200", 12) == 0);
+	}
+	for (int i = 0; i < 3; i++)
+		close(fds[i]);
+	assert_int_equal(rejected(f, want), 1);
+	assert_int_equal(rejected(f, other), 0);
+}
+
+static void test_per_client_limit(void **state)
+{
+	struct fixture f;
+
+	start(&f, 2, 5000); /* 2 per client, 16 in all */
+	third_refused(&f, HTTP_REJECT_PER_CLIENT, HTTP_REJECT_GLOBAL);
+	stop(&f);
+}
+
+static void test_global_limit(void **state)
+{
+	struct fixture f;
+
+	start_limits(&f, 2, 8, 5000); /* 2 in all, 8 per client */
+	third_refused(&f, HTTP_REJECT_GLOBAL, HTTP_REJECT_PER_CLIENT);
+	stop(&f);
+}
+
+static void test_framing_problem(void **state)
+{
+	struct http_framing f = {.content_length = 1, .host = 1};
+
+	assert_null(http_framing_problem(&f));
+	f.content_length = 2;
+	assert_non_null(strstr(http_framing_problem(&f), "more than one Content-Length"));
+	f = (struct http_framing){.transfer_encoding = 1, .content_length = 1, .host = 1};
+	assert_non_null(strstr(http_framing_problem(&f), "Transfer-Encoding together"));
+	f = (struct http_framing){.transfer_encoding = 1, .host = 1};
+	assert_null(http_framing_problem(&f));
+	f = (struct http_framing){.host = 2};
+	assert_non_null(strstr(http_framing_problem(&f), "more than one Host"));
+	f = (struct http_framing){0};
+	assert_null(http_framing_problem(&f));
+}
+
+/* Requests a front proxy could frame differently: 400, never served. */
+static void test_ambiguous_framing(void **state)
+{
+	static const char *const bad[] = {
+		"GET /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n"
+		"Content-Length: 25\r\n\r\n",
+		"GET /metrics HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n"
+		"Content-Length: 3\r\n\r\n",
+		"GET /healthz HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n",
+	};
+	struct fixture f;
+	char buf[4096];
+	int fd;
+
+	start(&f, 8, 5000);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		fd = client(&f);
+		exchange(fd, bad[i], buf, sizeof(buf));
+		if (strncmp(buf, "HTTP/1.1 400", 12) != 0)
+			fail_msg("request %zu answered \"%.40s\", not 400", i, buf);
+		assert_non_null(strstr(buf, "bad request: "));
+		close(fd);
+	}
+	/* one of each is fine */
+	fd = client(&f);
+	exchange(fd, "GET /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n", buf,
+		 sizeof(buf));
+	assert_true(strncmp(buf, "HTTP/1.1 200", 12) == 0);
+	close(fd);
+	stop(&f);
+}
+
+static void test_admit(void **state)
+{
+	/* under both limits */
+	assert_int_equal(http_admit(0, 0, 8, 64), HTTP_ACCEPT);
+	assert_int_equal(http_admit(7, 63, 8, 64), HTTP_ACCEPT);
+	/* at a limit: refused, and why */
+	assert_int_equal(http_admit(8, 10, 8, 64), HTTP_REJECT_PER_CLIENT);
+	assert_int_equal(http_admit(1, 64, 8, 64), HTTP_REJECT_GLOBAL);
+	/* both: the client's own limit is named */
+	assert_int_equal(http_admit(8, 64, 8, 64), HTTP_REJECT_PER_CLIENT);
+	/* a limit of 1 */
+	assert_int_equal(http_admit(0, 0, 1, 1), HTTP_ACCEPT);
+	assert_int_equal(http_admit(0, 1, 1, 1), HTTP_REJECT_GLOBAL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_routes),
+		cmocka_unit_test(test_gzip_negotiation),
+		cmocka_unit_test(test_format_negotiation),
+		cmocka_unit_test(test_connection_cap),
+		cmocka_unit_test(test_keep_alive),
+		cmocka_unit_test(test_request_deadline),
+		cmocka_unit_test(test_per_client_limit),
+		cmocka_unit_test(test_global_limit),
+		cmocka_unit_test(test_admit),
+		cmocka_unit_test(test_framing_problem),
+		cmocka_unit_test(test_ambiguous_framing),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
