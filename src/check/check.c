@@ -387,10 +387,20 @@ static int results_from(struct objs *o, const char *check, const char *what,
 	return r;
 }
 
-static int watch_counter(const struct check_config *c, const struct check_counter *k,
-			 const struct check_table *r1, const struct check_table *r2, struct objs *o)
+/*
+ * What one watched family makes of a sample's rise between the readings: it adds
+ * the reason to x when the rise is too much. arg is the judge's own limit.
+ */
+typedef void judge_fn(const struct check_config *c, const void *arg, const struct check_sample *s,
+		      double rise, struct obj *x);
+
+/* Every sample of a counter family that r1 has too: its object is watched once
+ * more, and judge says whether its rise is too much. */
+static int watch_family(const struct check_config *c, const char *family, judge_fn *judge,
+			const void *arg, const struct check_table *r1, const struct check_table *r2,
+			struct objs *o)
 {
-	size_t n, i = check_table_family(r2, k->family, &n);
+	size_t n, i = check_table_family(r2, family, &n);
 
 	for (; n > 0; i++, n--) {
 		const struct check_sample *s = &r2->v[i];
@@ -401,15 +411,23 @@ static int watch_counter(const struct check_config *c, const struct check_counte
 		if (d < 0)
 			continue;
 		object_of(s, name, sizeof(name));
-		x = obj_get(o, name);
-		if (!x)
+		if (!(x = obj_get(o, name)))
 			return -ENOMEM;
 		x->watched++;
-		if (d > k->max_increase)
-			obj_why(x, "%s rose by %.0f in %gs (max %.0f)", k->name, d, c->window_s,
-				k->max_increase);
+		judge(c, arg, s, d, x);
 	}
 	return 0;
+}
+
+static void judge_counter(const struct check_config *c, const void *arg,
+			  const struct check_sample *s, double d, struct obj *x)
+{
+	const struct check_counter *k = arg;
+
+	(void)s;
+	if (d > k->max_increase)
+		obj_why(x, "%s rose by %.0f in %gs (max %.0f)", k->name, d, c->window_s,
+			k->max_increase);
 }
 
 static int eval_counters(const struct check_config *c, const struct check_table *r1,
@@ -420,7 +438,8 @@ static int eval_counters(const struct check_config *c, const struct check_table 
 
 	for (size_t k = 0; k < CHECK_N_COUNTERS && r == 0; k++)
 		if (c->counter[k].on)
-			r = watch_counter(c, &c->counter[k], r1, r2, &o);
+			r = watch_family(c, c->counter[k].family, judge_counter, &c->counter[k], r1,
+					 r2, &o);
 	if (r < 0) {
 		free(o.v);
 		return r;
@@ -430,72 +449,58 @@ static int eval_counters(const struct check_config *c, const struct check_table 
 
 /* --- PFC pauses ---------------------------------------------------------- */
 
-static int watch_pauses(const struct check_config *c, const struct check_table *r1,
-			const struct check_table *r2, struct objs *o)
+static const char *label_or_unknown(const struct check_sample *s, const char *name)
 {
-	size_t n,
-		i = check_table_family(r2, "rdma_netdev_priority_pause_duration_seconds_total", &n);
+	const char *v = check_sample_label(s, name);
 
-	for (; n > 0; i++, n--) {
-		const struct check_sample *s = &r2->v[i];
-		const char *dir = check_sample_label(s, "direction");
-		const char *prio = check_sample_label(s, "priority");
-		double d = increase(r1, s);
-		struct obj *x;
-		char name[128];
-
-		if (d < 0)
-			continue;
-		object_of(s, name, sizeof(name));
-		if (!(x = obj_get(o, name)))
-			return -ENOMEM;
-		x->watched++;
-		if (c->window_s > 0 && d / c->window_s > c->pause_max_ratio)
-			obj_why(x, "%s priority %s paused %.2fs of %gs (max %g%%)", dir ? dir : "?",
-				prio ? prio : "?", d, c->window_s, c->pause_max_ratio * 100);
-	}
-	return 0;
+	return v ? v : "?";
 }
 
-static int watch_storms(const struct check_config *c, const struct check_table *r1,
-			const struct check_table *r2, struct objs *o)
+/* Any storm event beyond --check.storm-max in the window. */
+static void judge_storms(const struct check_config *c, const void *arg,
+			 const struct check_sample *s, double d, struct obj *x)
 {
-	size_t n, i = check_table_family(r2, "rdma_netdev_pause_storm_events_total", &n);
-
-	for (; n > 0; i++, n--) {
-		const struct check_sample *s = &r2->v[i];
-		const char *level = check_sample_label(s, "level");
-		double d = increase(r1, s);
-		struct obj *x;
-		char name[128];
-
-		if (d < 0)
-			continue;
-		object_of(s, name, sizeof(name));
-		if (!(x = obj_get(o, name)))
-			return -ENOMEM;
-		x->watched++;
-		if (d > c->storm_max_increase)
-			obj_why(x, "%.0f pause storm events (%s) in %gs", d, level ? level : "?",
-				c->window_s);
-	}
-	return 0;
+	(void)arg;
+	if (d > c->storm_max_increase)
+		obj_why(x, "%.0f pause storm events (%s) in %gs", d, label_or_unknown(s, "level"),
+			c->window_s);
 }
+
+/* Seconds paused per second of window above --check.pause-max-ratio; a window of
+ * 0 (readings back to back) has no ratio to judge. */
+static void judge_pauses(const struct check_config *c, const void *arg,
+			 const struct check_sample *s, double d, struct obj *x)
+{
+	(void)arg;
+	if (c->window_s > 0 && d / c->window_s > c->pause_max_ratio)
+		obj_why(x, "%s priority %s paused %.2fs of %gs (max %g%%)",
+			label_or_unknown(s, "direction"), label_or_unknown(s, "priority"), d,
+			c->window_s, c->pause_max_ratio * 100);
+}
+
+/* In this order: a netdev's storm reason comes before its pause reasons. */
+static const struct {
+	const char *family;
+	judge_fn *judge;
+} pfc_families[] = {
+	{"rdma_netdev_pause_storm_events_total", judge_storms},
+	{"rdma_netdev_priority_pause_duration_seconds_total", judge_pauses},
+};
 
 static int eval_pfc(const struct check_config *c, const struct check_table *r1,
 		    const struct check_table *r2, struct check_results *out)
 {
 	struct objs o = {0};
-	int st = collector_state(r2, "ethtool"), r;
+	int st = collector_state(r2, "ethtool"), r = 0;
 
 	if (st < 0)
 		return 0;
 	if (st == 0)
 		return add_result(out, CHECK_UNKNOWN, "pfc", "node",
 				  "the ethtool collector failed (see the log)");
-	r = watch_storms(c, r1, r2, &o);
-	if (r == 0)
-		r = watch_pauses(c, r1, r2, &o);
+	for (size_t k = 0; k < N(pfc_families) && r == 0; k++)
+		r = watch_family(c, pfc_families[k].family, pfc_families[k].judge, NULL, r1, r2,
+				 &o);
 	if (r < 0) {
 		free(o.v);
 		return r;

@@ -330,6 +330,50 @@ static void test_eval_pfc_resources(void **state)
 	done(&e);
 }
 
+/* The shared watch loop's edges in the pfc check: a label missing reads "?", a
+ * sample only in the second reading is not watched, a window of 0 judges no pause
+ * ratio but still the storms. */
+static void test_eval_pfc_edges(void **state)
+{
+	const char *t1 =
+		SUCCESS("ethtool",
+			1) "rdma_netdev_pause_storm_events_total{netdev=\"eth2\"} 0\n"
+			   "rdma_netdev_priority_pause_duration_seconds_total{netdev=\"eth2\"} 0\n";
+	const char *t2 =
+		SUCCESS("ethtool",
+			1) "rdma_netdev_pause_storm_events_total{netdev=\"eth2\"} 2\n"
+			   "rdma_netdev_priority_pause_duration_seconds_total{netdev=\"eth2\"} 4\n"
+			   "rdma_netdev_pause_storm_events_total{netdev=\"eth9\"} 5\n";
+	struct eval e = {0};
+
+	(void)state;
+	check_config_defaults(&e.cfg);
+	e.cfg.ports = false;
+	e.cfg.window_s = 5;
+	assert_int_equal(run(&e, t1, t2), CHECK_FAIL);
+	has_line(&e, "FAIL    pfc eth2: 2 pause storm events (?) in 5s; ? priority ? paused 4.00s "
+		     "of 5s (max 50%)\n");
+	assert_null(strstr(e.text.data, "eth9"));
+	done(&e);
+
+	e = (struct eval){0};
+	check_config_defaults(&e.cfg);
+	e.cfg.ports = false;
+	e.cfg.window_s = 0;
+	e.cfg.storm_max_increase = 2;
+	assert_int_equal(run(&e, t1, t2), CHECK_OK);
+	has_line(&e, "OK      pfc eth2: 2 pause counters below the limits\n");
+	done(&e);
+
+	e = (struct eval){0};
+	check_config_defaults(&e.cfg);
+	e.cfg.ports = false;
+	e.cfg.window_s = 0;
+	assert_int_equal(run(&e, t1, t2), CHECK_FAIL);
+	has_line(&e, "FAIL    pfc eth2: 2 pause storm events (?) in 0s\n");
+	done(&e);
+}
+
 #define PROBE(fam, port, v)                                                                        \
 	"rdma_probe_" fam "{device=\"mlx5_0\",port=\"" port "\",target=\"loopback\"} " #v "\n"
 #define PROBE_ERR(port, reason, v)                                                                 \
@@ -479,6 +523,7 @@ int main(void)
 		cmocka_unit_test(test_eval_expect),
 		cmocka_unit_test(test_eval_counters),
 		cmocka_unit_test(test_eval_pfc_resources),
+		cmocka_unit_test(test_eval_pfc_edges),
 		cmocka_unit_test(test_eval_probe),
 		cmocka_unit_test(test_eval_cannot_tell),
 		cmocka_unit_test(test_render_json),

@@ -5,7 +5,8 @@
 # README.md and docs/**/*.md names a file that exists and, with an #anchor, a
 # heading of that file that yields the anchor (GitHub's rule: lower case,
 # punctuation other than - and _ dropped, spaces to -, a -N suffix for the Nth
-# repeat); and README.md stays a front page of at most 250 lines.
+# repeat); README.md stays a front page of at most 250 lines; and no page states a
+# number of alerts other than the rules' own count (alerts/*.yml).
 #
 #   tests/e2e/docs-links.sh [SOURCE_DIR]
 set -euo pipefail
@@ -67,6 +68,16 @@ if [ "$lines" -le "$README_MAX_LINES" ]; then
 else
 	not_ok "README.md has $lines lines, more than $README_MAX_LINES: move reference text to docs/"
 fi
+
+# "N alerts": the docs need not count the alerts, but a count they give is the rules'.
+n_alerts=$(cat alerts/*.yml 2>/dev/null | grep -cE '^[[:space:]]*- alert:' || true)
+while IFS= read -r hit; do
+	if [[ $hit =~ ([0-9]+)\ alerts && ${BASH_REMATCH[1]} != "$n_alerts" ]]; then
+		not_ok "$hit: alerts/*.yml has $n_alerts alerts (or drop the number)"
+	else
+		ok
+	fi
+done < <(grep -rnoE '\b[0-9]+ alerts\b' README.md docs --include='*.md' || true)
 
 echo "$pass passed, $fail failed"
 [ "$pass" -gt 0 ] && [ "$fail" -eq 0 ]

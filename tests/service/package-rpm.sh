@@ -61,6 +61,7 @@ cat >"$TMP/expected" <<'LIST'
 /usr/share/doc/rdma-exporter/changelog.gz
 /usr/share/doc/rdma-exporter/copyright
 /usr/share/man/man1/rdma_exporter.1.gz
+/usr/share/rdma_exporter/nhc/rdma_exporter.nhc
 LIST
 for d in alerts dashboards; do
 	[ -d "$SRC/$d" ] && (cd "$SRC/$d" && find . -type f ! -name '.*' ! -name '*.py' | sed "s#^\./#/usr/share/rdma_exporter/$d/#")

@@ -41,6 +41,7 @@ cat >"$TMP/expected" <<'LIST'
 /usr/share/doc/rdma-exporter/changelog.gz
 /usr/share/doc/rdma-exporter/copyright
 /usr/share/man/man1/rdma_exporter.1.gz
+/usr/share/rdma_exporter/nhc/rdma_exporter.nhc
 LIST
 # alert rules and dashboards, once the tree has them
 SRC=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$BUILD/CMakeCache.txt")
