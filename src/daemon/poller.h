@@ -8,6 +8,7 @@
 #define RDMA_EXPORTER_POLLER_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "collector.h"
@@ -77,6 +78,14 @@ int poller_start(struct poller *p);
 void poller_note_scrape(struct poller *p, uint64_t key, double data_age_s, unsigned wants);
 #define POLLER_PROTO_KEEP_MS (3600 * 1000)
 #define POLLER_PLAIN_KEEP_MS (600 * 1000)
+/*
+ * Whether the poll that rendered poll_bytes (its text and protobuf
+ * exposition) should end with malloc_trim(): only when it is bigger than
+ * *high_bytes, the biggest poll before it, which it then raises. A poll no
+ * bigger than an earlier one reuses the free pages that one left; trimming
+ * them only made it fault them in again.
+ */
+bool poller_trim_due(size_t poll_bytes, size_t *high_bytes);
 /* SIGHUP: collectors reload before the next poll, which runs at once. */
 void poller_request_reload(struct poller *p);
 /*

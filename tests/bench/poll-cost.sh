@@ -17,11 +17,19 @@
 #   2. CPU: `perf stat -e task-clock,context-switches -p PID` over another
 #      POLLS polls without strace; where perf is missing or not allowed
 #      (perf_event_paranoid, seccomp), utime+stime from /proc/PID/stat.
+#   3. memory and the polling thread over another POLLS polls: RssAnon
+#      (/proc/PID/status) sampled every 50 ms, min/median/max; the polling
+#      thread's CPU (its schedstat run time, ns) and minor page faults per
+#      poll; and, with the trim_shim module built beside the binary
+#      (BUILD/tests/bench/libtrim_shim.so, or $TRIM_SHIM_LIB, LD_PRELOADed),
+#      malloc_trim() calls and their CPU. TRIM_SHIM=never makes the shim skip
+#      every malloc_trim(): the same binary without it.
 # Per counter means per counter file of the tree (each read once a poll).
 # Full re-scans (every --collector.sysfs.rescan-interval, 1m by default,
 # which reopen every file) are left out: the rescan interval is set to 24h.
 #
 #   tests/bench/poll-cost.sh BUILD/rdma_exporter [POLLS] [DEVICES] [PORTS]
+#   TRIM_SHIM=never tests/bench/poll-cost.sh BUILD/rdma_exporter [POLLS] ...
 set -euo pipefail
 BIN=$(readlink -f "${1:?usage: poll-cost.sh BINARY [POLLS] [DEVICES] [PORTS]}")
 POLLS=${2:-50}
@@ -46,7 +54,9 @@ bench_tree "$TMP" "$DEVICES" "$PORTS"
 files=$(bench_counter_files "$TMP")
 PORT=$(bench_free_port)
 URL=http://127.0.0.1:$PORT/metrics
-"$BIN" --web.listen-address="127.0.0.1:$PORT" --path.sysfs="$TMP/sys" \
+SHIM=${TRIM_SHIM_LIB:-$(dirname "$BIN")/tests/bench/libtrim_shim.so}
+[ -f "$SHIM" ] || SHIM=
+LD_PRELOAD=${SHIM:+$SHIM} TRIM_SHIM_OUT=$TMP/trim "$BIN" --web.listen-address="127.0.0.1:$PORT" --path.sysfs="$TMP/sys" \
 	--collector.disable-defaults --collector.sysfs --poll.interval=${INTERVAL_MS}ms \
 	--collector.sysfs.rescan-interval=24h --log.level=error >"$TMP/log" 2>&1 &
 PID=$!
@@ -55,8 +65,10 @@ if ! bench_wait_http "$URL" 15; then
 	cat "$TMP/log" >&2
 	exit 1
 fi
+# gzip, as Prometheus asks: a plain request keeps the plain text beside its
+# gzip copy for 10 minutes (section 3's memory)
 polls_now() {
-	curl -fsS "$URL" >"$TMP/scrape"
+	curl -fsS --compressed -H 'Accept-Encoding: gzip' "$URL" >"$TMP/scrape"
 	bench_metric rdma_exporter_polls_total "$TMP/scrape"
 }
 window_s=$(awk -v n="$POLLS" -v i="$INTERVAL_MS" 'BEGIN { printf "%.1f", n * i / 1000 }')
@@ -128,9 +140,6 @@ else
 	cpu_src="/proc/PID/stat utime+stime (perf unavailable: $(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo '?') perf_event_paranoid)"
 fi
 cpu_polls=$((p1 - p0))
-kill "$PID"
-wait "$PID" 2>/dev/null || true
-PID=
 us_per_poll=$(awk -v c="$cpu_ms" -v n="$cpu_polls" 'BEGIN { printf "%.0f", n ? c * 1000 / n : 0 }')
 ns_per_counter=$(awk -v c="$cpu_ms" -v n="$cpu_polls" -v f="$files" 'BEGIN { printf "%.0f", n ? c * 1e6 / n / f : 0 }')
 echo
@@ -138,4 +147,57 @@ echo "CPU ($cpu_src, $cpu_polls polls in ${window_s}s, no tracer): ${cpu_ms} ms 
 echo
 printf '%-22s %s\n' "counter files/poll" "$files" "series/poll" "$series" "syscalls/poll" "$syscalls_per_poll" \
 	"syscalls/counter" "$syscalls_per_counter" "CPU us/poll" "$us_per_poll" "CPU ns/counter" "$ns_per_counter"
+
+# --- 3. memory over time, and the polling thread's CPU and faults per poll
+TID=
+for t in /proc/"$PID"/task/*; do
+	[ "$(cat "$t/comm" 2>/dev/null)" = rdma-poller ] && TID=${t##*/}
+done
+thread_ns() { awk '{ print $1 }' "/proc/$PID/task/$TID/schedstat"; }
+thread_minflt() { sed 's/.*) //' "/proc/$PID/task/$TID/stat" | awk '{ print $8 }'; }
+trim_totals() { cat "$TMP/trim" 2>/dev/null || echo 0 0 0 0 0; }
+rss_anon() {
+	local k v _
+	while read -r k v _; do
+		if [ "$k" = RssAnon: ]; then echo "$v"; fi
+	done <"/proc/$PID/status"
+}
+m0=$(polls_now)
+n0=$(thread_ns)
+f0=$(thread_minflt)
+read -r c0 cns0 s0 mi0 mins0 <<<"$(trim_totals)"
+end=$((SECONDS + ${window_s%.*} + 1))
+: >"$TMP/anon"
+while [ "$SECONDS" -lt "$end" ]; do
+	rss_anon >>"$TMP/anon"
+	sleep 0.05
+done
+n1=$(thread_ns)
+f1=$(thread_minflt)
+read -r c1 cns1 s1 mi1 mins1 <<<"$(trim_totals)"
+m1=$(polls_now)
+kill "$PID"
+wait "$PID" 2>/dev/null || true
+PID=
+mem_polls=$((m1 - m0))
+read -r anon_min anon_med anon_max anon_n <<<"$(sort -n "$TMP/anon" |
+	awk '{ v[NR] = $1 } END { print v[1], v[int((NR + 1) / 2)], v[NR], NR }')"
+thread_us=$(awk -v a="$n0" -v b="$n1" -v n="$mem_polls" 'BEGIN { printf "%.0f", n ? (b - a) / 1000 / n : 0 }')
+faults=$(awk -v a="$f0" -v b="$f1" -v n="$mem_polls" 'BEGIN { printf "%.1f", n ? (b - a) / n : 0 }')
+echo
+echo "memory and the polling thread ($mem_polls polls; RssAnon sampled every 50 ms, $anon_n samples):"
+if [ -z "$SHIM" ]; then
+	trim="no trim_shim (cmake --build BUILD --target trim_shim): malloc_trim calls not counted"
+elif [ "${TRIM_SHIM:-}" = never ]; then
+	trim="TRIM_SHIM=never: $((s1 - s0)) malloc_trim calls skipped"
+else
+	trim="$((c1 - c0)) malloc_trim calls ($c1 since start), $(awk -v c=$((c1 - c0)) -v t=$((cns1 - cns0)) \
+		'BEGIN { printf "%.0f", c ? t / 1000 / c : 0 }') us CPU each"
+fi
+[ -n "$SHIM" ] && [ "$((mi1 - mi0))" -gt 0 ] &&
+	trim="$trim; $((mi1 - mi0)) mallinfo2 calls, $(awk -v c=$((mi1 - mi0)) -v t=$((mins1 - mins0)) \
+		'BEGIN { printf "%.1f", c ? t / 1000 / c : 0 }') us CPU each"
+echo "  $trim"
+printf '%-22s %s\n' "RssAnon kB min/med/max" "$anon_min / $anon_med / $anon_max" \
+	"poller CPU us/poll" "$thread_us" "poller minflt/poll" "$faults"
 echo "(figures from a shared 2-core machine: noisy; the syscall counts are not)"

@@ -4,7 +4,8 @@
  * driver) must not make shutdown wait forever. Its watchdog pings: sent
  * while it waits whatever the interval, never while a poll is stuck. And what
  * one poll publishes: the text, the protobuf exposition with every family of
- * the text, and the gzip copy of each.
+ * the text, and the gzip copy of each. And when a poll ends with
+ * malloc_trim(): only after one bigger than every poll before it.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -400,6 +401,29 @@ static void test_scrapes_drive_polls(void **state)
 	assert_int_equal(polls_for_scrapes(true), 0);
 }
 
+static void test_trim_only_after_bigger_poll(void **state)
+{
+	size_t high = 0;
+
+	(void)state;
+	/* the first poll grew the heap from nothing */
+	assert_true(poller_trim_due(160000, &high));
+	assert_int_equal(high, 160000);
+	/* the same poll again, or a smaller one, reuses its free pages */
+	assert_false(poller_trim_due(160000, &high));
+	assert_false(poller_trim_due(150000, &high));
+	assert_int_equal(high, 160000);
+	/* a protobuf scraper's encoding (or more series): bigger, once */
+	assert_true(poller_trim_due(225000, &high));
+	assert_false(poller_trim_due(225000, &high));
+	/* the scraper gone: back to text alone, no trim, the mark stays */
+	assert_false(poller_trim_due(160000, &high));
+	assert_int_equal(high, 225000);
+	/* an empty poll (no collector) never trims */
+	high = 0;
+	assert_false(poller_trim_due(0, &high));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -409,6 +433,7 @@ int main(void)
 		cmocka_unit_test(test_watchdog_starved_by_stuck_poll),
 		cmocka_unit_test(test_poll_publishes_proto),
 		cmocka_unit_test(test_scrapes_drive_polls),
+		cmocka_unit_test(test_trim_only_after_bigger_poll),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
