@@ -90,6 +90,9 @@ struct sysfs_state {
 	size_t n_warned, cap_warned;
 
 	struct sysfs_hwnl *hwnl; /* hw counters over netlink; never NULL after init */
+	/* hwnl has a transport: scans defer the ports' hw_counters files, kept
+	 * open only for the ports netlink does not serve */
+	bool hwnl_path;
 
 	char buf[VALUE_BUF];
 };
@@ -315,6 +318,26 @@ static int emit_counter(struct sysfs_state *st, struct metric_sink *sink, struct
 	return emit_counter_value(st, sink, dev, p, c, v, stats);
 }
 
+/* Files that fell back to an open per read: said once, at warn. */
+static void warn_fd_limit(struct sysfs_state *st, const struct sysfs_device *dev)
+{
+	if (!dev->n_reopen_each || st->warned_emfile)
+		return;
+	st->warned_emfile = true;
+	log_warn("file descriptor limit reached: files fall back to open+read+close per "
+		 "poll (slower); raise LimitNOFILE",
+		 "collector=sysfs device=%s files=%u", dev->name, dev->n_reopen_each);
+}
+
+/* The port's hw counters come from the files again: open them (no fd was
+ * held while netlink served them). */
+static void hw_files_open(struct sysfs_state *st, struct sysfs_device *dev, struct sysfs_port *p)
+{
+	/* A file left deferred is read with an open per read: nothing lost. */
+	(void)sysfs_port_hw_open(st->root, dev, p);
+	warn_fd_limit(st, dev);
+}
+
 /*
  * The port's hw counters in one netlink request. A failure keeps the poll
  * on the files, and the port on them until the next scan: said once.
@@ -333,6 +356,7 @@ static bool poll_hwnl(struct sysfs_state *st, struct sysfs_device *dev, struct s
 	log_info("hw_counters netlink request failed: reading the files until the next rescan",
 		 "collector=sysfs device=%s port=%s err=%s errno=%d", dev->name, p->num_str,
 		 log_strerror(-r, eb, sizeof(eb)), -r);
+	hw_files_open(st, dev, p);
 	return false;
 }
 
@@ -426,7 +450,8 @@ static void free_devices(struct sysfs_device **devs, size_t n)
 }
 
 /* Which ports read their hw counters over netlink from now on; said at
- * debug. only_files: just the ports that read the files now. */
+ * debug. only_files: just the ports that read the files now. The files of
+ * a port netlink serves hold no fd; the others' are open. */
 static void attach_hwnl(struct sysfs_state *st, struct sysfs_device *dev, bool only_files)
 {
 	const char *missing;
@@ -439,10 +464,14 @@ static void attach_hwnl(struct sysfs_state *st, struct sysfs_device *dev, bool o
 		if (only_files && p->hw_nl)
 			continue;
 		r = sysfs_hwnl_attach(st->hwnl, dev, p, &missing);
-		if (r == 0)
+		if (r == 0) {
+			sysfs_port_hw_close(dev, p);
 			log_debug("hw_counters via netlink", "collector=sysfs device=%s port=%s",
 				  dev->name, p->num_str);
-		else if (r == -ENOENT && missing)
+			continue;
+		}
+		hw_files_open(st, dev, p);
+		if (r == -ENOENT && missing)
 			log_debug("hw_counters via sysfs files",
 				  "collector=sysfs device=%s port=%s reason=%s counter=%s",
 				  dev->name, p->num_str, "no netlink entry of that name", missing);
@@ -478,7 +507,8 @@ static int scan_one(struct sysfs_state *st, const char *name, bool known, struct
 	int r;
 
 	*out = NULL;
-	r = sysfs_device_scan(st->root, name, st->fd_reserve, &dev);
+	r = sysfs_device_scan(st->root, name, st->fd_reserve,
+			      st->hwnl_path ? SYSFS_SCAN_PORT_HW_DEFERRED : 0, &dev);
 	if (r == -ENOMEM)
 		return r;
 	if (r < 0) {
@@ -499,15 +529,10 @@ static int scan_one(struct sysfs_state *st, const char *name, bool known, struct
 			dev->first_scan_error_path,
 			log_strerror(-dev->first_scan_error, eb, sizeof(eb)),
 			-dev->first_scan_error, dev->scan_errors);
-	if (dev->n_reopen_each && !st->warned_emfile) {
-		st->warned_emfile = true;
-		log_warn("file descriptor limit reached: files fall back to open+read+close per "
-			 "poll (slower); raise LimitNOFILE",
-			 "collector=sysfs device=%s files=%u", name, dev->n_reopen_each);
-	}
 	n_counters = dev->n_counters;
 	for (size_t i = 0; i < dev->n_ports; i++)
 		n_counters += dev->ports[i].n_counters;
+	warn_fd_limit(st, dev);
 	log_msg(known ? LOG_DEBUG : LOG_INFO, "scanned device",
 		"collector=sysfs device=%s ports=%zu counter_files=%zu driver=%s", name,
 		dev->n_ports, n_counters, dev->driver);
@@ -755,6 +780,7 @@ int sysfs_collector_init_with(const struct collector_ctx *ctx, const struct sysf
 	st->fd_reserve = ctx->fd_reserve;
 	st->hwnl = sysfs_hwnl_new(seams->open_transport, seams->open_data,
 				  ctx->poll_interval_ms ? (int)(ctx->poll_interval_ms / 2) : 0);
+	st->hwnl_path = seams->open_transport != NULL;
 	if (!st->hwnl) {
 		free(st);
 		return -ENOMEM;

@@ -431,6 +431,20 @@ static int file_open(int root, const char *dir, struct sysfs_file *f, struct sys
 	return 0;
 }
 
+/* Leaves f unopened until sysfs_port_hw_open(), with the path checked as
+ * an open would (the same -ENAMETOOLONG). */
+static int file_defer(const char *dir, struct sysfs_file *f)
+{
+	char path[PATH_MAX];
+	int r;
+
+	f->fd = -1;
+	r = path_fmt(path, sizeof(path), "%s/%s", dir, f->name);
+	if (r == 0)
+		f->deferred = true;
+	return r;
+}
+
 static void file_close(struct sysfs_file *f)
 {
 	if (f->fd >= 0)
@@ -468,7 +482,7 @@ int sysfs_file_read(int root, const char *dir, struct sysfs_file *f, char *buf, 
 	} while (n < 0 && errno == EINTR);
 	err = errno;
 	if (f->fd < 0) {
-		if (f->reopen_each)
+		if (f->reopen_each || f->deferred)
 			close(fd);
 		else
 			f->fd = fd; /* failed at scan time, works now: keep it */
@@ -549,10 +563,51 @@ static int counter_init(int root, const char *dir, const char *name, unsigned so
 		c->file.name = copy;
 		c->file.name_owned = true;
 	}
-	r = file_open(root, dir, &c->file, dev);
+	if (source == SYSFS_SRC_HW_COUNTERS && (dev->scan_flags & SYSFS_SCAN_PORT_HW_DEFERRED))
+		r = file_defer(dir, &c->file);
+	else
+		r = file_open(root, dir, &c->file, dev);
 	if (r < 0)
 		file_close(&c->file);
 	return r;
+}
+
+int sysfs_port_hw_open(int root, struct sysfs_device *dev, struct sysfs_port *p)
+{
+	int r = 0, e;
+
+	for (size_t i = 0; i < p->n_counters; i++) {
+		struct sysfs_counter *c = &p->counters[i];
+
+		if (c->source != SYSFS_SRC_HW_COUNTERS || !c->file.deferred)
+			continue;
+		e = file_open(root, sysfs_counter_dir(dev, p, c), &c->file, dev);
+		if (e < 0) {
+			r = r ? r : e;
+			continue;
+		}
+		c->file.deferred = false;
+	}
+	return r;
+}
+
+void sysfs_port_hw_close(struct sysfs_device *dev, struct sysfs_port *p)
+{
+	for (size_t i = 0; i < p->n_counters; i++) {
+		struct sysfs_file *f = &p->counters[i].file;
+
+		if (p->counters[i].source != SYSFS_SRC_HW_COUNTERS || f->deferred)
+			continue;
+		if (f->fd >= 0)
+			close(f->fd);
+		/* no longer held against the fd limit */
+		if (f->reopen_each)
+			dev->n_reopen_each--;
+		f->fd = -1;
+		f->reopen_each = false;
+		f->absent = false;
+		f->deferred = true;
+	}
 }
 
 /*
@@ -882,7 +937,8 @@ static int fd_limit(unsigned reserve)
 	return (int)(rl.rlim_cur - reserve);
 }
 
-int sysfs_device_scan(int root, const char *name, unsigned fd_reserve, struct sysfs_device **out)
+int sysfs_device_scan(int root, const char *name, unsigned fd_reserve, unsigned flags,
+		      struct sysfs_device **out)
 {
 	struct sysfs_device *dev;
 	char path[PATH_MAX];
@@ -901,6 +957,7 @@ int sysfs_device_scan(int root, const char *name, unsigned fd_reserve, struct sy
 	if (!dev)
 		return -ENOMEM;
 	dev->fd_limit = fd_limit(fd_reserve);
+	dev->scan_flags = flags;
 	dev->name = strdup(name);
 	if (!dev->name) {
 		r = -ENOMEM;
@@ -960,9 +1017,13 @@ static bool scan_incomplete(const struct sysfs_device *dev)
 
 		if (p->state.absent || p->phys_state.absent || p->rate.absent)
 			return true;
-		for (size_t k = 0; k < p->n_counters; k++)
-			if (p->counters[k].file.absent || p->counters[k].file.fd < 0)
+		for (size_t k = 0; k < p->n_counters; k++) {
+			const struct sysfs_file *f = &p->counters[k].file;
+
+			/* deferred: closed on purpose while netlink serves it */
+			if (f->absent || (f->fd < 0 && !f->deferred))
 				return true;
+		}
 	}
 	for (size_t k = 0; k < dev->n_counters; k++)
 		if (dev->counters[k].file.absent || dev->counters[k].file.fd < 0)

@@ -9,7 +9,9 @@
  * Cost model: a scan opens every value file once and keeps the fd; a poll
  * re-reads each with one pread() at offset 0 (sysfs regenerates the text on
  * every read at offset 0). Text that changes rarely (fw_ver, GUIDs, netdevs)
- * is read at scan time only.
+ * is read at scan time only. The one exception: with
+ * SYSFS_SCAN_PORT_HW_DEFERRED, a port's hw_counters files hold no fd while
+ * RDMA netlink serves their values (sysfs_port_hw_open/close).
  */
 #ifndef RDMA_EXPORTER_SYSFS_SCAN_H
 #define RDMA_EXPORTER_SYSFS_SCAN_H
@@ -47,6 +49,9 @@ struct sysfs_file {
 	bool absent : 1;      /* did not exist at scan time: reads fail with -ENOENT, no syscall */
 	bool reopen_each : 1; /* openat() hit EMFILE/ENFILE: openat+pread+close per read */
 	bool name_owned : 1;  /* name was allocated (not in the name table) */
+	/* Not opened: netlink serves the value (sysfs_port_hw_close). A read
+	 * opens and closes it; sysfs_port_hw_open() keeps it open. */
+	bool deferred : 1;
 };
 
 /* A file of counters/, counters_ext/ or hw_counters/: 32 bytes, one per
@@ -111,7 +116,8 @@ struct sysfs_device {
 	/* Files that fell back to open-per-read: EMFILE/ENFILE, or their fd
 	 * would have eaten into the SYSFS_FD_HEADROOM reserve. */
 	unsigned n_reopen_each;
-	int fd_limit; /* scan time: lowest fd number not kept open */
+	int fd_limit;	     /* scan time: lowest fd number not kept open */
+	unsigned scan_flags; /* of sysfs_device_scan() */
 	/* Set by the collector when reads fail with ENODEV/ENOENT (device gone,
 	 * or removed and re-added under the same name): re-scan it next poll. */
 	bool recheck;
@@ -154,7 +160,27 @@ int sysfs_name_cmp(const char *a, const char *b);
  */
 /* Counter files are kept open only below RLIMIT_NOFILE - fd_reserve
  * (0: SYSFS_FD_HEADROOM); the others are opened per read. */
-int sysfs_device_scan(int root, const char *name, unsigned fd_reserve, struct sysfs_device **out);
+int sysfs_device_scan(int root, const char *name, unsigned fd_reserve, unsigned flags,
+		      struct sysfs_device **out);
+
+/* Flags of sysfs_device_scan(). */
+enum {
+	/* The ports' hw_counters files are listed, not opened (deferred): the
+	 * caller asks RDMA netlink first, then opens the files of the ports it
+	 * does not serve with sysfs_port_hw_open(). */
+	SYSFS_SCAN_PORT_HW_DEFERRED = 1u << 0,
+};
+
+/*
+ * The deferred hw_counters files of port p, opened as the scan opens files:
+ * kept open below dev->fd_limit, else opened per read (n_reopen_each), or
+ * absent. Files already open stay as they are. Returns 0, or the first
+ * -errno of a file that stays deferred (read with an open per read).
+ */
+int sysfs_port_hw_open(int root, struct sysfs_device *dev, struct sysfs_port *p);
+/* Closes the hw_counters files of port p (netlink serves them): deferred
+ * until sysfs_port_hw_open(). */
+void sysfs_port_hw_close(struct sysfs_device *dev, struct sysfs_port *p);
 /*
  * The periodic re-check of a scanned device, without re-opening its files:
  * when every directory the scan listed is as it was (sysfs_dirstamp) and the

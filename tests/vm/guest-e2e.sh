@@ -156,6 +156,17 @@ check "hw_counters of $DEV port $PORT read via RDMA netlink (debug log of the sc
     "$OUT/exporter.log"
 no_hwnl_failure() { ! grep -qE 'msg="hw_counters (netlink request failed|via sysfs files)' "$OUT/exporter.log"; }
 check "no hw_counters netlink fallback logged before the device removal" no_hwnl_failure
+# Descriptors (issue 28): a port that netlink serves holds no fd on its hw_counters files.
+fds_all() { ls "/proc/$1/fd" 2>/dev/null | wc -l; }
+fds_hw() {              # fds_hw PID: fds open on $DEV/$PORT's hw_counters files
+    local l
+    for l in /proc/"$1"/fd/*; do readlink "$l"; done 2>/dev/null | grep -c "/$DEV/ports/$PORT/hw_counters/"
+}
+n_fd=$(fds_all $EXP)
+n_fd_hw=$(fds_hw $EXP)
+note "benchmark descriptors of the exporter (every collector, netlink serving $DEV/$PORT): $n_fd open, $n_fd_hw on its $n_hw hw_counters files"
+check "no fd on $DEV port $PORT's hw_counters files while netlink serves them ($n_fd_hw of $n_hw)" \
+    test "$n_fd_hw" = 0
 # What it saves: read syscalls (/proc/PID/io syscr) per poll of a sysfs-only exporter with
 # and without it, over the same window without scrapes (other reads are the same in both).
 reads_per_poll() {      # reads_per_poll PORT FLAG: prints syscr per poll
@@ -165,6 +176,7 @@ reads_per_poll() {      # reads_per_poll PORT FLAG: prints syscr per poll
         > "$OUT/exporter-reads-$1.log" 2>&1 &
     pid=$!
     sleep 3
+    echo "$(fds_all $pid) $(fds_hw $pid)" > "/tmp/fds-$1.txt"
     scrape /tmp/reads0.txt "http://127.0.0.1:$1/metrics"
     p0=$(awk '/^rdma_exporter_polls_total/ { print $NF }' /tmp/reads0.txt)
     a=$(awk '/^syscr:/ { print $2 }' /proc/$pid/io)
@@ -184,6 +196,11 @@ note "benchmark hw_counters via netlink: read syscalls per poll (sysfs collector
 # seen for 15 files): at least half the files' reads saved, not an exact count.
 check "netlink saves read syscalls per poll (${r_files:-?} -> ${r_nl:-?})" \
     awk -v a="$r_files" -v b="$r_nl" -v n="$n_hw" 'BEGIN { exit !(a != "" && b != "" && a - b >= n / 2) }'
+read -r fd_nl fd_nl_hw < /tmp/fds-9888.txt
+read -r fd_files fd_files_hw < /tmp/fds-9889.txt
+note "benchmark descriptors (sysfs collector only): ${fd_files:-?} open reading the files ($fd_files_hw on hw_counters), ${fd_nl:-?} with netlink ($fd_nl_hw)"
+check "hw_counters files open only when read: $fd_files_hw without netlink, $fd_nl_hw with it" \
+    test "$fd_files_hw" = "$n_hw" -a "$fd_nl_hw" = 0
 # The periodic re-check on the kernel's sysfs: with the directories unchanged (kernfs
 # keeps a directory's inode and times), the device keeps its open files and the debug
 # log says so; a re-scan would close and re-open every counter file, logging "scanned".

@@ -5,8 +5,10 @@
  * STAT_GET per port replaces the hw_counters reads when every file has an
  * entry of its name, and the files are read on any failure. The transport
  * answers with values that differ from the files, so each line says which
- * path gave it.
+ * path gave it. While netlink serves the port, its hw_counters files hold no
+ * file descriptor; they are opened when the port falls back to them.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -18,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -218,7 +221,7 @@ struct run {
 	int root;
 };
 
-static void run_start(struct run *r, struct world *w)
+static void run_start_every(struct run *r, struct world *w, double rescan_interval_s)
 {
 	const struct sysfs_seams seams = {.open_transport = fake_open, .open_data = w};
 	struct collector_ctx ctx = {0};
@@ -234,8 +237,13 @@ static void run_start(struct run *r, struct world *w)
 	assert_non_null(r->filter);
 	ctx.sysfs_fd = r->root;
 	ctx.filter = r->filter;
-	ctx.rescan_interval_s = 3600;
+	ctx.rescan_interval_s = rescan_interval_s;
 	assert_int_equal(sysfs_collector_init_with(&ctx, &seams, &r->state), 0);
+}
+
+static void run_start(struct run *r, struct world *w)
+{
+	run_start_every(r, w, 3600);
 }
 
 static void run_poll(struct run *r)
@@ -265,6 +273,35 @@ static void run_stop(struct run *r)
 	device_filter_free(r->filter);
 	free(r->text);
 	close(r->root);
+}
+
+/* The port's hw_counters files and one of its attribute files, as the
+ * targets of this process's fds read them (class/infiniband/rxe0 is a link). */
+#define HW_FILES   "/rxe0/ports/1/hw_counters/"
+#define STATE_FILE "/rxe0/ports/1/state"
+
+/* How many open fds of this process name a path that contains part. */
+static unsigned fds_to(const char *part)
+{
+	char target[4096];
+	struct dirent *de;
+	unsigned n = 0;
+	DIR *d = opendir("/proc/self/fd");
+
+	assert_non_null(d);
+	while ((de = readdir(d))) {
+		ssize_t len;
+
+		if (de->d_name[0] == '.')
+			continue;
+		len = readlinkat(dirfd(d), de->d_name, target, sizeof(target) - 1);
+		if (len < 0)
+			continue;
+		target[len] = '\0';
+		n += strstr(target, part) != NULL;
+	}
+	closedir(d);
+	return n;
 }
 
 /* The values the fixture's files hold. */
@@ -305,6 +342,10 @@ static void test_all_from_netlink(void **state)
 	assert_from_netlink(r.text);
 	assert_int_equal(w.gets, 1);
 	assert_int_equal(w.stats, 3); /* one request per poll */
+	/* netlink serves the port: none of its 15 files is held open, while
+	 * its attribute files are */
+	assert_int_equal(fds_to(HW_FILES), 0);
+	assert_int_equal(fds_to(STATE_FILE), 1);
 	run_stop(&r);
 }
 
@@ -338,7 +379,10 @@ static void test_fallback_no_socket(void **state)
 	run_start(&r, &w);
 	run_poll(&r);
 	assert_from_files(r.text);
+	/* the files, deferred by the scan, are kept open once netlink failed */
+	assert_int_equal(fds_to(HW_FILES), N_RXE);
 	run_stop(&r);
+	assert_int_equal(fds_to(HW_FILES), 0);
 }
 
 static void test_fallback_request_fails(void **state)
@@ -370,18 +414,98 @@ static void test_fallback_until_rescan(void **state)
 	run_start(&r, &w);
 	run_poll(&r);
 	assert_from_netlink(r.text);
-	run_poll(&r); /* fails: this poll reads the files */
+	assert_int_equal(fds_to(HW_FILES), 0);
+	run_poll(&r); /* fails: this poll reads the files, opened now */
 	assert_from_files(r.text);
 	assert_int_equal(w.stats, 3);
+	assert_int_equal(fds_to(HW_FILES), N_RXE);
 	run_poll(&r); /* and the next ones, without asking again */
 	assert_from_files(r.text);
 	assert_int_equal(w.stats, 3);
-	/* the next scan tries again */
+	assert_int_equal(fds_to(HW_FILES), N_RXE);
+	/* the next scan tries again, and holds no hw_counters fd */
 	w.stat_err = 0;
 	sysfs_collector_ops.reload(r.state);
 	run_poll(&r);
 	assert_from_netlink(r.text);
+	assert_int_equal(fds_to(HW_FILES), 0);
+	assert_int_equal(fds_to(STATE_FILE), 1);
 	run_stop(&r);
+}
+
+/*
+ * The periodic re-check (interval 0: every poll) moves a port that fell back
+ * to the files onto netlink again and closes the files. Should the fixture's
+ * directories be too recent to trust, the re-check scans the device again:
+ * the same files and values either way.
+ */
+static void test_recheck_back_to_netlink(void **state)
+{
+	struct world w;
+	struct run r;
+
+	(void)state;
+	world_rxe(&w);
+	w.stat_err = -EIO;
+	w.stat_ok = 2; /* scan and first poll succeed */
+	run_start_every(&r, &w, 0);
+	run_poll(&r);
+	assert_from_netlink(r.text);
+	assert_int_equal(fds_to(HW_FILES), 0);
+	run_poll(&r);
+	assert_from_files(r.text);
+	assert_int_equal(fds_to(HW_FILES), N_RXE);
+	w.stat_err = 0;
+	run_poll(&r);
+	assert_from_netlink(r.text);
+	assert_int_equal(fds_to(HW_FILES), 0);
+	assert_int_equal(fds_to(STATE_FILE), 1);
+	run_stop(&r);
+}
+
+/*
+ * The files opened on a fallback obey the fd limit as the scan's do: kept
+ * below RLIMIT_NOFILE - SYSFS_FD_HEADROOM (64), opened per read past it,
+ * with the same values. Netlink serving the port, none is held.
+ */
+static void test_fallback_fd_limit(void **state)
+{
+	bool was_open[64];
+	struct rlimit old, low;
+	struct world w;
+	struct run r;
+	int probe;
+
+	(void)state;
+	world_rxe(&w);
+	w.stat_err = -EIO;
+	w.stat_ok = 2;
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &old), 0);
+	probe = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	assert_true(probe >= 0);
+	close(probe);
+	/* below the reserve: the root fd (probe), state, phys_state and rate,
+	 * then room for 2 of the 15 hw_counters files */
+	low = old;
+	low.rlim_cur = (rlim_t)probe + 6 + 64;
+	for (int i = 0; i < 64; i++)
+		was_open[i] = fcntl(probe + 6 + i, F_GETFD) >= 0;
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
+	run_start(&r, &w);
+	run_poll(&r);
+	assert_from_netlink(r.text);
+	assert_int_equal(fds_to(HW_FILES), 0);
+	assert_int_equal(fds_to(STATE_FILE), 1);
+	run_poll(&r); /* netlink fails: the files, 2 kept, 13 per read */
+	assert_from_files(r.text);
+	assert_int_equal(fds_to(HW_FILES), 2);
+	for (int i = 0; i < 64; i++) /* the reserve stays free */
+		assert_true(was_open[i] || fcntl(probe + 6 + i, F_GETFD) < 0);
+	run_poll(&r);
+	assert_from_files(r.text);
+	assert_int_equal(fds_to(HW_FILES), 2);
+	run_stop(&r);
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &old), 0);
 }
 
 static void test_fallback_name_mismatch(void **state)
@@ -396,6 +520,7 @@ static void test_fallback_name_mismatch(void **state)
 	run_poll(&r);
 	assert_from_files(r.text);
 	assert_int_equal(w.stats, 1);
+	assert_int_equal(fds_to(HW_FILES), N_RXE);
 	run_stop(&r);
 }
 
@@ -414,6 +539,7 @@ static void test_fallback_names_moved(void **state)
 	w.names[1] = rxe_names[0];
 	run_poll(&r);
 	assert_from_files(r.text);
+	assert_int_equal(fds_to(HW_FILES), N_RXE);
 	run_stop(&r);
 }
 
@@ -425,6 +551,8 @@ int main(void)
 		cmocka_unit_test(test_fallback_no_socket),
 		cmocka_unit_test(test_fallback_request_fails),
 		cmocka_unit_test(test_fallback_until_rescan),
+		cmocka_unit_test(test_recheck_back_to_netlink),
+		cmocka_unit_test(test_fallback_fd_limit),
 		cmocka_unit_test(test_fallback_name_mismatch),
 		cmocka_unit_test(test_fallback_names_moved),
 	};
