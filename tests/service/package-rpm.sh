@@ -16,28 +16,16 @@
 #
 #   package-rpm.sh BUILD_DIR
 set -u
-BUILD=${1:?usage: package-rpm.sh BUILD_DIR}
-BUILD=$(cd "$BUILD" && pwd)
 for t in rpm rpmbuild rpmlint rpm2cpio cpio cpack readelf python3; do
 	command -v "$t" >/dev/null || {
 		echo "# skipped: $t not found (scripts/install-deps.sh --test installs it)"
 		exit 77
 	}
 done
-. "$(dirname "$0")/../include/tap.sh"
-SRC=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$BUILD/CMakeCache.txt")
+. "$(dirname "$0")/package-lib.sh"
 U=rdma_exporter
 
-build_rpm() { # build_rpm OUTDIR [CPACK_ARGS...]
-	local out=$1
-	shift
-	if (cd "$BUILD" && cpack -G RPM -B "$out" "$@") >"$out.log" 2>&1; then
-		ls "$out"/rdma-exporter-*.rpm
-	else
-		sed 's/^/# /' "$out.log" >&2
-	fi
-}
-RPM=$(build_rpm "$TMP/out")
+RPM=$(package_build RPM "$TMP/out")
 if [ -z "$RPM" ]; then
 	not_ok "cpack -G RPM"
 	echo "# $pass passed, $fail failed"
@@ -53,19 +41,7 @@ check "rpmlint: 0 errors, 0 warnings" grep -q ' 0 errors, 0 warnings' "$TMP/rpml
 rpm -qlp "$RPM" | grep -v '^/usr/lib/\.build-id' >"$TMP/rpmlist"
 (rpm -qp --qf '[%{FILEMODES:perms} %{FILENAMES}\n]' "$RPM" | awk '$1 !~ /^d/ {print $2}' |
 	grep -v '^/usr/lib/\.build-id' | sort) >"$TMP/files"
-cat >"$TMP/expected" <<'LIST'
-/etc/default/rdma_exporter
-/usr/bin/rdma_exporter
-/usr/lib/systemd/system/rdma_exporter.service
-/usr/lib/systemd/system/rdma_exporter.socket
-/usr/share/doc/rdma-exporter/changelog.gz
-/usr/share/doc/rdma-exporter/copyright
-/usr/share/man/man1/rdma_exporter.1.gz
-LIST
-for d in alerts dashboards; do
-	[ -d "$SRC/$d" ] && (cd "$SRC/$d" && find . -type f ! -name '.*' ! -name '*.py' | sed "s#^\./#/usr/share/rdma_exporter/$d/#")
-done >>"$TMP/expected"
-sort -o "$TMP/expected" "$TMP/expected"
+package_expected_files "$TMP/expected"
 if diff -u "$TMP/expected" "$TMP/files" >"$TMP/files.diff"; then
 	ok "rpm -qlp: the files of the .deb"
 else
@@ -111,7 +87,7 @@ check "extracted: the unit runs /usr/bin/rdma_exporter" \
 	grep -q '^ExecStart=/usr/bin/rdma_exporter ' "$X/usr/lib/systemd/system/$U.service"
 
 # --- two versions through rpm --root (files and database, no scriptlet) ---------------
-RPM1=$(build_rpm "$TMP/v1" -D CPACK_PACKAGE_VERSION=0.0.1)
+RPM1=$(package_build RPM "$TMP/v1" -D CPACK_PACKAGE_VERSION=0.0.1)
 RPM2=$RPM
 R=$TMP/root
 AS_ROOT=()
