@@ -17,12 +17,13 @@ cd "$(dirname "$0")/.."
 scripts/install-deps.sh --test
 
 jobs=$(nproc)
-# In CI a VM test that cannot run is a failure, not a skip.
+# In CI a test that cannot run is a failure, not a skip: each says why.
 if [ "${CI:-}" = "true" ]; then
 	export RDMA_EXPORTER_VM_REQUIRED=1
 	export RDMA_EXPORTER_NETNS_REQUIRED=1
 	export RDMA_EXPORTER_CONTAINER_REQUIRED=1
 	export RDMA_EXPORTER_K8S_REQUIRED=1
+	export RDMA_EXPORTER_PACKAGE_REQUIRED=1
 fi
 vm_args=()
 if [ "${RDMA_EXPORTER_SKIP_VM:-0}" = 1 ]; then

@@ -14,13 +14,16 @@
 # /usr/lib/systemd/systemd-update-helper, made in a mount namespace) and as on RHEL
 # 8 (without). No systemd runs: the units are never started (docs/install.md).
 #
+# Exit 77 (skipped) where a tool is missing or no mount namespace can be made
+# for the scriptlets; exit 1 (failed) instead with
+# RDMA_EXPORTER_PACKAGE_REQUIRED=1 (CI).
+#
 #   package-rpm.sh BUILD_DIR
 set -u
+. "$(dirname "$0")/../include/skip.sh"
 for t in rpm rpmbuild rpmlint rpm2cpio cpio cpack readelf python3; do
-	command -v "$t" >/dev/null || {
-		echo "# skipped: $t not found (scripts/install-deps.sh --test installs it)"
-		exit 77
-	}
+	command -v "$t" >/dev/null ||
+		skip RDMA_EXPORTER_PACKAGE_REQUIRED "$t not found (scripts/install-deps.sh --test installs it)"
 done
 . "$(dirname "$0")/package-lib.sh"
 U=rdma_exporter
@@ -122,10 +125,9 @@ check "the scriptlets: %post, %preun and %postun from packaging/rpm/" bash -c \
 	 cmp -s <(grep -v '^\$' '$S/PREUN.2') <(grep -v '^\$' '$SRC/packaging/rpm/preun.sh') &&
 	 cmp -s <(grep -v '^\$' '$S/POSTUN.2') <(grep -v '^\$' '$SRC/packaging/rpm/postun.sh')"
 if ! unshare -rm sh -c 'mount -t tmpfs tmpfs /usr/lib/systemd' 2>/dev/null; then
-	echo "# skipped: no mount namespace here (unshare -rm), the scriptlets are not run"
 	echo "# $pass passed, $fail failed"
-	[ "$fail" -eq 0 ]
-	exit
+	[ "$fail" -eq 0 ] || exit 1
+	skip RDMA_EXPORTER_PACKAGE_REQUIRED "no mount namespace here (unshare -rm): the scriptlets are not run"
 fi
 mkdir -p "$TMP/stubs"
 cat >"$TMP/stubs/log" <<'STUB'
