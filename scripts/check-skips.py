@@ -60,7 +60,7 @@ def why(message, output):
     """ctest's reason and the test's own last word on it, on one line."""
     lines = [l.strip() for l in (output or "").splitlines() if l.strip()]
     said = [l for l in lines if SKIP_WORD.search(l)]
-    last = (said or lines or [""])[-1][:200]
+    last = (said or lines or [""])[-1][:400]
     return "; ".join(x for x in (message, last) if x)
 
 
