@@ -11,7 +11,10 @@
 #                                    package tests, podman, buildah and runc for the
 #                                    container image test, nodejs, npm and the npm packages
 #                                    of tests/k8s/package.json for the Kubernetes manifest
-#                                    test)
+#                                    test; not kubectl, which that test also needs:
+#                                    Debian 12's kubernetes-client 1.20 cannot render
+#                                    the kustomizations, install kubectl 1.27 or later,
+#                                    see docs/kubernetes.md)
 #   scripts/install-deps.sh --bench  also what tests/bench/ needs (Debian's node_exporter
 #                                    to compare against, strace and perf for poll-cost.sh,
 #                                    curl); combine with --test as you like
@@ -50,6 +53,15 @@ npm_ci() {
 	(cd "$dir" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
 }
 
+# kubectl_note: says where k8s_manifests will skip (fail in CI) for want of a
+# kubectl with kustomize v4 or later built in, which no Debian 12 package has.
+kubectl_note() {
+	[ $test = 1 ] || return 0
+	kubectl version --client 2>/dev/null | grep -q '^Kustomize Version: v[4-9]' && return 0
+	echo "install-deps: note: no kubectl 1.27 or later (kustomize v4+ built in) on PATH;" \
+		"k8s_manifests will skip, and fail in CI: install it (docs/kubernetes.md)" >&2
+}
+
 # Debian's npm conflicts with a nodejs that brings its own (NodeSource's).
 [ $test = 1 ] && ! command -v npm >/dev/null && pkgs="$pkgs npm"
 missing=()
@@ -59,6 +71,7 @@ done
 if [ ${#missing[@]} -eq 0 ]; then
 	echo "install-deps: all present: ${pkgs//[$'\t\n']/ }" | tr -s ' ' 
 	npm_ci
+	kubectl_note
 	exit 0
 fi
 
@@ -71,4 +84,5 @@ echo "install-deps: installing ${missing[*]}"
 $SUDO apt-get update -qq
 DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 npm_ci
+kubectl_note
 echo "install-deps: done"

@@ -8,14 +8,16 @@
 # version rules (+dev after a release, the bumped version before one) and the
 # refusals (versions out of order, a version without changes).
 #
+# Exit 77 (skipped) where a tool is missing; exit 1 (failed) instead with
+# RDMA_EXPORTER_PACKAGE_REQUIRED=1 (CI).
+#
 #   changelog.sh SOURCE_DIR
 set -u
 SRC=$(cd "${1:?usage: changelog.sh SOURCE_DIR}" && pwd)
+. "$(dirname "$0")/../include/skip.sh"
 for t in python3 dpkg-parsechangelog rpmspec; do
-	command -v "$t" >/dev/null || {
-		echo "# skipped: $t not found (scripts/install-deps.sh --test installs it)"
-		exit 77
-	}
+	command -v "$t" >/dev/null ||
+		skip RDMA_EXPORTER_PACKAGE_REQUIRED "$t not found (scripts/install-deps.sh --test installs it)"
 done
 . "$(dirname "$0")/../include/tap.sh"
 GEN=("python3" "$SRC/scripts/gen-changelog.py")

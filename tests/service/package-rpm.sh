@@ -14,30 +14,21 @@
 # /usr/lib/systemd/systemd-update-helper, made in a mount namespace) and as on RHEL
 # 8 (without). No systemd runs: the units are never started (docs/install.md).
 #
+# Exit 77 (skipped) where a tool is missing or no mount namespace can be made
+# for the scriptlets; exit 1 (failed) instead with
+# RDMA_EXPORTER_PACKAGE_REQUIRED=1 (CI).
+#
 #   package-rpm.sh BUILD_DIR
 set -u
-BUILD=${1:?usage: package-rpm.sh BUILD_DIR}
-BUILD=$(cd "$BUILD" && pwd)
+. "$(dirname "$0")/../include/skip.sh"
 for t in rpm rpmbuild rpmlint rpm2cpio cpio cpack readelf python3; do
-	command -v "$t" >/dev/null || {
-		echo "# skipped: $t not found (scripts/install-deps.sh --test installs it)"
-		exit 77
-	}
+	command -v "$t" >/dev/null ||
+		skip RDMA_EXPORTER_PACKAGE_REQUIRED "$t not found (scripts/install-deps.sh --test installs it)"
 done
-. "$(dirname "$0")/../include/tap.sh"
-SRC=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$BUILD/CMakeCache.txt")
+. "$(dirname "$0")/package-lib.sh"
 U=rdma_exporter
 
-build_rpm() { # build_rpm OUTDIR [CPACK_ARGS...]
-	local out=$1
-	shift
-	if (cd "$BUILD" && cpack -G RPM -B "$out" "$@") >"$out.log" 2>&1; then
-		ls "$out"/rdma-exporter-*.rpm
-	else
-		sed 's/^/# /' "$out.log" >&2
-	fi
-}
-RPM=$(build_rpm "$TMP/out")
+RPM=$(package_build RPM "$TMP/out")
 if [ -z "$RPM" ]; then
 	not_ok "cpack -G RPM"
 	echo "# $pass passed, $fail failed"
@@ -53,20 +44,7 @@ check "rpmlint: 0 errors, 0 warnings" grep -q ' 0 errors, 0 warnings' "$TMP/rpml
 rpm -qlp "$RPM" | grep -v '^/usr/lib/\.build-id' >"$TMP/rpmlist"
 (rpm -qp --qf '[%{FILEMODES:perms} %{FILENAMES}\n]' "$RPM" | awk '$1 !~ /^d/ {print $2}' |
 	grep -v '^/usr/lib/\.build-id' | sort) >"$TMP/files"
-cat >"$TMP/expected" <<'LIST'
-/etc/default/rdma_exporter
-/usr/bin/rdma_exporter
-/usr/lib/systemd/system/rdma_exporter.service
-/usr/lib/systemd/system/rdma_exporter.socket
-/usr/share/doc/rdma-exporter/changelog.gz
-/usr/share/doc/rdma-exporter/copyright
-/usr/share/man/man1/rdma_exporter.1.gz
-/usr/share/rdma_exporter/nhc/rdma_exporter.nhc
-LIST
-for d in alerts dashboards; do
-	[ -d "$SRC/$d" ] && (cd "$SRC/$d" && find . -type f ! -name '.*' ! -name '*.py' | sed "s#^\./#/usr/share/rdma_exporter/$d/#")
-done >>"$TMP/expected"
-sort -o "$TMP/expected" "$TMP/expected"
+package_expected_files "$TMP/expected"
 if diff -u "$TMP/expected" "$TMP/files" >"$TMP/files.diff"; then
 	ok "rpm -qlp: the files of the .deb"
 else
@@ -112,7 +90,7 @@ check "extracted: the unit runs /usr/bin/rdma_exporter" \
 	grep -q '^ExecStart=/usr/bin/rdma_exporter ' "$X/usr/lib/systemd/system/$U.service"
 
 # --- two versions through rpm --root (files and database, no scriptlet) ---------------
-RPM1=$(build_rpm "$TMP/v1" -D CPACK_PACKAGE_VERSION=0.0.1)
+RPM1=$(package_build RPM "$TMP/v1" -D CPACK_PACKAGE_VERSION=0.0.1)
 RPM2=$RPM
 R=$TMP/root
 AS_ROOT=()
@@ -147,10 +125,9 @@ check "the scriptlets: %post, %preun and %postun from packaging/rpm/" bash -c \
 	 cmp -s <(grep -v '^\$' '$S/PREUN.2') <(grep -v '^\$' '$SRC/packaging/rpm/preun.sh') &&
 	 cmp -s <(grep -v '^\$' '$S/POSTUN.2') <(grep -v '^\$' '$SRC/packaging/rpm/postun.sh')"
 if ! unshare -rm sh -c 'mount -t tmpfs tmpfs /usr/lib/systemd' 2>/dev/null; then
-	echo "# skipped: no mount namespace here (unshare -rm), the scriptlets are not run"
 	echo "# $pass passed, $fail failed"
-	[ "$fail" -eq 0 ]
-	exit
+	[ "$fail" -eq 0 ] || exit 1
+	skip RDMA_EXPORTER_PACKAGE_REQUIRED "no mount namespace here (unshare -rm): the scriptlets are not run"
 fi
 mkdir -p "$TMP/stubs"
 cat >"$TMP/stubs/log" <<'STUB'

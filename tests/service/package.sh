@@ -10,45 +10,22 @@
 #
 #   package.sh BUILD_DIR
 set -u
-BUILD=${1:?usage: package.sh BUILD_DIR}
-BUILD=$(cd "$BUILD" && pwd)
-. "$(dirname "$0")/../include/tap.sh"
+. "$(dirname "$0")/package-lib.sh"
 ROOT=$TMP/root
 
-# -B: the package goes to the scratch dir, never next to the build's own files.
-if (cd "$BUILD" && cpack -G DEB -B "$TMP/out") >"$TMP/cpack.log" 2>&1; then
-	ok "cpack -G DEB"
-else
-	not_ok "cpack -G DEB"
-	sed 's/^/# /' "$TMP/cpack.log"
-fi
-DEB=$(ls "$TMP"/out/rdma-exporter_*.deb 2>/dev/null | head -1)
+DEB=$(package_build DEB "$TMP/out")
 if [ -z "$DEB" ]; then
-	not_ok "no rdma-exporter_*.deb"
+	not_ok "cpack -G DEB: no rdma-exporter_*.deb"
 	echo "# $pass passed, $fail failed"
 	exit 1
 fi
+ok "cpack -G DEB"
 echo "# $(basename "$DEB")"
 
 mkdir -p "$ROOT"
 check "dpkg-deb -x into a scratch root" dpkg-deb -x "$DEB" "$ROOT"
 (cd "$ROOT" && find . -type f | sed 's#^\./#/#' | sort) >"$TMP/files"
-cat >"$TMP/expected" <<'LIST'
-/etc/default/rdma_exporter
-/usr/bin/rdma_exporter
-/usr/lib/systemd/system/rdma_exporter.service
-/usr/lib/systemd/system/rdma_exporter.socket
-/usr/share/doc/rdma-exporter/changelog.gz
-/usr/share/doc/rdma-exporter/copyright
-/usr/share/man/man1/rdma_exporter.1.gz
-/usr/share/rdma_exporter/nhc/rdma_exporter.nhc
-LIST
-# alert rules and dashboards, once the tree has them
-SRC=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$BUILD/CMakeCache.txt")
-for d in alerts dashboards; do
-	[ -d "$SRC/$d" ] && (cd "$SRC/$d" && find . -type f ! -name '.*' ! -name '*.py' | sed "s#^\./#/usr/share/rdma_exporter/$d/#")
-done >>"$TMP/expected"
-sort -o "$TMP/expected" "$TMP/expected"
+package_expected_files "$TMP/expected"
 if diff -u "$TMP/expected" "$TMP/files" >"$TMP/files.diff"; then
 	ok "the file list"
 else
