@@ -21,8 +21,8 @@
 #include <stdint.h>
 
 #include "base/devfilter.h"
-#include "exposition/metrics.h"
 #include "base/netdevs.h"
+#include "exposition/metrics.h"
 
 enum collector_flag_kind {
 	COLLECTOR_FLAG_UINT,	 /* whole number from min to max */

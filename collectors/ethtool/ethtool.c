@@ -22,9 +22,9 @@
 #include <unistd.h>
 
 #include "base/devfilter.h"
-#include "ethtool_names.h"
 #include "base/log.h"
 #include "base/strparse.h"
+#include "ethtool_names.h"
 
 #define NL_TIMEOUT_MS 1000
 

@@ -5,8 +5,8 @@
  * it; collect is in probe_export.c.
  */
 #include "probe.h"
-#include "probe_internal.h"
 #include "base/clock.h"
+#include "probe_internal.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -14,8 +14,8 @@
  * answered a request it spins too (probe_responder_spin), for the rest of
  * the prober's burst.
  */
-#include "probe_internal.h"
 #include "base/clock.h"
+#include "probe_internal.h"
 
 #include <netinet/in.h>
 #include <poll.h>

@@ -7,9 +7,9 @@
  * moved only by --collector.probe.sample-rotation). Reloads are logged once
  * here.
  */
-#include "probe_internal.h"
-#include "base/fileio.h"
 #include "base/clock.h"
+#include "base/fileio.h"
+#include "probe_internal.h"
 
 #include <errno.h>
 #include <fcntl.h>

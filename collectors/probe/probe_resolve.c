@@ -5,8 +5,8 @@
  * leaves from, then a discovery query over the sideband for its probe QP;
  * failures back off exponentially (probe_pace_backoff_ms).
  */
-#include "probe_internal.h"
 #include "base/clock.h"
+#include "probe_internal.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

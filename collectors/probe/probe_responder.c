@@ -3,8 +3,8 @@
  * What this node answers to others: probe requests on its UD QPs and
  * discovery queries on the sideband, each rate-limited per source.
  */
-#include "probe_internal.h"
 #include "base/clock.h"
+#include "probe_internal.h"
 
 #include <string.h>
 

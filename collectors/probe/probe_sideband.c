@@ -11,8 +11,8 @@
  * followed. The engine drains them (probe_engine.c): answers go to
  * probe_resolve.c, queries to the responder.
  */
-#include "probe_internal.h"
 #include "base/clock.h"
+#include "probe_internal.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

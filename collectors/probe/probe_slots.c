@@ -4,9 +4,9 @@
  * device list every second, each with its probe QP (probe_port.h) and its
  * loopback peer. Port changes are logged once here.
  */
-#include "probe_internal.h"
 #include "base/clock.h"
 #include "base/fileio.h"
+#include "probe_internal.h"
 
 #include <dirent.h>
 #include <errno.h>

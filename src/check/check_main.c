@@ -14,13 +14,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/fileio.h"
+#include "base/log.h"
 #include "check/check.h"
 #include "check/check_flags.h"
 #include "collector.h"
 #include "daemon/config.h"
 #include "daemon/daemon.h"
-#include "base/fileio.h"
-#include "base/log.h"
 #include "probe/probe.h"
 
 /* The longest --check.expect-file read: far above any node's description. */

@@ -14,8 +14,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "daemon/daemon.h"
 #include "base/log.h"
+#include "daemon/daemon.h"
 
 struct once_run {
 	const char *output; /* NULL: stdout */

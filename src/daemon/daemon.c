@@ -14,15 +14,15 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/devfilter.h"
+#include "base/log.h"
 #include "collector.h"
 #include "daemon/config.h"
-#include "base/devfilter.h"
-#include "http/http.h"
-#include "base/log.h"
 #include "daemon/poller.h"
 #include "daemon/pollsched.h"
 #include "daemon/sdnotify.h"
 #include "exposition/snapshot.h"
+#include "http/http.h"
 #include "http/websettings.h"
 
 #define EXIT_BAD_FLAGS 2

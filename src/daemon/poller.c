@@ -10,12 +10,12 @@
 #include <string.h>
 #include <time.h>
 
-#include "exposition/expo_proto.h"
-#include "exposition/histogram.h"
 #include "base/log.h"
 #include "daemon/pollsched.h"
 #include "daemon/sdnotify.h"
 #include "daemon/selfstats.h"
+#include "exposition/expo_proto.h"
+#include "exposition/histogram.h"
 
 struct instance {
 	const struct collector_ops *ops;

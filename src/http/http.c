@@ -18,13 +18,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "http/authlimit.h"
 #include "base/buf.h"
 #include "base/clock.h"
-#include "exposition/expo_proto.h"
 #include "base/log.h"
 #include "base/strparse.h"
+#include "exposition/expo_proto.h"
 #include "exposition/metrics.h"
+#include "http/authlimit.h"
 #include "http/webauth.h"
 
 #define CONTENT_TYPE_METRICS "text/plain; version=0.0.4; charset=utf-8"

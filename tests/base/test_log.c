@@ -19,8 +19,8 @@
 
 #include <cmocka.h>
 
-#include "json_parse.h"
 #include "base/log.h"
+#include "json_parse.h"
 #include "logfmt_parse.h"
 
 /* 2001-09-09T01:46:40.123Z */

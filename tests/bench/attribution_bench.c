@@ -37,9 +37,9 @@
 #include <rdma/rdma_netlink.h>
 
 #include "base/buf.h"
-#include "collector.h"
 #include "base/devfilter.h"
 #include "base/log.h"
+#include "collector.h"
 #include "exposition/metrics.h"
 #include "netlink.h"
 

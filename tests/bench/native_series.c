@@ -22,11 +22,11 @@
 #include <time.h>
 
 #include "base/buf.h"
+#include "base/strparse.h"
 #include "exposition/expo_proto.h"
 #include "exposition/histogram.h"
 #include "exposition/metrics.h"
 #include "exposition/snapshot.h"
-#include "base/strparse.h"
 
 #define OBS    10000
 #define ROUNDS 20

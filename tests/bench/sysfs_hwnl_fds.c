@@ -28,11 +28,11 @@
 
 #include "nl_build.h"
 
-#include "buf.h"
+#include "base/buf.h"
+#include "base/devfilter.h"
+#include "base/log.h"
 #include "collector.h"
-#include "devfilter.h"
-#include "log.h"
-#include "metrics.h"
+#include "exposition/metrics.h"
 #include "sysfs.h"
 
 #define PORTID	  4242u

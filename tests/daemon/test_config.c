@@ -11,8 +11,8 @@
 
 #include <cmocka.h>
 
-#include "daemon/config.h"
 #include "base/log.h"
+#include "daemon/config.h"
 
 /* The check of the "listen" text flag: no ':' (as a port would be). */
 static int check_no_colon(const char *v, char *why, size_t whylen)

@@ -18,9 +18,9 @@
 
 #include "base/strparse.h"
 #include "daemon/config.h"
-#include "http/http.h"
-#include "exposition/metrics.h"
 #include "daemon/selfstats.h"
+#include "exposition/metrics.h"
+#include "http/http.h"
 
 static int fuzz_core_one(const uint8_t *data, size_t size)
 {

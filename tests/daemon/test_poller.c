@@ -20,10 +20,10 @@
 
 #include <cmocka.h>
 
-#include "exposition/histogram.h"
 #include "base/log.h"
-#include "metrics.pb-c.h"
 #include "daemon/poller.h"
+#include "exposition/histogram.h"
+#include "metrics.pb-c.h"
 
 /* The fake collector blocks in collect() until a byte arrives on release[0]. */
 static int release[2] = {-1, -1};

@@ -13,10 +13,10 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "base/log.h"
 #include "base/strparse.h"
 #include "daemon/config.h"
 #include "fuzz.h"
-#include "base/log.h"
 
 #define MAX_ARGS 64
 

@@ -14,8 +14,8 @@
 #include <string.h>
 
 #include "ethtool_names.h"
-#include "fuzz.h"
 #include "exposition/metrics.h"
+#include "fuzz.h"
 
 static const char *const drivers[] = {"mlx5_core", "ice", "bnxt_en", "i40e", "veth"};
 #define N_DRIVERS (sizeof(drivers) / sizeof(drivers[0]))

@@ -26,9 +26,9 @@
 
 #include "base/buf.h"
 #include "exposition/expo_proto.h"
-#include "fuzz.h"
 #include "exposition/histogram.h"
 #include "exposition/metrics.h"
+#include "fuzz.h"
 #include "metrics.pb-c.h"
 
 #define MAX_OPS 64

@@ -19,8 +19,8 @@
 #include <string.h>
 
 #include "base/buf.h"
-#include "fuzz.h"
 #include "exposition/metrics.h"
+#include "fuzz.h"
 
 #define MAX_RECORDS 24
 #define MAX_FIELDS  (2 + 2 * 6)

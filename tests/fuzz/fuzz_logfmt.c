@@ -21,8 +21,8 @@
 
 #include "../include/json_parse.h"
 #include "../include/logfmt_parse.h"
-#include "fuzz.h"
 #include "base/log.h"
+#include "fuzz.h"
 
 static const int levels[] = {LOG_DEBUG, LOG_INFO, LOG_WARNING, LOG_ERR};
 

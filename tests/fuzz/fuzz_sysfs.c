@@ -15,9 +15,9 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "fuzz.h"
-#include "exposition/metrics.h"
 #include "base/strparse.h"
+#include "exposition/metrics.h"
+#include "fuzz.h"
 #include "sysfs_names.h"
 #include "sysfs_parse.h"
 

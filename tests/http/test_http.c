@@ -20,8 +20,8 @@
 
 #include <cmocka.h>
 
-#include "http/http.h"
 #include "exposition/snapshot.h"
+#include "http/http.h"
 
 static void test_routes(void **state)
 {

@@ -26,13 +26,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "collector.h"
 #include "base/devfilter.h"
-#include "exposition/histogram.h"
-#include "http/http.h"
+#include "base/strparse.h"
+#include "collector.h"
 #include "daemon/poller.h"
 #include "daemon/pollsched.h"
-#include "base/strparse.h"
+#include "exposition/histogram.h"
+#include "http/http.h"
 
 #define OBS_PER_POLL 200
 

@@ -25,8 +25,8 @@
 #include "exposition_assert.h"
 
 #include "base/buf.h"
-#include "ethtool.h"
 #include "base/log.h"
+#include "ethtool.h"
 
 #define MAX_NAMES 4096
 

@@ -17,8 +17,8 @@
 
 #include <cmocka.h>
 
-#include "metric_naming.h"
 #include "ethtool_names.h"
+#include "metric_naming.h"
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 #define NAME_MAX_LEN 64

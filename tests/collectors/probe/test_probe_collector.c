@@ -32,8 +32,8 @@
 #include <cmocka.h>
 
 #include "base/buf.h"
-#include "exposition_assert.h"
 #include "base/log.h"
+#include "exposition_assert.h"
 #include "probe.h"
 #include "probe_discovery.h"
 #include "probe_internal.h"

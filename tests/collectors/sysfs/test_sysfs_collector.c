@@ -25,9 +25,9 @@
 #include "exposition_assert.h"
 
 #include "base/buf.h"
-#include "collector.h"
 #include "base/devfilter.h"
 #include "base/log.h"
+#include "collector.h"
 #include "exposition/metrics.h"
 #include "sysfs.h"
 #include "sysfs_names.h"

@@ -29,9 +29,9 @@
 #include "nl_build.h"
 
 #include "base/buf.h"
-#include "collector.h"
 #include "base/devfilter.h"
 #include "base/log.h"
+#include "collector.h"
 #include "exposition/metrics.h"
 #include "sysfs.h"
 
