@@ -42,21 +42,13 @@
 #include "collector.h"
 #include "exposition/metrics.h"
 #include "netlink.h"
+#include "nl_fake.h"
 
-#define DGRAM_MAX  (32768 - 320)
-#define PER_MSG	   200 /* entries per reply message */
-#define MAX_DGRAMS 4096
-#define FIRST_PID  10000
+#define DGRAM_MAX (32768 - 320)
+#define PER_MSG	  200 /* entries per reply message */
+#define FIRST_PID 10000
 
 static unsigned n_procs = 1000, n_objects = 4, n_polls = 20;
-
-/* The fake transport: replies queued by send(), handed out by recv(). */
-struct fake {
-	struct nl_transport t;
-	char *q[MAX_DGRAMS];
-	size_t qlen[MAX_DGRAMS];
-	size_t head, tail;
-};
 
 static struct nlmsghdr *msg_start(char *buf, uint16_t cmd, uint16_t flags, uint32_t seq)
 {
@@ -70,17 +62,17 @@ static struct nlmsghdr *msg_start(char *buf, uint16_t cmd, uint16_t flags, uint3
 	return nlh;
 }
 
-static void push(struct fake *f, struct nlmsghdr *nlh)
+/* Queues nlh as one datagram and frees it. */
+static void push(struct nl_fake *f, struct nlmsghdr *nlh)
 {
-	if (f->tail == MAX_DGRAMS) {
-		fprintf(stderr, "netlink-attribution: too many datagrams\n");
+	if (nl_fake_push(f, nlh, nlh->nlmsg_seq) < 0) {
+		fprintf(stderr, "netlink-attribution: out of memory\n");
 		exit(1);
 	}
-	f->q[f->tail] = (char *)nlh;
-	f->qlen[f->tail++] = nlh->nlmsg_len;
+	free(nlh);
 }
 
-static void push_done(struct fake *f, uint32_t seq, int err)
+static void push_done(struct nl_fake *f, uint32_t seq, int err)
 {
 	struct nlmsghdr *nlh = mnl_nlmsg_put_header(calloc(1, 64));
 	int32_t e = err;
@@ -115,7 +107,7 @@ static void put_entry(struct nlmsghdr *nlh, uint16_t cmd, uint32_t pid)
 }
 
 /* n_objects objects of every process, PER_MSG entries a datagram. */
-static void push_table(struct fake *f, uint16_t cmd, uint16_t table, uint32_t seq)
+static void push_table(struct nl_fake *f, uint16_t cmd, uint16_t table, uint32_t seq)
 {
 	unsigned total = n_procs * n_objects;
 
@@ -131,14 +123,13 @@ static void push_table(struct fake *f, uint16_t cmd, uint16_t table, uint32_t se
 	push_done(f, seq, 0);
 }
 
-static int fake_send(struct nl_transport *t, const void *buf, size_t len)
+/* One device, mlx5_0 (index 0, one port), with the dumps of make_tree's processes. */
+static int fake_reply(struct nl_fake *f, const struct nlmsghdr *rq, void *data)
 {
-	const struct nlmsghdr *rq = buf;
-	struct fake *f = (struct fake *)t;
 	uint16_t cmd = RDMA_NL_GET_OP(rq->nlmsg_type);
 	struct nlmsghdr *nlh;
 
-	(void)len;
+	(void)data;
 	switch (cmd) {
 	case RDMA_NLDEV_CMD_GET:
 		nlh = msg_start(calloc(1, 256), cmd, NLM_F_MULTI, rq->nlmsg_seq);
@@ -167,57 +158,12 @@ static int fake_send(struct nl_transport *t, const void *buf, size_t len)
 	return 0;
 }
 
-static ssize_t fake_recv(struct nl_transport *t, void *buf, size_t len, int timeout_ms)
-{
-	struct fake *f = (struct fake *)t;
-	size_t n;
-
-	(void)timeout_ms;
-	if (f->head == f->tail)
-		return -ETIMEDOUT;
-	n = f->qlen[f->head];
-	if (n > len)
-		return -EMSGSIZE;
-	memcpy(buf, f->q[f->head], n);
-	free(f->q[f->head]);
-	if (++f->head == f->tail)
-		f->head = f->tail = 0;
-	return (ssize_t)n;
-}
-
-static uint32_t fake_portid(struct nl_transport *t)
-{
-	(void)t;
-	return 0;
-}
-
-static void fake_free(struct nl_transport *t)
-{
-	struct fake *f = (struct fake *)t;
-
-	while (f->head < f->tail)
-		free(f->q[f->head++]);
-	free(f);
-}
-
-static const struct nl_transport_ops fake_ops = {
-	.send = fake_send,
-	.recv = fake_recv,
-	.portid = fake_portid,
-	.free = fake_free,
-};
-
 static struct nl_transport *fake_open(void *data, int *err)
 {
-	struct fake *f = calloc(1, sizeof(*f));
+	struct nl_transport *t = nl_fake_new(fake_reply, data, 0);
 
-	(void)data;
-	if (!f) {
-		*err = -ENOMEM;
-		return NULL;
-	}
-	f->t.ops = &fake_ops;
-	return &f->t;
+	*err = t ? 0 : -ENOMEM;
+	return t;
 }
 
 static int no_limits(const char *dev, struct nl_limits *l, void *data)

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "nl_build.h"
+#include "nl_fake.h"
 
 #include "base/buf.h"
 #include "base/devfilter.h"
@@ -35,25 +36,14 @@
 #include "exposition/metrics.h"
 #include "sysfs.h"
 
-#define PORTID	  4242u
-#define MAX_QUEUE 4096
-#define MAX_DEVS  256
+#define PORTID	 4242u
+#define MAX_DEVS 256
 
 struct world {
 	int root;
 	char *devs[MAX_DEVS]; /* index i + 1 over netlink */
 	size_t n_devs;
 	bool fail; /* STAT_GET answers -EIO */
-};
-
-struct fake {
-	struct nl_transport t;
-	struct world *w;
-	struct {
-		unsigned char *data;
-		size_t len;
-	} q[MAX_QUEUE];
-	size_t head, tail;
 };
 
 static void die(const char *what)
@@ -85,34 +75,6 @@ static size_t list(int root, const char *path, char **names, size_t max)
 	return n;
 }
 
-static void queue(struct fake *f, struct dg *d, uint32_t seq)
-{
-	struct nlmsghdr *nlh = (struct nlmsghdr *)d->buf;
-	int rem = (int)dg_len(d);
-
-	while (mnl_nlmsg_ok(nlh, rem)) {
-		if (f->tail == MAX_QUEUE)
-			die("reply queue full");
-		nlh->nlmsg_seq = seq;
-		nlh->nlmsg_pid = PORTID;
-		f->q[f->tail].len = nlh->nlmsg_len;
-		f->q[f->tail].data = malloc(nlh->nlmsg_len);
-		if (!f->q[f->tail].data)
-			die("out of memory");
-		memcpy(f->q[f->tail++].data, nlh, nlh->nlmsg_len);
-		nlh = mnl_nlmsg_next(nlh, &rem);
-	}
-}
-
-static int collect_attr(const struct nlattr *a, void *data)
-{
-	const struct nlattr **tb = data;
-
-	if (mnl_attr_get_type(a) < RDMA_NLDEV_ATTR_MAX)
-		tb[mnl_attr_get_type(a)] = a;
-	return MNL_CB_OK;
-}
-
 static void answer_stat(struct world *w, struct dg *d, uint32_t dev, uint32_t port)
 {
 	char path[512], *names[512];
@@ -137,82 +99,38 @@ static void answer_stat(struct world *w, struct dg *d, uint32_t dev, uint32_t po
 	mnl_attr_nest_end(nlh, nest);
 }
 
-static int fake_send(struct nl_transport *t, const void *buf, size_t len)
+/* The device dump names every device; a STAT_GET answers from the tree. */
+static int fake_reply(struct nl_fake *f, const struct nlmsghdr *nlh, void *data)
 {
-	struct fake *f = (struct fake *)t;
-	const struct nlmsghdr *nlh = buf;
+	struct world *w = data;
 	const struct nlattr *tb[RDMA_NLDEV_ATTR_MAX] = {0};
 	uint16_t cmd = nlh->nlmsg_type & 0x3ff;
 	struct dg d;
 
-	(void)len;
-	mnl_attr_parse(nlh, 0, collect_attr, tb);
+	nl_fake_attrs(nlh, tb);
 	dg_init(&d);
 	if (cmd == RDMA_NLDEV_CMD_GET) {
-		for (size_t i = 0; i < f->w->n_devs; i++)
-			dg_dev_msg(&d, cmd, NLM_F_MULTI, (uint32_t)i + 1, f->w->devs[i]);
+		for (size_t i = 0; i < w->n_devs; i++)
+			dg_dev_msg(&d, cmd, NLM_F_MULTI, (uint32_t)i + 1, w->devs[i]);
 		dg_done(&d, 0);
 	} else if (tb[RDMA_NLDEV_ATTR_DEV_INDEX] && tb[RDMA_NLDEV_ATTR_PORT_INDEX]) {
-		answer_stat(f->w, &d, mnl_attr_get_u32(tb[RDMA_NLDEV_ATTR_DEV_INDEX]),
+		answer_stat(w, &d, mnl_attr_get_u32(tb[RDMA_NLDEV_ATTR_DEV_INDEX]),
 			    mnl_attr_get_u32(tb[RDMA_NLDEV_ATTR_PORT_INDEX]));
 	} else {
 		dg_error(&d, -EOPNOTSUPP);
 	}
-	queue(f, &d, nlh->nlmsg_seq);
+	if (nl_fake_push_dg(f, &d, nlh->nlmsg_seq) < 0)
+		die("out of memory");
 	dg_free(&d);
 	return 0;
 }
 
-static ssize_t fake_recv(struct nl_transport *t, void *buf, size_t len, int timeout_ms)
-{
-	struct fake *f = (struct fake *)t;
-	size_t n;
-
-	(void)timeout_ms;
-	if (f->head == f->tail)
-		return -ETIMEDOUT;
-	n = f->q[f->head].len < len ? f->q[f->head].len : len;
-	memcpy(buf, f->q[f->head].data, n);
-	free(f->q[f->head++].data);
-	if (f->head == f->tail)
-		f->head = f->tail = 0;
-	return (ssize_t)n;
-}
-
-static uint32_t fake_portid(struct nl_transport *t)
-{
-	(void)t;
-	return PORTID;
-}
-
-static void fake_free(struct nl_transport *t)
-{
-	struct fake *f = (struct fake *)t;
-
-	for (size_t i = f->head; i < f->tail; i++)
-		free(f->q[i].data);
-	free(f);
-}
-
-static const struct nl_transport_ops fake_ops = {
-	.send = fake_send,
-	.recv = fake_recv,
-	.portid = fake_portid,
-	.free = fake_free,
-};
-
 static struct nl_transport *fake_open(void *data, int *err)
 {
-	struct fake *f = calloc(1, sizeof(*f));
+	struct nl_transport *t = nl_fake_new(fake_reply, data, PORTID);
 
-	if (!f) {
-		*err = -ENOMEM;
-		return NULL;
-	}
-	f->t.ops = &fake_ops;
-	f->w = data;
-	*err = 0;
-	return &f->t;
+	*err = t ? 0 : -ENOMEM;
+	return t;
 }
 
 /* Open fds (the listing's own left out), and how many name a hw_counters file. */

@@ -27,6 +27,7 @@
 
 #include "exposition_assert.h"
 #include "nl_build.h"
+#include "nl_fake.h"
 
 #include "base/buf.h"
 #include "base/devfilter.h"
@@ -37,7 +38,6 @@
 
 #define FAKE_PORTID 4242u
 #define DEV_INDEX   7u
-#define MAX_QUEUE   64
 
 /* The 15 hw_counters files of the rxe fixture (lifespan is not a counter). */
 static const char *const rxe_names[] = {
@@ -59,46 +59,6 @@ struct world {
 	unsigned gets, stats; /* requests seen */
 };
 
-struct datagram {
-	unsigned char *data;
-	size_t len;
-};
-
-struct fake_transport {
-	struct nl_transport t;
-	struct world *w;
-	struct datagram q[MAX_QUEUE];
-	size_t head, tail;
-};
-
-static void push_msgs(struct fake_transport *ft, struct dg *d, uint32_t seq)
-{
-	struct nlmsghdr *nlh = (struct nlmsghdr *)d->buf;
-	int rem = (int)dg_len(d);
-
-	while (mnl_nlmsg_ok(nlh, rem)) {
-		struct datagram *g = &ft->q[ft->tail++];
-
-		assert_true(ft->tail <= MAX_QUEUE);
-		nlh->nlmsg_seq = seq;
-		nlh->nlmsg_pid = FAKE_PORTID;
-		g->len = nlh->nlmsg_len;
-		g->data = malloc(g->len);
-		assert_non_null(g->data);
-		memcpy(g->data, nlh, g->len);
-		nlh = mnl_nlmsg_next(nlh, &rem);
-	}
-}
-
-static int collect_attr(const struct nlattr *a, void *data)
-{
-	const struct nlattr **tb = data;
-
-	if (mnl_attr_get_type(a) < RDMA_NLDEV_ATTR_MAX)
-		tb[mnl_attr_get_type(a)] = a;
-	return MNL_CB_OK;
-}
-
 static void answer_stat(struct world *w, struct dg *d, uint32_t dev, uint32_t port)
 {
 	struct nlmsghdr *nlh;
@@ -118,19 +78,18 @@ static void answer_stat(struct world *w, struct dg *d, uint32_t dev, uint32_t po
 	mnl_attr_nest_end(nlh, t);
 }
 
-static int fake_send(struct nl_transport *t, const void *buf, size_t len)
+/* The device dump names two devices; a STAT_GET answers from the world. */
+static int fake_reply(struct nl_fake *f, const struct nlmsghdr *nlh, void *data)
 {
-	struct fake_transport *ft = (struct fake_transport *)t;
-	const struct nlmsghdr *nlh = buf;
+	struct world *w = data;
 	const struct nlattr *tb[RDMA_NLDEV_ATTR_MAX] = {0};
 	uint16_t cmd = nlh->nlmsg_type & 0x3ff;
 	struct dg d;
 
-	assert_int_equal(nlh->nlmsg_len, len);
-	assert_int_equal(mnl_attr_parse(nlh, 0, collect_attr, tb), MNL_CB_OK);
+	assert_int_equal(nl_fake_attrs(nlh, tb), MNL_CB_OK);
 	dg_init(&d);
 	if (cmd == RDMA_NLDEV_CMD_GET) {
-		ft->w->gets++;
+		w->gets++;
 		/* another device first: the index is looked up by name */
 		dg_dev_msg(&d, cmd, NLM_F_MULTI, 1, "mlx5_0");
 		dg_dev_msg(&d, cmd, NLM_F_MULTI, DEV_INDEX, "rxe0");
@@ -138,68 +97,27 @@ static int fake_send(struct nl_transport *t, const void *buf, size_t len)
 	} else {
 		assert_int_equal(cmd, RDMA_NLDEV_CMD_STAT_GET);
 		assert_non_null(tb[RDMA_NLDEV_ATTR_PORT_INDEX]);
-		answer_stat(ft->w, &d, mnl_attr_get_u32(tb[RDMA_NLDEV_ATTR_DEV_INDEX]),
+		answer_stat(w, &d, mnl_attr_get_u32(tb[RDMA_NLDEV_ATTR_DEV_INDEX]),
 			    mnl_attr_get_u32(tb[RDMA_NLDEV_ATTR_PORT_INDEX]));
 	}
-	push_msgs(ft, &d, nlh->nlmsg_seq);
+	assert_int_equal(nl_fake_push_dg(f, &d, nlh->nlmsg_seq), 0);
 	dg_free(&d);
 	return 0;
 }
 
-static ssize_t fake_recv(struct nl_transport *t, void *buf, size_t len, int timeout_ms)
-{
-	struct fake_transport *ft = (struct fake_transport *)t;
-	struct datagram g;
-
-	(void)timeout_ms;
-	if (ft->head == ft->tail)
-		return -ETIMEDOUT;
-	g = ft->q[ft->head++];
-	if (ft->head == ft->tail)
-		ft->head = ft->tail = 0;
-	assert_true(g.len <= len);
-	memcpy(buf, g.data, g.len);
-	free(g.data);
-	return (ssize_t)g.len;
-}
-
-static uint32_t fake_portid(struct nl_transport *t)
-{
-	(void)t;
-	return FAKE_PORTID;
-}
-
-static void fake_free(struct nl_transport *t)
-{
-	struct fake_transport *ft = (struct fake_transport *)t;
-
-	for (size_t i = ft->head; i < ft->tail; i++)
-		free(ft->q[i].data);
-	free(ft);
-}
-
-static const struct nl_transport_ops fake_ops = {
-	.send = fake_send,
-	.recv = fake_recv,
-	.portid = fake_portid,
-	.free = fake_free,
-};
-
 static struct nl_transport *fake_open(void *data, int *err)
 {
 	struct world *w = data;
-	struct fake_transport *ft;
+	struct nl_transport *t;
 
 	if (w->open_err) {
 		*err = w->open_err;
 		return NULL;
 	}
-	ft = calloc(1, sizeof(*ft));
-	assert_non_null(ft);
-	ft->t.ops = &fake_ops;
-	ft->w = w;
+	t = nl_fake_new(fake_reply, w, FAKE_PORTID);
+	assert_non_null(t);
 	*err = 0;
-	return &ft->t;
+	return t;
 }
 
 /* Every rxe counter over netlink, as 7000 + its position. */
