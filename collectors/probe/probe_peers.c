@@ -278,7 +278,7 @@ void probe_check_targets_file(struct probe_state *st, bool force)
 {
 	struct probe_target_list nl;
 	struct stat sb;
-	char err[256], *buf = NULL;
+	char err[256], eb[128], *buf = NULL;
 	size_t len = 0;
 	int r;
 
@@ -311,7 +311,7 @@ void probe_check_targets_file(struct probe_state *st, bool force)
 	st->file_seen = true;
 	r = read_file(st->targets_path, &buf, &len);
 	if (r < 0)
-		snprintf(err, sizeof(err), "%s", strerror(-r));
+		snprintf(err, sizeof(err), "%s", open_regular_strerror(r, eb, sizeof(eb)));
 	else
 		r = probe_targets_parse(buf, len, &nl, err, sizeof(err));
 	free(buf);

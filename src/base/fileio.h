@@ -9,9 +9,12 @@
 #ifndef RDMA_EXPORTER_FILEIO_H
 #define RDMA_EXPORTER_FILEIO_H
 
+#include <stddef.h>
+
 /*
  * Looks first (fstatat, following symlinks like the open): anything that is
- * not a regular file is refused with -EINVAL without being opened, so a FIFO,
+ * not a regular file is refused without being opened (-EISDIR for a
+ * directory, -EINVAL for anything else), so a FIFO,
  * a socket or a device node is never opened at all. A regular file is then
  * opened read-only with O_NONBLOCK (should it have become a FIFO meanwhile,
  * the open does not wait for a writer), O_NOCTTY and O_CLOEXEC, and fstat
@@ -21,5 +24,13 @@
  * files are regular files; reads of regular files ignore O_NONBLOCK.
  */
 int open_regular_at(int dirfd, const char *path);
+
+/*
+ * What an error of open_regular_at (or of reading its fd) means, for a
+ * message about a file the operator named: "is a directory", "not a regular
+ * file (...)" for -EINVAL (strerror would say "Invalid argument"), else the
+ * strerror, written into buf when needed.
+ */
+const char *open_regular_strerror(int r, char *buf, size_t size);
 
 #endif

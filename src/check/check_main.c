@@ -149,8 +149,10 @@ static int load_expect(struct check_run *run)
 		if (fd >= 0)
 			close(fd);
 		if (r < 0) {
+			char eb[128];
+
 			fprintf(stderr, "rdma_exporter: error: --check.expect-file: \"%s\": %s\n",
-				run->o.expect_file, strerror(-r));
+				run->o.expect_file, open_regular_strerror(r, eb, sizeof(eb)));
 			free(text);
 			return 2;
 		}

@@ -144,16 +144,29 @@ static void test_hook(const char *stage)
 /*
  * SIGHUP: a good --web.config.file applies to the next request (users,
  * headers) and the next connection (TLS); a bad one leaves the one in force.
- * Turning TLS on or off waits for a restart.
+ * Turning TLS on or off waits for a restart, and so does turning basic auth
+ * off: a reload that would leave no user of the ones in force (cur) is
+ * refused, since an empty file is also what an in-place rewrite caught
+ * half-way looks like. Returns whether ws was installed.
  */
-static void apply_web_config(struct http_server *http, const char *path, struct web_settings *ws)
+static bool apply_web_config(struct http_server *http, const char *path,
+			     const struct web_settings *cur, struct web_settings *ws)
 {
+	const char *refusal = web_settings_reload_refusal(cur, ws);
+
+	if (refusal) {
+		log_error("web config reload refused; keeping the previous config",
+			  "file=%s reason=%s users=%u new_users=%u", path, refusal,
+			  cur->wc->n_users, ws->wc->n_users);
+		return false;
+	}
 	if (!http_server_set_web(http, ws))
 		log_warn("web config reloaded, but its TLS change needs a restart",
 			 "file=%s tls=%s", path, ws->wc->tls ? "on" : "off");
 	else
 		log_info("web config reloaded", "file=%s users=%u headers=%u tls=%s", path,
 			 ws->wc->n_users, ws->wc->n_headers, ws->wc->tls ? "on" : "off");
+	return true;
 }
 
 static struct web_settings *load_web_config(const char *path)
@@ -182,10 +195,21 @@ struct web_reloader {
 	bool started, pending, stopping;
 	struct http_server *http;
 	const char *path;
+	struct web_settings *cur; /* the settings in force (a reference) */
 };
 
 /* How long the stop waits for a reload in progress before exiting without it. */
 #define WEB_RELOAD_STOP_TIMEOUT_MS 2000
+
+/* Installs ws unless refused; the reloader then holds it as the one in force. */
+static void web_reloader_apply(struct web_reloader *r, struct web_settings *ws)
+{
+	if (ws && !r->stopping && apply_web_config(r->http, r->path, r->cur, ws)) {
+		web_settings_unref(r->cur);
+		r->cur = web_settings_ref(ws);
+	}
+	web_settings_unref(ws);
+}
 
 static void *web_reloader_main(void *arg)
 {
@@ -204,20 +228,20 @@ static void *web_reloader_main(void *arg)
 		test_hook("web_reload");
 		ws = load_web_config(r->path);
 		pthread_mutex_lock(&r->lock);
-		if (ws && !r->stopping)
-			apply_web_config(r->http, r->path, ws);
-		web_settings_unref(ws);
+		web_reloader_apply(r, ws);
 	}
 	pthread_mutex_unlock(&r->lock);
 	return NULL;
 }
 
 /* Without a thread (none could start), reloads run on the signal thread. */
-static void web_reloader_start(struct web_reloader *r, struct http_server *http, const char *path)
+static void web_reloader_start(struct web_reloader *r, struct http_server *http, const char *path,
+			       struct web_settings *cur)
 {
 	*r = (struct web_reloader){.http = http, .path = path};
 	if (!path)
 		return;
+	r->cur = web_settings_ref(cur);
 	pthread_mutex_init(&r->lock, NULL);
 	pthread_cond_init(&r->wake, NULL);
 	r->started = pthread_create(&r->thread, NULL, web_reloader_main, r) == 0;
@@ -228,15 +252,10 @@ static void web_reloader_start(struct web_reloader *r, struct http_server *http,
 
 static void web_reloader_request(struct web_reloader *r)
 {
-	struct web_settings *ws;
-
 	if (!r->path)
 		return;
 	if (!r->started) {
-		ws = load_web_config(r->path);
-		if (ws)
-			apply_web_config(r->http, r->path, ws);
-		web_settings_unref(ws);
+		web_reloader_apply(r, load_web_config(r->path));
 		return;
 	}
 	pthread_mutex_lock(&r->lock);
@@ -261,13 +280,18 @@ static int web_reloader_join(struct web_reloader *r)
 {
 	struct timespec until;
 
-	if (!r->started)
+	if (!r->started) {
+		web_settings_unref(r->cur);
+		r->cur = NULL;
 		return 0;
+	}
 	clock_gettime(CLOCK_REALTIME, &until);
 	until.tv_sec += WEB_RELOAD_STOP_TIMEOUT_MS / 1000;
 	if (pthread_timedjoin_np(r->thread, NULL, &until) != 0)
 		return -ETIMEDOUT;
 	r->started = false;
+	web_settings_unref(r->cur);
+	r->cur = NULL;
 	pthread_cond_destroy(&r->wake);
 	pthread_mutex_destroy(&r->lock);
 	return 0;
@@ -547,7 +571,7 @@ static int start_serving(struct daemon *d)
 		log_error("cannot start the poller thread");
 		return -1;
 	}
-	web_reloader_start(&d->reloader, d->http, d->cfg.web_config_file);
+	web_reloader_start(&d->reloader, d->http, d->cfg.web_config_file, d->web);
 	/* The first poll ran here, before the poller thread pings. */
 	notify_watchdog();
 	notify_ready();

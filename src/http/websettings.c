@@ -19,45 +19,57 @@
 #define MAX_FILE_BYTES (4u << 20)
 
 /*
- * Reads a whole file, NUL-terminated. 0 or -errno: -EINVAL for anything but a
- * regular file (a FIFO, a socket, a device node: never opened, see fileio.h,
- * so a FIFO with no writer cannot hold a reload or the signal it waits on),
- * -EFBIG above MAX_FILE_BYTES.
+ * Reads a whole file, NUL-terminated, by reading it to the end: st_size is
+ * not trusted (procfs and sysfs files say 0 and read otherwise, e.g.
+ * /proc/self/mem fails with EIO; a file being rewritten grows or shrinks
+ * under the read). 0 or -errno: -EISDIR or -EINVAL for anything but a regular
+ * file (a FIFO, a socket, a device node: never opened, see fileio.h, so a
+ * FIFO with no writer cannot hold a reload or the signal it waits on), the
+ * read's error, -EFBIG above MAX_FILE_BYTES.
  */
 static int read_file(const char *path, char **out, size_t *outlen)
 {
 	int fd = open_regular_at(AT_FDCWD, path);
-	struct stat st;
-	size_t len = 0;
-	char *data;
+	size_t cap = 4096, len = 0;
+	char *data, *nd;
+	ssize_t n;
+	int r = 0;
 
 	if (fd < 0)
 		return fd;
-	if (fstat(fd, &st) < 0) {
-		int r = -errno;
-
-		close(fd);
-		return r;
-	}
-	if ((size_t)st.st_size > MAX_FILE_BYTES) {
-		close(fd);
-		return -EFBIG;
-	}
-	data = malloc((size_t)st.st_size + 1);
-	if (!data) {
-		close(fd);
-		return -ENOMEM;
-	}
-	while (len < (size_t)st.st_size) {
-		ssize_t n = read(fd, data + len, (size_t)st.st_size - len);
-
+	data = malloc(cap + 1);
+	while (data) {
+		if (len == cap) {
+			if (cap > MAX_FILE_BYTES) {
+				r = -EFBIG;
+				break;
+			}
+			cap = cap * 2 > MAX_FILE_BYTES ? MAX_FILE_BYTES + 1 : cap * 2;
+			nd = realloc(data, cap + 1);
+			if (!nd) {
+				r = -ENOMEM;
+				break;
+			}
+			data = nd;
+		}
+		n = read(fd, data + len, cap - len);
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n <= 0)
+		if (n <= 0) {
+			r = n < 0 ? -errno : 0;
 			break;
+		}
 		len += (size_t)n;
 	}
 	close(fd);
+	if (!data)
+		r = -ENOMEM;
+	if (r < 0) {
+		if (data)
+			explicit_bzero(data, len);
+		free(data);
+		return r;
+	}
 	data[len] = '\0';
 	*out = data;
 	if (outlen)
@@ -68,11 +80,9 @@ static int read_file(const char *path, char **out, size_t *outlen)
 /* What read_file's error means, for the one-line reason. */
 static const char *read_error(int r, char *buf, size_t buflen)
 {
-	if (r == -EINVAL)
-		return "not a regular file";
 	if (r == -EFBIG)
 		return "larger than 4 MiB";
-	return log_strerror(r, buf, buflen);
+	return open_regular_strerror(r, buf, buflen);
 }
 
 /* PEM from a file (preferred) or the inline text. */
@@ -233,4 +243,12 @@ void web_settings_unref(struct web_settings *ws)
 {
 	if (ws && __atomic_sub_fetch(&ws->refs, 1, __ATOMIC_ACQ_REL) == 0)
 		settings_free(ws);
+}
+
+const char *web_settings_reload_refusal(const struct web_settings *cur,
+					const struct web_settings *next)
+{
+	if (cur && cur->wc->n_users > 0 && next->wc->n_users == 0)
+		return "it would remove every basic auth user (that takes a restart)";
+	return NULL;
 }

@@ -33,4 +33,15 @@ struct web_settings *web_settings_ref(struct web_settings *ws);
 /* Drops a reference; frees on the last. NULL is a no-op. */
 void web_settings_unref(struct web_settings *ws);
 
+/*
+ * Whether a reload may replace cur (the settings in force, NULL for none)
+ * with next: NULL when it may, else why not, for the caller's log. A reload
+ * never turns basic auth off: next without a user while cur has some is
+ * refused, whether the file is empty (an in-place rewrite caught half-way),
+ * holds a bare "basic_auth_users:", or lost the key. Removing every user
+ * takes a restart (docs/security.md).
+ */
+const char *web_settings_reload_refusal(const struct web_settings *cur,
+					const struct web_settings *next);
+
 #endif

@@ -50,8 +50,8 @@ static void test_kinds(void **state)
 	assert_int_equal(mkfifo(path, 0600), 0);
 	assert_int_equal(open_regular_at(dfd, "fifo"), -EINVAL);
 
-	/* directory and character device: refused */
-	assert_int_equal(open_regular_at(AT_FDCWD, dir), -EINVAL);
+	/* directory (says so) and character device: refused */
+	assert_int_equal(open_regular_at(AT_FDCWD, dir), -EISDIR);
 	assert_int_equal(open_regular_at(AT_FDCWD, "/dev/null"), -EINVAL);
 
 	/* missing: the open's errno */
@@ -62,6 +62,19 @@ static void test_kinds(void **state)
 	unlink(path);
 	close(dfd);
 	rmdir(dir);
+}
+
+/* The texts for a file the operator named: never "Invalid argument". */
+static void test_strerror(void **state)
+{
+	char buf[128];
+
+	(void)state;
+	assert_string_equal(open_regular_strerror(-EISDIR, buf, sizeof(buf)), "is a directory");
+	assert_string_equal(open_regular_strerror(-EINVAL, buf, sizeof(buf)),
+			    "not a regular file (a FIFO, a socket or a device node)");
+	assert_string_equal(open_regular_strerror(-ENOENT, buf, sizeof(buf)),
+			    "No such file or directory");
 }
 
 /*
@@ -90,7 +103,7 @@ static void test_refused_unopened(void **state)
 	assert_true(inotify_add_watch(ino, dir, IN_OPEN) >= 0);
 
 	assert_int_equal(open_regular_at(dfd, "fifo"), -EINVAL);
-	assert_int_equal(open_regular_at(dfd, "sub"), -EINVAL);
+	assert_int_equal(open_regular_at(dfd, "sub"), -EISDIR);
 	fd = open_regular_at(dfd, "file");
 	assert_true(fd >= 0);
 	close(fd);
@@ -123,6 +136,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_kinds),
 		cmocka_unit_test(test_refused_unopened),
+		cmocka_unit_test(test_strerror),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

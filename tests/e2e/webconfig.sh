@@ -74,10 +74,10 @@ start_exporter() {
 # hup: SIGHUP, then wait until the reload has logged its outcome (one line each)
 hup() {
 	local before
-	before=$(grep -cE 'web config (not )?reloaded' "$TMP/log")
+	before=$(grep -cE 'web config ((not )?reloaded|reload refused)' "$TMP/log")
 	kill -HUP "$PID"
 	for _ in $(seq 1 200); do
-		[ "$(grep -cE 'web config (not )?reloaded' "$TMP/log")" -gt "$before" ] && return 0
+		[ "$(grep -cE 'web config ((not )?reloaded|reload refused)' "$TMP/log")" -gt "$before" ] && return 0
 		sleep 0.05
 	done
 	echo "  no reload logged after SIGHUP" >&2
@@ -86,6 +86,35 @@ hup() {
 # code [CURL ARGS...] URL: the HTTP status, 000 when no HTTP answer came
 code() { curl -s -o /dev/null -w '%{http_code}' --max-time 15 "$@"; }
 tls() { code --cacert "$CONF/ca.crt" "$@"; }
+# hup_keeps_auth WHAT PATTERN URL CURL_ARGS...: SIGHUP (the file already spoiled),
+# PATTERN logged once more, and /metrics still wants alice (401 without, 200 with)
+hup_keeps_auth() {
+	local what=$1 pattern=$2 url=$3 before
+	shift 3
+	before=$(grep -c -- "$pattern" "$TMP/log")
+	hup
+	check "$what: refused and logged" test "$(grep -c -- "$pattern" "$TMP/log")" -gt "$before"
+	check "$what: /metrics without credentials still 401" expect 401 "$(code "$@" "$url/metrics")"
+	check "$what: /metrics with credentials still 200" expect 200 \
+		"$(code "$@" -u alice:secret "$url/metrics")"
+}
+# no_auth_loss FILE URL CURL_ARGS...: with alice in force, a reload never turns
+# auth off (docs/security.md): not with FILE emptied (an in-place rewrite caught
+# half-way), reduced to a bare "basic_auth_users:", or a symlink to
+# /proc/self/mem (st_size 0, reads fail); FILE is put back after
+no_auth_loss() {
+	local file=$1 refused='level=error msg="web config reload refused; keeping the previous config" .*reason="it would remove every basic auth user'
+	shift
+	cp "$file" "$file.keep"
+	: >"$file"
+	hup_keeps_auth "empty file at reload" "$refused" "$@"
+	printf 'basic_auth_users:\n' >"$file"
+	hup_keeps_auth "bare basic_auth_users: at reload" "$refused" "$@"
+	rm -f "$file" && ln -s /proc/self/mem "$file"
+	hup_keeps_auth "symlink to /proc/self/mem at reload" \
+		'level=error msg="web config not reloaded, the previous one stays in force" .*cannot read' "$@"
+	rm -f "$file" && mv "$file.keep" "$file"
+}
 expect() { # expect WANT ACTUAL
 	[ "$1" = "$2" ] && return 0
 	echo "  want $1, got $2" >&2
@@ -142,6 +171,7 @@ if start_exporter "$CONF/web.yml"; then
 	check "bad file at reload: the old credentials still work" expect 200 \
 		"$(tls -u alice:secret "$url/metrics")"
 	check "bad file at reload: still refused without them" expect 401 "$(tls "$url/metrics")"
+	no_auth_loss "$CONF/web.yml" "$url" --cacert "$CONF/ca.crt"
 	sed "s|^  alice: .*|  bob: $BOB|" "$CONF/web.yml.good" >"$CONF/web.yml"
 	hup
 	check "good file at reload: logged" grep -q 'web config reloaded' "$TMP/log"
@@ -224,6 +254,7 @@ if start_exporter "$CONF/plain.yml"; then
 	check "plain HTTP + basic auth: right credentials: 200" expect 200 \
 		"$(code -u alice:secret "$url/metrics")"
 	check "plain HTTP + basic auth: none: 401" expect 401 "$(code "$url/metrics")"
+	no_auth_loss "$CONF/plain.yml" "$url"
 	stop_exporter
 fi
 
