@@ -133,29 +133,52 @@ static int check_reading(void *arg, unsigned n, const char *text, size_t len)
 	return check_report(run);
 }
 
+/*
+ * --check.expect-file read whole into *text (NUL-terminated): 0, or exit 2
+ * with the error on stderr. A NUL in it is an error: the parser would stop
+ * there, and the devices after it would go unchecked with an "OK".
+ */
+static int read_expect_file(const char *path, char **text)
+{
+	const char *nul = NULL;
+	int fd, r;
+	ssize_t n;
+
+	fd = open_regular_at(AT_FDCWD, path);
+	*text = fd >= 0 ? calloc(1, EXPECT_FILE_MAX + 1) : NULL;
+	n = *text ? read(fd, *text, EXPECT_FILE_MAX + 1) : -1;
+	r = fd < 0 ? fd : n < 0 ? -errno : n > EXPECT_FILE_MAX ? -EFBIG : 0;
+	if (fd >= 0)
+		close(fd);
+	if (r == 0)
+		nul = memchr(*text, '\0', (size_t)n);
+	if (r < 0) {
+		char eb[128];
+
+		fprintf(stderr, "rdma_exporter: error: --check.expect-file: \"%s\": %s\n", path,
+			open_regular_strerror(r, eb, sizeof(eb)));
+	} else if (nul)
+		fprintf(stderr,
+			"rdma_exporter: error: --check.expect-file: \"%s\": a NUL byte at offset "
+			"%zu: not a text file\n",
+			path, (size_t)(nul - *text));
+	if (r == 0 && !nul)
+		return 0;
+	free(*text);
+	*text = NULL;
+	return 2;
+}
+
 /* The spec of --check.expect, or read from --check.expect-file: 0 or exit 2. */
 static int load_expect(struct check_run *run)
 {
 	char why[256], *text = NULL;
 	const char *spec = run->o.expect;
-	int fd, r = 0;
-	ssize_t n;
+	int r = 0;
 
 	if (run->o.expect_file) {
-		fd = open_regular_at(AT_FDCWD, run->o.expect_file);
-		text = fd >= 0 ? calloc(1, EXPECT_FILE_MAX + 1) : NULL;
-		n = text ? read(fd, text, EXPECT_FILE_MAX + 1) : -1;
-		r = fd < 0 ? fd : n < 0 ? -errno : n > EXPECT_FILE_MAX ? -EFBIG : 0;
-		if (fd >= 0)
-			close(fd);
-		if (r < 0) {
-			char eb[128];
-
-			fprintf(stderr, "rdma_exporter: error: --check.expect-file: \"%s\": %s\n",
-				run->o.expect_file, open_regular_strerror(r, eb, sizeof(eb)));
-			free(text);
+		if (read_expect_file(run->o.expect_file, &text) != 0)
 			return 2;
-		}
 		spec = text;
 	}
 	if (spec && check_expect_parse(spec, &run->expect, why, sizeof(why)) < 0) {
@@ -215,9 +238,9 @@ void check_main_usage_summary(FILE *out)
 		"                                   Also written --once: write one exposition\n"
 		"                                   (every enabled collector, the same metrics a\n"
 		"                                   scrape gives) to stdout, or atomically to\n"
-		"                                   FILE, for node_exporter's textfile\n"
-		"                                   collector; exit 0, or 1 when it cannot be\n"
-		"                                   written.\n"
+		"                                   FILE (a regular file or a new name), for\n"
+		"                                   node_exporter's textfile collector; exit 0,\n"
+		"                                   or 1 when it cannot be written.\n"
 		"\n");
 	check_flags_usage(out);
 }

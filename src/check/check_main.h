@@ -20,7 +20,9 @@ void check_main_usage_summary(FILE *out);
 /*
  * Test seam, never defined in rdma_exporter: check_main calls it, when a
  * test binary links a definition, between the two readings ("between"), so
- * that a test can change a fixture file there (tests/tools/checkseam_main.c).
+ * that a test can change a fixture file there; check_once calls it once the
+ * temporary file is written, before the rename ("once-written"), so that a
+ * test can stop the process there (tests/tools/checkseam_main.c).
  */
 void check_test_hook(const char *stage);
 

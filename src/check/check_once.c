@@ -9,6 +9,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -22,6 +24,26 @@ struct once_run {
 	int status;
 };
 
+/* The stop signals that remove the temporary file on their way out. */
+static const int stop_signals[] = {SIGTERM, SIGINT, SIGHUP};
+
+/*
+ * The temporary file while it exists, for the stop signals' handler: it may
+ * run on any thread (the pollers'), so the name lives here, not on a stack.
+ * tmp_live is set before mkostemp() creates the file and cleared after the
+ * rename, so no moment has a temporary file the handler does not know.
+ */
+static char tmp_path[PATH_MAX];
+static volatile sig_atomic_t tmp_live;
+
+#pragma weak check_test_hook
+
+static void test_hook(const char *stage)
+{
+	if (check_test_hook)
+		check_test_hook(stage);
+}
+
 static void once_usage(void *arg)
 {
 	(void)arg;
@@ -31,7 +53,9 @@ static void once_usage(void *arg)
 	       "Polls every enabled collector once and writes the exposition a scrape would\n"
 	       "give to stdout, or to FILE: written next to it, synced and renamed over it,\n"
 	       "so node_exporter's textfile collector never reads half a file (name it\n"
-	       "*.prom). FLAGS are the exporter's (see rdma_exporter --help).\n"
+	       "*.prom). FILE must be a regular file or a new name: a FIFO, device,\n"
+	       "symlink or directory there is refused (exit 1); for a pipe, use stdout.\n"
+	       "FLAGS are the exporter's (see rdma_exporter --help).\n"
 	       "\nExit status: 0 written, 1 not written, 2 bad flags.\n");
 }
 
@@ -69,20 +93,67 @@ static void sync_dir(const char *path)
 	free(dir);
 }
 
-/* PATH.tmp.XXXXXX in the same directory, written, synced, renamed. 0 or -errno. */
-static int write_atomic(const char *path, const char *text, size_t len)
+/* Async-signal-safe: unlink, sigaction and raise only. */
+static void remove_tmp_and_stop(int sig)
 {
-	size_t n = strlen(path) + sizeof(".tmp.XXXXXX");
-	char *tmp = malloc(n);
+	struct sigaction dfl = {.sa_handler = SIG_DFL};
+
+	if (tmp_live)
+		unlink(tmp_path);
+	sigaction(sig, &dfl, NULL);
+	raise(sig);
+}
+
+static void stop_signals_catch(struct sigaction *saved)
+{
+	struct sigaction sa = {.sa_handler = remove_tmp_and_stop};
+
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(stop_signals) / sizeof(stop_signals[0]); i++)
+		sigaction(stop_signals[i], &sa, &saved[i]);
+}
+
+static void stop_signals_restore(const struct sigaction *saved)
+{
+	for (size_t i = 0; i < sizeof(stop_signals) / sizeof(stop_signals[0]); i++)
+		sigaction(stop_signals[i], &saved[i], NULL);
+}
+
+/*
+ * 0 when path is a regular file or a new name; -EEXIST with *what set when
+ * it is anything else (lstat: a symlink is one, whatever it points to). A
+ * rename over a FIFO, a device node or a symlink would replace that node
+ * itself, never write into it: as root, --once.output=/dev/null would turn
+ * /dev/null into a regular file for every other process.
+ */
+static int check_target(const char *path, const char **what)
+{
+	struct stat st;
+
+	if (lstat(path, &st) < 0)
+		return errno == ENOENT ? 0 : -errno;
+	if (S_ISREG(st.st_mode))
+		return 0;
+	*what = S_ISLNK(st.st_mode)    ? "a symlink"
+		: S_ISFIFO(st.st_mode) ? "a FIFO"
+		: S_ISCHR(st.st_mode)  ? "a character device"
+		: S_ISBLK(st.st_mode)  ? "a block device"
+		: S_ISDIR(st.st_mode)  ? "a directory"
+		: S_ISSOCK(st.st_mode) ? "a socket"
+				       : "not a regular file";
+	return -EEXIST;
+}
+
+/* The temporary file written, synced and renamed over path. 0 or -errno. */
+static int write_tmp_and_rename(const char *path, const char *text, size_t len, const char **what)
+{
 	int fd, r;
 
-	if (!tmp)
-		return -ENOMEM;
-	snprintf(tmp, n, "%s.tmp.XXXXXX", path);
-	fd = mkostemp(tmp, O_CLOEXEC);
+	tmp_live = 1;
+	fd = mkostemp(tmp_path, O_CLOEXEC);
 	if (fd < 0) {
 		r = -errno;
-		free(tmp);
+		tmp_live = 0;
 		return r;
 	}
 	r = write_all(fd, text, len);
@@ -92,28 +163,56 @@ static int write_atomic(const char *path, const char *text, size_t len)
 		r = -errno;
 	if (close(fd) < 0 && r == 0)
 		r = -errno;
-	if (r == 0 && rename(tmp, path) < 0)
+	test_hook("once-written");
+	/* again: what was a new name a poll ago may be a FIFO now */
+	if (r == 0)
+		r = check_target(path, what);
+	if (r == 0 && rename(tmp_path, path) < 0)
 		r = -errno;
 	if (r < 0)
-		unlink(tmp);
-	else
+		unlink(tmp_path);
+	tmp_live = 0;
+	return r;
+}
+
+/*
+ * PATH.tmp.XXXXXX in the same directory, written, synced, renamed over
+ * PATH; SIGTERM, SIGINT or SIGHUP meanwhile removes it before the process
+ * ends. 0 or -errno; -EEXIST with *what set when PATH is not a regular file.
+ */
+static int write_atomic(const char *path, const char *text, size_t len, const char **what)
+{
+	struct sigaction saved[sizeof(stop_signals) / sizeof(stop_signals[0])];
+	int r = check_target(path, what);
+
+	if (r < 0)
+		return r;
+	if ((size_t)snprintf(tmp_path, sizeof(tmp_path), "%s.tmp.XXXXXX", path) >= sizeof(tmp_path))
+		return -ENAMETOOLONG;
+	stop_signals_catch(saved);
+	r = write_tmp_and_rename(path, text, len, what);
+	stop_signals_restore(saved);
+	if (r == 0)
 		sync_dir(path);
-	free(tmp);
 	return r;
 }
 
 static int once_reading(void *arg, unsigned n, const char *text, size_t len)
 {
 	struct once_run *run = arg;
+	const char *what = NULL;
 	int r;
 
 	(void)n;
-	if (run->output) {
-		r = write_atomic(run->output, text, len);
-	} else {
-		r = fwrite(text, 1, len, stdout) == len && fflush(stdout) == 0 ? 0 : -EIO;
-	}
-	if (r < 0)
+	/* write(2) on stdout's fd, not stdio: its errno (ENOSPC) is the one logged */
+	if (run->output)
+		r = write_atomic(run->output, text, len, &what);
+	else
+		r = fflush(stdout) == 0 ? write_all(STDOUT_FILENO, text, len) : -errno;
+	if (r == -EEXIST && what)
+		log_error("refusing to replace what is not a regular file", "file=%s type=%s",
+			  run->output, what);
+	else if (r < 0)
 		log_error("cannot write the exposition", "file=%s err=%s",
 			  run->output ? run->output : "stdout", strerror(-r));
 	run->status = r < 0 ? 1 : 0;

@@ -105,6 +105,12 @@ printf '# node type A\nmlx5_[0-1]\nmlx5_1:2 # a second port\n' >"$TMP/expect"
 run_check "$BIN" "$(tree mlx5-roce)" --check.window=0 --check.expect-file="$TMP/expect" --check.ports-min=3
 expect "missing port from --check.expect-file: exit 1" 1 "FAIL    ports mlx5_1/2: port 2 not found on mlx5_1"
 check "--check.ports-min counts the healthy ports" grep -qxF "FAIL    ports node: 2 of 3 ports healthy, want at least 3" <<<"$out"
+# A NUL byte would end the list early: mlx5_2 after it would go unchecked, with an OK.
+printf 'mlx5_[0-1]\n\0mlx5_2\n' >"$TMP/expect"
+run_check "$BIN" "$(tree mlx5-roce)" --check.window=0 --check.expect-file="$TMP/expect"
+check "NUL in --check.expect-file: exit 2 (rc $rc)" [ "$rc" = 2 ]
+check "NUL in --check.expect-file: said so" \
+	grep -qF "a NUL byte at offset 11: not a text file" "$TMP/stderr"
 
 # --- JSON
 run_check "$BIN" "$(tree mlx5-roce)" --check.window=0 --check.format=json --check.expect='mlx5_[0-2]'
