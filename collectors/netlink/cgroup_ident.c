@@ -29,20 +29,13 @@ static bool span_is(struct span s, const char *str)
 	return s.n == strlen(str) && memcmp(s.p, str, s.n) == 0;
 }
 
-/* Offset of the last occurrence of needle in s, or -1. */
-static long span_rfind(struct span s, const char *needle)
+/* Offset of the last occurrence of c in s, or -1. */
+static long span_rchr(struct span s, char c)
 {
-	size_t n = strlen(needle);
-
-	for (size_t i = s.n; i >= n; i--)
-		if (memcmp(s.p + i - n, needle, n) == 0)
-			return (long)(i - n);
+	for (size_t i = s.n; i > 0; i--)
+		if (s.p[i - 1] == c)
+			return (long)(i - 1);
 	return -1;
-}
-
-static bool span_has(struct span s, const char *needle)
-{
-	return span_rfind(s, needle) >= 0;
 }
 
 /* Every byte of s in set (a NUL byte never is). */
@@ -99,96 +92,227 @@ static void container_from(struct span s, struct cg_ident *id)
 		put(id->container_id, sizeof(id->container_id), s);
 }
 
-struct walk {
-	bool kube, slurm, after_pod, user;
-	struct span unit;
+/* The segments of a path in order; empty ones (a doubled '/') skipped. */
+struct segs {
+	struct span path;
+	size_t at;
 };
 
-/* Kubernetes segments; true when seg was one. */
-static bool kube_segment(struct walk *w, struct span seg, struct cg_ident *id)
+static bool next_seg(struct segs *it, struct span *seg)
 {
-	long at;
+	while (it->at < it->path.n) {
+		size_t end = it->at;
 
-	if (w->after_pod) {
-		w->after_pod = false;
-		container_from(seg, id);
-		return true;
-	}
-	if (id->pod_uid[0])
-		return false;
-	if (span_has(seg, "kubepods")) {
-		w->kube = true;
-		/* systemd driver: kubepods[-<qos>]-pod<uid>.slice */
-		at = span_rfind(seg, "-pod");
-		if (has_suffix(seg, ".slice") && at > (long)span_rfind(seg, "kubepods")) {
-			struct span uid = {seg.p + at + 4,
-					   seg.n - (size_t)at - 4 - strlen(".slice")};
-
-			w->after_pod = pod_uid_from(uid, id);
-		}
-		return true;
-	}
-	/* cgroupfs driver: /kubepods[/<qos>]/pod<uid>/<container> */
-	if (w->kube && has_prefix(seg, "pod")) {
-		w->after_pod = pod_uid_from((struct span){seg.p + 3, seg.n - 3}, id);
-		return w->after_pod;
+		while (end < it->path.n && it->path.p[end] != '/')
+			end++;
+		*seg = (struct span){it->path.p + it->at, end - it->at};
+		it->at = end + 1;
+		if (seg->n)
+			return true;
 	}
 	return false;
 }
 
-static void slurm_segment(struct walk *w, struct span seg, struct cg_ident *id)
-{
-	if (id->slurm_job_id[0])
-		return;
-	if (has_prefix(seg, "slurm") || has_suffix(seg, "slurmstepd.scope")) {
-		w->slurm = true;
-		return;
-	}
-	if (w->slurm && has_prefix(seg, "job_")) {
-		struct span n = {seg.p + 4, seg.n - 4};
+/*
+ * Where a layout may start. ABS: at the cgroup root, its first segment. REL:
+ * right after the leading ".." of a path read from inside a cgroup namespace:
+ * the kernel prints the path from the closest common ancestor of the reader's
+ * namespace root and the cgroup, which may be any ancestor, so a layout may be
+ * seen from any of its levels (the exporter's own pod hides the kubepods ones).
+ */
+enum anchor { ABS, REL };
 
-		if (all_of(n, "0123456789"))
-			put(id->slurm_job_id, sizeof(id->slurm_job_id), n);
+static bool is_qos(struct span s)
+{
+	return span_is(s, "burstable") || span_is(s, "besteffort");
+}
+
+/* "kubepods", "kubepods-<qos>", or either after a "-" (a slice below another). */
+static bool kube_slice_base(struct span s)
+{
+	static const char *const bases[] = {"kubepods", "kubepods-burstable",
+					    "kubepods-besteffort"};
+
+	for (size_t i = 0; i < sizeof(bases) / sizeof(bases[0]); i++) {
+		size_t n = strlen(bases[i]);
+
+		if (has_suffix(s, bases[i]) && (s.n == n || s.p[s.n - n - 1] == '-'))
+			return true;
 	}
+	return false;
+}
+
+/*
+ * systemd driver: kubepods.slice/kubepods-<qos>.slice/kubepods-<qos>-pod<uid>.slice
+ * (guaranteed: kubepods.slice/kubepods-pod<uid>.slice), or the same below another
+ * root slice (--cgroup-root=/kubelet.slice: kubelet.slice/kubelet-kubepods.slice/...).
+ * A slice's name is its parent's plus "-<word>" (systemd.slice(5)), so a chain
+ * that starts with a one-word slice at the root is where its names say it is.
+ */
+static bool kube_systemd(struct segs it, enum anchor a, struct cg_ident *id)
+{
+	struct span seg, base;
+	long dash;
+
+	if (!next_seg(&it, &seg) || !has_suffix(seg, ".slice"))
+		return false;
+	base = (struct span){seg.p, seg.n - strlen(".slice")};
+	if (a == ABS && span_rchr(base, '-') >= 0)
+		return false;
+	for (;;) {
+		size_t parent = base.n;
+
+		dash = span_rchr(base, '-');
+		if (dash >= 0 &&
+		    has_prefix((struct span){base.p + dash + 1, base.n - (size_t)dash - 1}, "pod"))
+			break;
+		/* the next slice: exactly this one's name plus "-<word>" */
+		if (!next_seg(&it, &seg) || !has_suffix(seg, ".slice") ||
+		    seg.n <= parent + 1 + strlen(".slice") || memcmp(seg.p, base.p, parent) ||
+		    seg.p[parent] != '-')
+			return false;
+		base = (struct span){seg.p, seg.n - strlen(".slice")};
+		if (span_rchr(base, '-') != (long)parent)
+			return false;
+	}
+	if (!kube_slice_base((struct span){base.p, (size_t)dash}) ||
+	    !pod_uid_from((struct span){base.p + dash + 4, base.n - (size_t)dash - 4}, id))
+		return false;
+	if (next_seg(&it, &seg))
+		container_from(seg, id);
+	return true;
+}
+
+/* cgroupfs driver: kubepods[/burstable|/besteffort]/pod<uid>/<container>. */
+static bool kube_cgroupfs(struct segs it, enum anchor a, struct cg_ident *id)
+{
+	struct span seg;
+
+	if (!next_seg(&it, &seg))
+		return false;
+	if (span_is(seg, "kubepods")) {
+		if (!next_seg(&it, &seg))
+			return false;
+	} else if (a == ABS) {
+		return false;
+	}
+	if (is_qos(seg) && !next_seg(&it, &seg))
+		return false;
+	if (!has_prefix(seg, "pod") || !pod_uid_from((struct span){seg.p + 3, seg.n - 3}, id))
+		return false;
+	if (next_seg(&it, &seg))
+		container_from(seg, id);
+	return true;
+}
+
+/* A Kubernetes node's root, or one nested in a Docker container (kind): that
+ * container's cgroup, cgroupfs (/docker/<id>) or systemd driver
+ * (/system.slice/docker-<id>.scope), both made by the Docker daemon. */
+static bool kube_layout(struct segs it, enum anchor a, struct cg_ident *id)
+{
+	struct span seg, cid;
+
+	if (kube_systemd(it, a, id) || kube_cgroupfs(it, a, id))
+		return true;
+	if (a == REL || !next_seg(&it, &seg))
+		return false;
+	if (span_is(seg, "docker")) {
+		if (!next_seg(&it, &cid) || cid.n != CG_CONTAINER_ID_MAX - 1 || !all_of(cid, hex))
+			return false;
+	} else if (span_is(seg, "system.slice")) {
+		if (!next_seg(&it, &cid) || !has_prefix(cid, "docker-") ||
+		    cid.n != strlen("docker-") + CG_CONTAINER_ID_MAX - 1 + strlen(".scope") ||
+		    !has_suffix(cid, ".scope") ||
+		    !all_of((struct span){cid.p + 7, CG_CONTAINER_ID_MAX - 1}, hex))
+			return false;
+	} else {
+		return false;
+	}
+	return kube_systemd(it, ABS, id) || kube_cgroupfs(it, ABS, id);
+}
+
+static bool job_from(struct segs *it, struct cg_ident *id)
+{
+	struct span seg, n;
+
+	if (!next_seg(it, &seg) || !has_prefix(seg, "job_"))
+		return false;
+	n = (struct span){seg.p + 4, seg.n - 4};
+	return all_of(n, "0123456789") && put(id->slurm_job_id, sizeof(id->slurm_job_id), n);
+}
+
+/*
+ * Slurm's cgroup/v2 plugin: system.slice/slurmstepd.scope/job_<id>/step_<n>/...
+ * (<node>_slurmstepd.scope with multiple slurmd); cgroup/v1:
+ * slurm/uid_<uid>/job_<id>/step_<n>/... (slurm_<node> with multiple slurmd).
+ */
+static bool slurm_layout(struct segs it, enum anchor a, struct cg_ident *id)
+{
+	struct span seg;
+
+	if (!next_seg(&it, &seg))
+		return false;
+	if (span_is(seg, "slurm") || (has_prefix(seg, "slurm_") && seg.n > strlen("slurm_"))) {
+		if (!next_seg(&it, &seg) || !has_prefix(seg, "uid_") ||
+		    !all_of((struct span){seg.p + 4, seg.n - 4}, "0123456789") || seg.n == 4)
+			return false;
+		return job_from(&it, id);
+	}
+	if (span_is(seg, "system.slice")) {
+		if (!next_seg(&it, &seg))
+			return false;
+	} else if (a == ABS) {
+		return false;
+	}
+	if (!span_is(seg, "slurmstepd.scope") && !has_suffix(seg, "_slurmstepd.scope"))
+		return false;
+	return job_from(&it, id);
 }
 
 /* Unit names: systemd's character set, '\' for its \xNN escapes. */
 static const char unit_chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 				 "0123456789:_.-@\\";
 
+/* The first <name>.service segment. */
+static void unit_from(struct segs it, struct cg_ident *id)
+{
+	struct span seg;
+
+	while (next_seg(&it, &seg))
+		if (seg.n > strlen(".service") && has_suffix(seg, ".service") &&
+		    all_of(seg, unit_chars)) {
+			put(id->systemd_unit, sizeof(id->systemd_unit), seg);
+			return;
+		}
+}
+
+/*
+ * Any user can make cgroups below its own user@<uid>.service (systemd
+ * delegates that subtree), named as it likes: a path names a workload only
+ * when the whole layout, from its anchor, is one that the kubelet, the
+ * container runtime or slurmstepd make, and never when its first visible
+ * segment is user.slice or a user-<uid>.slice.
+ */
 static void parse_path(struct span path, struct cg_ident *id)
 {
-	struct walk w = {0};
-	size_t i = 1, first = 1;
+	struct segs it = {path, 1}, from;
+	enum anchor a = ABS;
+	struct span seg;
 
-	while (i <= path.n) {
-		size_t end = i;
-		struct span seg;
-
-		while (end < path.n && path.p[end] != '/')
-			end++;
-		seg = (struct span){path.p + i, end - i};
-		i = end + 1;
-		if (!seg.n)
-			continue;
-		if (first && span_is(seg, "user.slice"))
-			w.user = true;
-		first = 0;
-		/* A reader in a cgroup namespace sees the cgroups outside it as
-		 * "/../../x": the kubepods ancestors may be hidden above. */
-		if (span_is(seg, "..")) {
-			w.kube = true;
-			continue;
-		}
-		if (kube_segment(&w, seg, id))
-			continue;
-		slurm_segment(&w, seg, id);
-		if (!w.unit.n && seg.n > strlen(".service") && has_suffix(seg, ".service") &&
-		    all_of(seg, unit_chars))
-			w.unit = seg;
+	for (;;) {
+		from = it;
+		if (!next_seg(&it, &seg))
+			return;
+		if (!span_is(seg, ".."))
+			break;
+		a = REL;
 	}
-	if (!id->pod_uid[0] && !id->slurm_job_id[0] && !w.user && w.unit.n)
-		put(id->systemd_unit, sizeof(id->systemd_unit), w.unit);
+	if (span_is(seg, "user.slice") || (has_prefix(seg, "user-") && has_suffix(seg, ".slice")))
+		return;
+	if (kube_layout(from, a, id) || slurm_layout(from, a, id))
+		return;
+	memset(id, 0, sizeof(*id));
+	unit_from(from, id);
 }
 
 /* Rank of a line by its hierarchy: 0 cgroup v2, 1 name=systemd, 2 memory, 3 other. */

@@ -40,18 +40,29 @@ struct cg_ident {
  * wins, else the first that names a service. Returns 1 when some identity
  * was found, 0 when none (out zeroed).
  *
- * Rules (docs/workloads.md):
- *   pod_uid       a kubepods*-pod<uid>.slice segment (systemd driver, '_'
- *                 read as '-') or a pod<uid> segment below a kubepods segment
- *                 (cgroupfs driver); every QoS class.
+ * Rules (docs/workloads.md): a pod or a job is named only by a whole
+ * layout that the kubelet, the container runtime or slurmstepd make,
+ * anchored at the cgroup root, never by a name anywhere in the path (any
+ * user can make cgroups with any name below its user@<uid>.service).
+ *   pod_uid       systemd driver: a chain of slices from a one-word root
+ *                 slice, each named by its parent plus "-<word>", ending
+ *                 in [<prefix>-]kubepods[-<qos>]-pod<uid>.slice ('_' read
+ *                 as '-'); cgroupfs driver: kubepods[/<qos>]/pod<uid>.
+ *                 Also nested in a Docker container's cgroup (kind):
+ *                 /docker/<id>/... or /system.slice/docker-<id>.scope/...
  *   container_id  the segment right below the pod one: <64hex> (cgroupfs),
  *                 cri-containerd-<id>.scope, crio-<id>.scope,
  *                 docker-<id>.scope, cri-dockerd-<id>.scope.
- *   slurm_job_id  a job_<n> segment below a slurm* segment (v1
- *                 /slurm/uid_N/job_N/...) or a *slurmstepd.scope one (v2).
- *   systemd_unit  the first <name>.service segment of a path outside
- *                 user.slice, Kubernetes and Slurm: system services, not
- *                 user sessions or user services.
+ *   slurm_job_id  /slurm[_<node>]/uid_<n>/job_<n>/... (v1) or
+ *                 /system.slice/[<node>_]slurmstepd.scope/job_<n>/... (v2).
+ *   systemd_unit  the first <name>.service segment of a path that names no
+ *                 pod or job: system services.
+ * Nothing at all for a path whose first visible segment is user.slice or
+ * user-<uid>.slice. A path read from inside a cgroup namespace starts with
+ * "/.." (it runs from the common ancestor of the reader's namespace root
+ * and the cgroup): after the "..", a layout may be seen from any of its
+ * levels (kubepods-<qos>.slice/..., <qos>/pod<uid>/...,
+ * [<node>_]slurmstepd.scope/job_<n>/...), never from an arbitrary segment.
  */
 int cg_ident_parse(const char *buf, size_t len, struct cg_ident *out);
 

@@ -82,6 +82,11 @@ static const struct ident_case cases[] = {
 	{"cgroupns: own cgroup", "0::/\n", "", "", "", ""},
 	{"cgroupns: a service", "0::/../../../system.slice/nvmf.service\n", "", "", "",
 	 "nvmf.service"},
+	{"v2 systemd driver in docker (kind, from the host)",
+	 "0::/system.slice/docker-" CID ".scope/kubelet.slice/kubelet-kubepods.slice/"
+	 "kubelet-kubepods-besteffort.slice/kubelet-kubepods-besteffort-pod" UID_U
+	 ".slice/cri-containerd-" CID ".scope\n",
+	 UID, CID, "", ""},
 	/* Kubernetes, cgroupfs driver */
 	{"v2 cgroupfs burstable", "0::/kubepods/burstable/pod" UID "/" CID "\n", UID, CID, "", ""},
 	{"v2 cgroupfs besteffort", "0::/kubepods/besteffort/pod" UID "/" CID "\n", UID, CID, "",
@@ -158,6 +163,56 @@ static const struct ident_case cases[] = {
 	{"root cgroup (cgroup namespace)", "0::/\n", "", "", "", ""},
 	{"docker outside Kubernetes", "0::/system.slice/docker-" CID ".scope\n", "", "", "", ""},
 	{"bare .service", "0::/system.slice/.service\n", "", "", "", ""},
+	/* spoofs: cgroups a local user can make (below its user@<uid>.service,
+	 * which systemd delegates to it) or paths that are no kubelet or Slurm
+	 * layout; none may name a pod or a job (issue 29) */
+	{"spoof: kubepods below user.slice",
+	 "0::/user.slice/user-1000.slice/user@1000.service/app.slice/kubepods.slice/"
+	 "kubepods-pod" UID_U ".slice/cri-containerd-" CID ".scope\n",
+	 "", "", "", ""},
+	{"spoof: cgroupfs kubepods below user.slice",
+	 "0::/user.slice/user-1000.slice/user@1000.service/kubepods/burstable/pod" UID "/" CID "\n",
+	 "", "", "", ""},
+	{"spoof: a segment containing kubepods", "0::/mykubepods/burstable/pod" UID "/" CID "\n",
+	 "", "", "", ""},
+	{"spoof: kubepods inside a scope name",
+	 "0::/system.slice/evil-kubepods-x.scope/pod" UID "/" CID "\n", "", "", "", ""},
+	{"spoof: pod slice outside the kubepods chain",
+	 "0::/system.slice/kubepods-pod" UID_U ".slice/cri-containerd-" CID ".scope\n", "", "", "",
+	 ""},
+	{"spoof: pod slice not below its parent slice",
+	 "0::/kubepods.slice/kubepods-burstable.slice/kubepods-besteffort-pod" UID_U
+	 ".slice/cri-containerd-" CID ".scope\n",
+	 "", "", "", ""},
+	{"spoof: slurm_fake/job_4242 at the root", "0::/slurm_fake/job_4242/step_0\n", "", "", "",
+	 ""},
+	{"spoof: slurm_fake/job_4242 below user.slice",
+	 "0::/user.slice/user-1000.slice/user@1000.service/slurm_fake/job_4242/step_0\n", "", "",
+	 "", ""},
+	{"spoof: slurmstepd.scope below user.slice",
+	 "0::/user.slice/user-1000.slice/user@1000.service/app.slice/slurmstepd.scope/job_4242/"
+	 "step_0\n",
+	 "", "", "", ""},
+	{"spoof: slurm below arbitrary cgroups", "0::/x/slurm/uid_0/job_4242/step_0\n", "", "", "",
+	 ""},
+	{"spoof: slurmd's own service", "0::/system.slice/slurmd.service/job_4242\n", "", "", "",
+	 "slurmd.service"},
+	{"spoof: cgroupns, user.slice hidden behind ..",
+	 "0::/../../user.slice/user-1000.slice/user@1000.service/kubepods/burstable/pod" UID "/" CID
+	 "\n",
+	 "", "", "", ""},
+	{"spoof: cgroupns, pod<uid> anywhere after ..", "0::/../home/kubepods/pod" UID "/" CID "\n",
+	 "", "", "", ""},
+	{"spoof: cgroupns, user unit behind ..",
+	 "0::/../../user.slice/user-1000.slice/user@1000.service/app.slice/foo.service\n", "", "",
+	 "", ""},
+	{"spoof: pod UID below user-1000.slice",
+	 "0::/user.slice/user-1000.slice/session-3.scope/kubepods-besteffort-pod" UID_U ".slice\n",
+	 "", "", "", ""},
+	{"spoof: cgroupns, pod UID below user-1000.slice",
+	 "0::/../user-1000.slice/user@1000.service/kubepods/pod" UID "/" CID "\n", "", "", "", ""},
+	{"spoof: cgroupns, job below user-1000.slice",
+	 "0::/../user-1000.slice/user@1000.service/slurm/uid_0/job_4242/step_0\n", "", "", "", ""},
 	/* odd, truncated, hostile */
 	{"empty", "", "", "", "", ""},
 	{"no newline: cut, ignored", "0::/system.slice/nvmf-target.service", "", "", "", ""},
@@ -244,13 +299,21 @@ static void test_ident_long_paths(void **unused)
 	assert_int_equal(cg_ident_parse(in, n, &id), 1);
 	assert_int_equal(strlen(id.systemd_unit), CG_UNIT_MAX - 1);
 
-	/* A megabyte of nested directories above a Slurm job. */
+	/* A megabyte of nested directories below a Slurm job. */
+	n = (size_t)sprintf(in, "0::/slurm/uid_1/job_5/step_0");
+	while (n < big - 64)
+		n += (size_t)sprintf(in + n, "/x");
+	n += (size_t)sprintf(in + n, "\n");
+	assert_int_equal(cg_ident_parse(in, n, &id), 1);
+	assert_string_equal(id.slurm_job_id, "5");
+
+	/* And above one: not anchored at the root, no job (issue 29). */
 	n = (size_t)sprintf(in, "0::");
 	while (n < big - 64)
 		n += (size_t)sprintf(in + n, "/x");
 	n += (size_t)sprintf(in + n, "/slurm/uid_1/job_5/step_0\n");
-	assert_int_equal(cg_ident_parse(in, n, &id), 1);
-	assert_string_equal(id.slurm_job_id, "5");
+	assert_int_equal(cg_ident_parse(in, n, &id), 0);
+	assert_string_equal(id.slurm_job_id, "");
 	free(in);
 }
 
