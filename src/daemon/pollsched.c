@@ -48,10 +48,29 @@ static uint32_t median(uint32_t *v, unsigned n)
 }
 
 /*
+ * Whether a gap lies on the grid of period: near a whole number (>= 1) of
+ * periods. A gap off it (a manual request before the scraper began, a
+ * restart of the scraper on a new phase) separates arrivals on different grids.
+ */
+static bool on_grid(uint64_t gap, uint64_t period)
+{
+	uint64_t k = (gap + period / 2) / period;
+
+	if (k == 0)
+		return false;
+	return (gap > k * period ? gap - k * period : k * period - gap) <= period / 4;
+}
+
+/*
  * The next expected arrival of a regular scraper: a least-squares line
  * through its remembered arrivals, each placed on the grid of its period (a
  * missed scrape leaves a hole, not an outlier), so that one arrival's jitter
- * moves the prediction by a fraction of itself.
+ * moves the prediction by a fraction of itself. Only the latest arrivals on
+ * one grid count: the walk back stops at the first gap off it, so that one
+ * odd gap (a curl 3 s before the scrapes began) cannot tilt the line. The
+ * result is never later than the plain guess (last arrival + period): a
+ * prediction that runs late, even by the margin, moves the poll after the
+ * scrape, every scrape, for as long as the cause stays in the window.
  */
 static uint64_t expected_arrival(const struct pollsched_scraper *s, uint64_t period)
 {
@@ -62,8 +81,13 @@ static uint64_t expected_arrival(const struct pollsched_scraper *s, uint64_t per
 		/* x: periods back (rounded), y: ms back, both <= 0 */
 		double x, y;
 
-		if (k > 0)
-			back += s->gaps[(s->next_gap + POLLSCHED_GAPS - k) % POLLSCHED_GAPS];
+		if (k > 0) {
+			uint32_t gap = s->gaps[(s->next_gap + POLLSCHED_GAPS - k) % POLLSCHED_GAPS];
+
+			if (!on_grid(gap, period))
+				break;
+			back += gap;
+		}
 		x = -(double)((back + period / 2) / period);
 		y = -(double)back;
 		sx += x;
@@ -77,10 +101,12 @@ static uint64_t expected_arrival(const struct pollsched_scraper *s, uint64_t per
 		return s->last_ms + period;
 	b = (n * sxy - sx * sy) / d;
 	a = (sy - b * sx) / n;
-	/* at x = 1; the fit stays within half a period of the plain guess */
+	/* at x = 1; early by at most half a period, never late */
 	d = a + b - (double)period;
-	if (d < -(double)period / 2 || d > (double)period / 2)
+	if (d < -(double)period / 2)
 		return s->last_ms + period;
+	if (d > 0)
+		d = 0;
 	return (uint64_t)((int64_t)s->last_ms + (int64_t)period + (int64_t)d);
 }
 

@@ -7,6 +7,7 @@
  */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -35,6 +36,7 @@ struct sim {
 	uint64_t now, last_end, published;
 	uint64_t window_start; /* statistics from here on */
 	uint64_t polls_in_window;
+	uint64_t gap_max_in_window; /* longest end of a poll to start of the next */
 	uint32_t rng;
 };
 
@@ -128,11 +130,14 @@ static void sim_run(struct sim *s, uint64_t until)
 		/* the floor holds between any two polls */
 		assert_true(poll_at >= s->last_end + s->ps.params.min_interval_ms ||
 			    poll_at == s->now);
+		if (poll_at >= s->window_start) {
+			s->polls_in_window++;
+			if (poll_at - s->last_end > s->gap_max_in_window)
+				s->gap_max_in_window = poll_at - s->last_end;
+		}
 		s->now = poll_at + POLL_COST;
 		s->last_end = s->now;
 		s->published = s->now;
-		if (poll_at >= s->window_start)
-			s->polls_in_window++;
 	}
 	s->now = until;
 }
@@ -141,6 +146,7 @@ static void sim_window(struct sim *s)
 {
 	s->window_start = s->now;
 	s->polls_in_window = 0;
+	s->gap_max_in_window = 0;
 	for (unsigned i = 0; i < s->n; i++) {
 		s->sc[i].scrapes_in_window = 0;
 		s->sc[i].fresh_in_window = 0;
@@ -420,6 +426,233 @@ static void test_floor_and_cap(void **state)
 	assert_int_equal(ps.params.min_interval_ms, 5000);
 }
 
+/*
+ * Issue 29: a manual request 3 s before a 15 s scraper began, from the same
+ * client and User-Agent, left one 3 s gap among its 8. The fit tilted by it
+ * predicted every arrival late, so each scrape came before the poll aimed
+ * at it and moved it on by a period: no poll for two minutes (the aligned
+ * cap), until the odd gap left the window.
+ */
+static void one_odd_gap(struct sim *s, uint64_t max_ms)
+{
+	struct sim_scraper *c;
+
+	sim_init(s, 1000, max_ms);
+	pollsched_arrival(&s->ps, 1, s->now);  /* the curl */
+	c = sim_add(s, 1, 15000, 3000, 0);     /* the scraper, 3 s later */
+	sim_run(s, s->now + 3000 + 3 * 15000); /* 3 gaps: learnt */
+	sim_window(s);
+	sim_run(s, s->now + 600000);
+	assert_near(c->scrapes_in_window, 40, 1);
+	/* every scrape gets a poll that ended a margin before it */
+	assert_true(c->age_max_in_window <= 2 * POLL_COST + POLLSCHED_MIN_MARGIN_MS);
+	/* a poll per scrape, never the 2 min stall */
+	assert_near(s->polls_in_window, 40, 1);
+	assert_true(s->gap_max_in_window <= 15000 + POLLSCHED_MIN_MARGIN_MS);
+}
+
+static void test_one_odd_gap_then_regular(void **state)
+{
+	struct sim s;
+
+	(void)state;
+	one_odd_gap(&s, 5000);	/* the defaults */
+	one_odd_gap(&s, 60000); /* a --poll.interval longer than the period */
+}
+
+static uint32_t fuzz_rand(uint32_t *x)
+{
+	/* xorshift32: the same sequence on every platform */
+	*x ^= *x << 13;
+	*x ^= *x >> 17;
+	*x ^= *x << 5;
+	return *x;
+}
+
+/* The next gap of a fuzz case: mostly a period with jitter, else an outlier. */
+static uint64_t fuzz_gap(uint32_t *x, uint64_t period, uint64_t jitter, unsigned odd_pct)
+{
+	uint32_t r = fuzz_rand(x) % 100;
+
+	if (r < odd_pct / 3)
+		return fuzz_rand(x) % 50; /* a burst */
+	if (r < odd_pct * 2 / 3)
+		return fuzz_rand(x) % period; /* early */
+	if (r < odd_pct)
+		return period + fuzz_rand(x) % (4 * period); /* late, missed */
+	return period - jitter + fuzz_rand(x) % (2 * jitter + 1);
+}
+
+/* The longest gap between polls: max(--poll.interval, 2 min). */
+static uint64_t fuzz_cap(const struct pollsched *ps)
+{
+	uint64_t max = ps->params.max_interval_ms;
+
+	return max > POLLSCHED_ALIGNED_MAX_GAP_MS ? max : POLLSCHED_ALIGNED_MAX_GAP_MS;
+}
+
+/*
+ * Up to three scrapers (keys) with their own periods, jitters and outlier
+ * rates, arrivals and polls in time order on a fake clock: whatever the
+ * schedule learns, no poll starts later than the cap after the previous one
+ * ended, so no scrape gets data older than that.
+ */
+static void fuzz_mixed(uint32_t seed)
+{
+	uint32_t x = seed * 2654435761u + 1;
+	struct pollsched ps;
+	struct pollsched_params p;
+	uint64_t period[3], jitter[3], next[3], now = 1000000, last_end = now;
+	unsigned odd[3], n = 1 + fuzz_rand(&x) % 3;
+	uint64_t cost = 1 + fuzz_rand(&x) % 500;
+
+	p.max_interval_ms = 100 + fuzz_rand(&x) % 240000;
+	p.min_interval_ms = 100 + fuzz_rand(&x) % 5000;
+	pollsched_init(&ps, &p);
+	for (unsigned i = 0; i < n; i++) {
+		period[i] = 100 + fuzz_rand(&x) % 120000;
+		jitter[i] = period[i] * (fuzz_rand(&x) % 20) / 100;
+		odd[i] = fuzz_rand(&x) % 40;
+		next[i] = now + fuzz_gap(&x, period[i], jitter[i], odd[i]);
+	}
+	for (unsigned events = 0; events < 600; events++) {
+		uint64_t poll_at = pollsched_next(&ps, now, last_end, cost, NULL);
+		unsigned first = 0;
+
+		assert_true(poll_at >= now);
+		assert_true(poll_at <= last_end + fuzz_cap(&ps));
+		for (unsigned i = 1; i < n; i++)
+			if (next[i] < next[first])
+				first = i;
+		if (next[first] < poll_at) {
+			/* one that came during a poll is served when it ends */
+			if (next[first] > now)
+				now = next[first];
+			assert_true(now - last_end <= fuzz_cap(&ps));
+			pollsched_arrival(&ps, first + 1, now);
+			next[first] = now + fuzz_gap(&x, period[first], jitter[first], odd[first]);
+			continue;
+		}
+		now = poll_at + cost;
+		last_end = now;
+	}
+}
+
+/*
+ * What a scrape may get once the schedule follows its scraper: a poll aimed
+ * at it, ended a lead (the poll, a margin of up to thrice the jitter of its
+ * gaps) before it, early by at most half a period (a fit tilted early): never
+ * the poll before, a period old, or none for several periods.
+ */
+static uint64_t fresh_max(uint64_t period, uint64_t cost, uint64_t jitter)
+{
+	return period / 2 + 3 * cost + 6 * jitter + POLLSCHED_MIN_MARGIN_MS;
+}
+
+/*
+ * One scraper: random outliers (bursts, early, late, missed), then regular
+ * (on the grid of its period, +- up to 20 ms). Once a majority of its gaps is
+ * regular (the first one, from an outlier, may be off) every scrape gets a
+ * poll of its own, outliers still in the window or not.
+ */
+static void fuzz_regular_after_outliers(uint32_t seed)
+{
+	uint32_t x = seed * 2246822519u + 7;
+	struct pollsched ps;
+	struct pollsched_params p;
+	uint64_t period = 2000 + fuzz_rand(&x) % 118000, jitter = fuzz_rand(&x) % 21;
+	uint64_t cost = 1 + fuzz_rand(&x) % (period / 20), now = 1000000, last_end = now;
+	uint64_t next = now, grid = 0;
+	unsigned outliers = fuzz_rand(&x) % 12, run = 0;
+
+	p.max_interval_ms = 100 + fuzz_rand(&x) % 240000;
+	p.min_interval_ms = 100 + fuzz_rand(&x) % (period / 4);
+	pollsched_init(&ps, &p);
+	for (unsigned events = 0; events < 400; events++) {
+		uint64_t poll_at = pollsched_next(&ps, now, last_end, cost, NULL);
+
+		if (next >= poll_at) {
+			now = poll_at + cost;
+			last_end = now;
+			continue;
+		}
+		if (next > now)
+			now = next;
+		/* run: regular gaps so far, the one that ends now included */
+		if (run >= POLLSCHED_GAPS / 2 + 3)
+			assert_true(now - last_end <= fresh_max(period, cost, jitter));
+		pollsched_arrival(&ps, 1, now);
+		if (outliers) {
+			outliers--;
+			next = now + fuzz_gap(&x, period, 0, 100);
+			continue;
+		}
+		if (run++ == 0)
+			grid = now;
+		next = grid + run * period - jitter + fuzz_rand(&x) % (2 * jitter + 1);
+	}
+}
+
+/*
+ * Issue 29 at random: a regular scraper (+- up to 20 ms), one or two stray
+ * requests from the same client (before its first scrape, between two
+ * later ones). From the POLLSCHED_MIN_GAPS + 2nd scrape after the last stray
+ * one on, every scrape gets a poll of its own.
+ */
+static void fuzz_stray_requests(uint32_t seed)
+{
+	uint32_t x = seed * 3266489917u + 3;
+	struct pollsched ps;
+	struct pollsched_params p;
+	uint64_t period = 2000 + fuzz_rand(&x) % 118000, jitter = fuzz_rand(&x) % 21;
+	uint64_t cost = 1 + fuzz_rand(&x) % (period / 20), now = 1000000, last_end = now;
+	uint64_t start = now + 1 + fuzz_rand(&x) % period, stray[2], k = 0, next = start;
+	unsigned n_stray = 1 + fuzz_rand(&x) % 2, since = 0, done = 0;
+
+	p.max_interval_ms = 100 + fuzz_rand(&x) % 240000;
+	p.min_interval_ms = 100 + fuzz_rand(&x) % (period / 4);
+	pollsched_init(&ps, &p);
+	stray[0] = now + fuzz_rand(&x) % (start - now);
+	stray[1] = start + fuzz_rand(&x) % (20 * period);
+	if (n_stray == 1 && fuzz_rand(&x) % 2)
+		stray[0] = stray[1];
+	while (k < 50) {
+		uint64_t poll_at = pollsched_next(&ps, now, last_end, cost, NULL);
+		bool is_stray = done < n_stray && stray[done] < next;
+		uint64_t at = is_stray ? stray[done] : next;
+
+		if (at >= poll_at) {
+			now = poll_at + cost;
+			last_end = now;
+			continue;
+		}
+		if (at > now)
+			now = at;
+		if (is_stray) {
+			pollsched_arrival(&ps, 1, now);
+			done++;
+			since = 0;
+			continue;
+		}
+		if (since >= POLLSCHED_MIN_GAPS + 2)
+			assert_true(now - last_end <= fresh_max(period, cost, jitter));
+		pollsched_arrival(&ps, 1, now);
+		k++;
+		since++;
+		next = start + k * period - jitter + fuzz_rand(&x) % (2 * jitter + 1);
+	}
+}
+
+static void test_fuzz_poll_gap_bounded(void **state)
+{
+	(void)state;
+	for (uint32_t seed = 1; seed <= 3000; seed++) {
+		fuzz_mixed(seed);
+		fuzz_regular_after_outliers(seed);
+		fuzz_stray_requests(seed);
+	}
+}
+
 static void test_key(void **state)
 {
 	unsigned char a[4] = {10, 0, 0, 1}, b[4] = {10, 0, 0, 2};
@@ -449,6 +682,8 @@ int main(void)
 		cmocka_unit_test(test_clock_step_back),
 		cmocka_unit_test(test_table_is_bounded_and_keeps_regular),
 		cmocka_unit_test(test_floor_and_cap),
+		cmocka_unit_test(test_one_odd_gap_then_regular),
+		cmocka_unit_test(test_fuzz_poll_gap_bounded),
 		cmocka_unit_test(test_key),
 	};
 
