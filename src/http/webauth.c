@@ -289,7 +289,7 @@ bool webauth_job_run(struct webauth *wa, const struct webauth_job *job, uint64_t
 		memcpy(e->key, job->key, sizeof(job->key));
 		e->used = true;
 		e->ok = ok;
-		e->expires_ms = now_ms + WEBAUTH_CACHE_TTL_MS;
+		e->expires_ms = now_ms + (ok ? WEBAUTH_CACHE_TTL_MS : WEBAUTH_DENIAL_TTL_MS);
 	}
 	pthread_mutex_unlock(&wa->lock);
 	return ok;

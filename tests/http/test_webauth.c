@@ -199,11 +199,44 @@ static void test_grant_slides(void **state)
 	/* a denial does not slide */
 	assert_false(webauth_check(wa, wc, "alice", "wrong", now, &cached));
 	assert_false(
-		webauth_check(wa, wc, "alice", "wrong", now + WEBAUTH_CACHE_TTL_MS - 1, &cached));
+		webauth_check(wa, wc, "alice", "wrong", now + WEBAUTH_DENIAL_TTL_MS - 1, &cached));
 	assert_true(cached);
-	assert_false(webauth_check(wa, wc, "alice", "wrong", now + WEBAUTH_CACHE_TTL_MS, &cached));
+	assert_false(webauth_check(wa, wc, "alice", "wrong", now + WEBAUTH_DENIAL_TTL_MS, &cached));
 	assert_false(cached);
 	webauth_free(wa);
+	webconfig_free(wc);
+}
+
+/* Whether a grant made at 1000 s still answers after ms more, unused meanwhile. */
+static bool grant_cached_after(const struct webconfig *wc, uint64_t ms)
+{
+	struct webauth *wa = webauth_new();
+	uint64_t now = 1000000;
+	bool cached = false;
+
+	assert_non_null(wa);
+	assert_true(webauth_check(wa, wc, "alice", "secret", now, &cached));
+	assert_false(cached);
+	assert_true(webauth_check(wa, wc, "alice", "secret", now + ms, &cached));
+	webauth_free(wa);
+	return cached;
+}
+
+/*
+ * A grant outlives any scrape interval: a scrape every minute (a little
+ * late: 61 s) or every 5 minutes costs no bcrypt; unused for the TTL, the
+ * grant goes (issue 29: it lapsed at 60 s, half the scrapes paid a bcrypt).
+ */
+static void test_grant_outlives_scrape_interval(void **state)
+{
+	struct webconfig *wc = users();
+
+	assert_true(WEBAUTH_CACHE_TTL_MS >= 10 * 60 * 1000);
+	assert_true(grant_cached_after(wc, 61 * 1000));
+	assert_true(grant_cached_after(wc, 5 * 60 * 1000));
+	assert_true(grant_cached_after(wc, WEBAUTH_CACHE_TTL_MS - 1));
+	assert_false(grant_cached_after(wc, WEBAUTH_CACHE_TTL_MS));
+	assert_false(grant_cached_after(wc, 2 * WEBAUTH_CACHE_TTL_MS));
 	webconfig_free(wc);
 }
 
@@ -298,6 +331,7 @@ int main(void)
 		cmocka_unit_test(test_check_and_cache),
 		cmocka_unit_test(test_cache_is_bounded),
 		cmocka_unit_test(test_grant_slides),
+		cmocka_unit_test(test_grant_outlives_scrape_interval),
 		cmocka_unit_test(test_denials_keep_grants),
 		cmocka_unit_test(test_unknown_user_same_cost),
 	};
