@@ -1420,8 +1420,9 @@ bool http_server_set_web(struct http_server *srv, struct web_settings *ws)
 	srv->web = web_settings_ref(ws);
 	pthread_mutex_unlock(&srv->web_lock);
 	web_settings_unref(old);
-	/* results cached for the old users must not answer for the new ones */
-	webauth_clear(srv->auth);
+	/* results cached for users the reload changed or removed must not
+	 * answer; those of the ones it kept spare their scrapers a bcrypt */
+	webauth_retain(srv->auth, ws ? ws->wc : NULL);
 	/* TLS on or off is the listener's nature; the rest applies to new connections */
 	return !srv->tls_web == !(ws && ws->wc->tls);
 }

@@ -46,8 +46,16 @@ struct webauth;
 /* NULL when out of memory or without a random key. */
 struct webauth *webauth_new(void);
 void webauth_free(struct webauth *wa);
-/* Forgets every cached result (a new configuration is in force). */
+/* Forgets every cached result. */
 void webauth_clear(struct webauth *wa);
+/*
+ * A new configuration wc (NULL: none) is in force: keeps the results of
+ * the users it has with the same hash, so that a reload costs their
+ * scrapers no bcrypt, and forgets the others (a changed password, a removed
+ * user, an unknown one). Forgets everything when it cannot tell (out of
+ * memory).
+ */
+void webauth_retain(struct webauth *wa, const struct webconfig *wc);
 
 /*
  * One check, split so that the bcrypt can run on another thread: what it
@@ -55,7 +63,8 @@ void webauth_clear(struct webauth *wa);
  * password is wiped by webauth_job_wipe.
  */
 struct webauth_job {
-	uint8_t key[32]; /* the cache key */
+	uint8_t key[32];   /* the cache key */
+	uint8_t owner[32]; /* the HMAC of user and hash alone */
 	bool have_key;
 	bool known;    /* the user exists */
 	char hash[61]; /* the user's hash, else a dummy of the same cost */
