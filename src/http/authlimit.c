@@ -61,6 +61,7 @@ static struct authlimit_entry *entry(struct authlimit *al, const uint8_t key[17]
 		e->used = true;
 		e->tokens_mt = FULL_MT;
 		e->at_ms = now_ms;
+		e->granted = false;
 	}
 	return e;
 }
@@ -92,4 +93,29 @@ void authlimit_refund(struct authlimit *al, const struct sockaddr *addr, uint64_
 		return;
 	refill(e, now_ms);
 	e->tokens_mt = e->tokens_mt + 1000 > FULL_MT ? FULL_MT : e->tokens_mt + 1000;
+}
+
+void authlimit_granted(struct authlimit *al, const struct sockaddr *addr, uint64_t now_ms)
+{
+	struct authlimit_entry *e;
+	uint8_t key[17];
+
+	if (!client_key(addr, key))
+		return;
+	e = entry(al, key, now_ms, true);
+	refill(e, now_ms);
+	e->granted = true;
+	e->granted_ms = now_ms;
+}
+
+bool authlimit_recent(struct authlimit *al, const struct sockaddr *addr, uint64_t now_ms,
+		      uint64_t window_ms)
+{
+	struct authlimit_entry *e;
+	uint8_t key[17];
+
+	if (!client_key(addr, key))
+		return false;
+	e = entry(al, key, now_ms, false);
+	return e && e->granted && now_ms - e->granted_ms < window_ms;
 }

@@ -24,6 +24,8 @@ struct authlimit_entry {
 	bool used;
 	uint64_t tokens_mt; /* milli-tokens */
 	uint64_t at_ms;	    /* when tokens_mt was last brought up to date */
+	bool granted;	    /* a right password came from it, last at granted_ms */
+	uint64_t granted_ms;
 };
 
 struct authlimit {
@@ -42,5 +44,12 @@ bool authlimit_take(struct authlimit *al, const struct sockaddr *addr, uint64_t 
 
 /* Gives back the token of a check that succeeded (a full bucket stays full). */
 void authlimit_refund(struct authlimit *al, const struct sockaddr *addr, uint64_t now_ms);
+
+/* Notes that the client at addr gave a right password (cached or not) at now_ms. */
+void authlimit_granted(struct authlimit *al, const struct sockaddr *addr, uint64_t now_ms);
+
+/* Whether the client at addr gave a right password less than window_ms before now_ms. */
+bool authlimit_recent(struct authlimit *al, const struct sockaddr *addr, uint64_t now_ms,
+		      uint64_t window_ms);
 
 #endif

@@ -61,6 +61,18 @@ static char request_started;
  */
 #define AUTH_WORKERS 2
 #define AUTH_QUEUE   8
+/*
+ * Of the AUTH_QUEUE places, AUTH_QUEUE_RESERVED are only for clients whose
+ * address gave a right password within WEBAUTH_CACHE_TTL_MS: a scraper
+ * whose grant went (its password changed, the cache flooded with grants)
+ * still gets a check while guessers from other addresses fill the rest.
+ */
+#define AUTH_QUEUE_RESERVED 2
+
+bool http_auth_queue_admits(unsigned queued, bool recent)
+{
+	return queued < (recent ? AUTH_QUEUE : AUTH_QUEUE - AUTH_QUEUE_RESERVED);
+}
 
 /* A request whose check went to a worker (*req_cls from then on). */
 struct http_req {
@@ -629,12 +641,13 @@ static void stop_auth_workers(struct http_server *srv)
 
 /* Hands the check of job to a worker and suspends c until it is done. */
 static enum auth_outcome submit_check(struct http_server *srv, struct MHD_Connection *c,
-				      void **req_cls, struct webauth_job *job)
+				      void **req_cls, struct webauth_job *job, bool recent)
 {
 	struct http_req *req = *req_cls == &request_started ? NULL : *req_cls;
 
 	pthread_mutex_lock(&srv->auth_lock);
-	if (srv->auth_stop || srv->auth_queued >= AUTH_QUEUE || !srv->auth_threads) {
+	if (srv->auth_stop || !http_auth_queue_admits(srv->auth_queued, recent) ||
+	    !srv->auth_threads) {
 		pthread_mutex_unlock(&srv->auth_lock);
 		return AUTH_BUSY;
 	}
@@ -698,12 +711,16 @@ static enum auth_outcome authorize(struct http_server *srv, const struct webconf
 	if (req && req->checked && memcmp(req->key, job.key, sizeof(job.key)) == 0) {
 		out = req->aborted ? AUTH_BUSY : req->granted ? AUTH_GRANTED : AUTH_DENIED;
 		/* only failures count against the client */
-		if (out == AUTH_GRANTED && info)
+		if (out == AUTH_GRANTED && info) {
 			authlimit_refund(&srv->limit, info->client_addr, clock_mono_ms());
+			authlimit_granted(&srv->limit, info->client_addr, clock_mono_ms());
+		}
 		goto out;
 	}
 	switch (webauth_cached(srv->auth, &job, clock_mono_ms())) {
 	case WEBAUTH_GRANTED:
+		if (info)
+			authlimit_granted(&srv->limit, info->client_addr, clock_mono_ms());
 		out = AUTH_GRANTED;
 		goto out;
 	case WEBAUTH_DENIED:
@@ -718,7 +735,9 @@ static enum auth_outcome authorize(struct http_server *srv, const struct webconf
 		out = AUTH_LIMITED;
 		goto out;
 	}
-	out = submit_check(srv, c, req_cls, &job);
+	out = submit_check(srv, c, req_cls, &job,
+			   info && authlimit_recent(&srv->limit, info->client_addr, clock_mono_ms(),
+						    WEBAUTH_CACHE_TTL_MS));
 	if (out == AUTH_BUSY)
 		log_debug("basic auth refused: the bcrypt queue is full", "queue=%d workers=%d",
 			  AUTH_QUEUE, AUTH_WORKERS);
@@ -1420,8 +1439,9 @@ bool http_server_set_web(struct http_server *srv, struct web_settings *ws)
 	srv->web = web_settings_ref(ws);
 	pthread_mutex_unlock(&srv->web_lock);
 	web_settings_unref(old);
-	/* results cached for the old users must not answer for the new ones */
-	webauth_clear(srv->auth);
+	/* results cached for users the reload changed or removed must not
+	 * answer; those of the ones it kept spare their scrapers a bcrypt */
+	webauth_retain(srv->auth, ws ? ws->wc : NULL);
 	/* TLS on or off is the listener's nature; the rest applies to new connections */
 	return !srv->tls_web == !(ws && ws->wc->tls);
 }

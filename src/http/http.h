@@ -142,6 +142,13 @@ bool http_server_set_web(struct http_server *srv, struct web_settings *ws);
 /* The most connections a limit of nofile descriptors allows (at least 1). */
 unsigned http_connection_cap(uint64_t nofile);
 
+/*
+ * Whether a basic auth check may wait for a bcrypt thread with queued
+ * already waiting: a client that gave a right password recently (recent)
+ * may take the last places, reserved for such clients (docs/security.md).
+ */
+bool http_auth_queue_admits(unsigned queued, bool recent);
+
 /* Pure request logic, exposed for tests. */
 enum http_route {
 	HTTP_ROUTE_METRICS,

@@ -23,6 +23,7 @@
 
 struct cache_entry {
 	uint8_t key[32];
+	uint8_t owner[32]; /* whose: the HMAC of user and hash (webauth_retain) */
 	bool used, ok;
 	uint64_t expires_ms;
 };
@@ -170,11 +171,16 @@ void webauth_clear(struct webauth *wa)
 	pthread_mutex_unlock(&wa->lock);
 }
 
+/*
+ * The HMAC of user, hash and pass: the cache key; with pass NULL, of user
+ * and hash alone: the owner of an entry. One NUL separator fewer keeps the
+ * two apart (no user, hash or password contains one).
+ */
 static int cache_key(const struct webauth *wa, const char *user, const char *hash, const char *pass,
 		     uint8_t key[32])
 {
-	size_t ul = strlen(user), hl = strlen(hash), pl = strlen(pass);
-	size_t len = ul + hl + pl + 2;
+	size_t ul = strlen(user), hl = strlen(hash), pl = pass ? strlen(pass) : 0;
+	size_t len = ul + hl + 1 + (pass ? pl + 1 : 0);
 	char *msg = malloc(len);
 	int r;
 
@@ -182,12 +188,50 @@ static int cache_key(const struct webauth *wa, const char *user, const char *has
 		return -ENOMEM;
 	/* NUL separators: no user, hash or password contains one */
 	memcpy(msg, user, ul + 1);
-	memcpy(msg + ul + 1, hash, hl + 1);
-	memcpy(msg + ul + hl + 2, pass, pl);
+	memcpy(msg + ul + 1, hash, hl);
+	if (pass) {
+		msg[ul + 1 + hl] = '\0';
+		memcpy(msg + ul + hl + 2, pass, pl);
+	}
 	r = gnutls_hmac_fast(GNUTLS_MAC_SHA256, wa->secret, sizeof(wa->secret), msg, len, key);
 	explicit_bzero(msg, len);
 	free(msg);
 	return r < 0 ? -EIO : 0;
+}
+
+static bool owner_listed(const uint8_t owner[32], const uint8_t (*owners)[32], unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (gnutls_memcmp(owners[i], owner, 32) == 0)
+			return true;
+	return false;
+}
+
+void webauth_retain(struct webauth *wa, const struct webconfig *wc)
+{
+	unsigned n = wc ? wc->n_users : 0;
+	uint8_t(*owners)[32] = n ? calloc(n, sizeof(*owners)) : NULL;
+
+	if (n && !owners) {
+		webauth_clear(wa);
+		return;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		if (cache_key(wa, wc->users[i].name, wc->users[i].value, NULL, owners[i]) < 0) {
+			free(owners);
+			webauth_clear(wa);
+			return;
+		}
+	}
+	pthread_mutex_lock(&wa->lock);
+	for (unsigned i = 0; i < WEBAUTH_CACHE_SLOTS; i++) {
+		struct cache_entry *e = &wa->cache[i];
+
+		if (e->used && !owner_listed(e->owner, owners, n))
+			memset(e, 0, sizeof(*e));
+	}
+	pthread_mutex_unlock(&wa->lock);
+	free(owners);
 }
 
 static struct cache_entry *cache_find(struct webauth *wa, const uint8_t key[32], uint64_t now_ms)
@@ -248,7 +292,8 @@ int webauth_job_init(struct webauth *wa, const struct webconfig *wc, const char 
 		job->hash[5] = (char)('0' + cost % 10);
 	}
 	strcpy(job->pass, pass);
-	job->have_key = cache_key(wa, user, job->hash, pass, job->key) == 0;
+	job->have_key = cache_key(wa, user, job->hash, pass, job->key) == 0 &&
+			cache_key(wa, user, job->hash, NULL, job->owner) == 0;
 	return 0;
 }
 
@@ -287,9 +332,10 @@ bool webauth_job_run(struct webauth *wa, const struct webauth_job *job, uint64_t
 	e = cache_victim(wa, now_ms, ok);
 	if (e) {
 		memcpy(e->key, job->key, sizeof(job->key));
+		memcpy(e->owner, job->owner, sizeof(job->owner));
 		e->used = true;
 		e->ok = ok;
-		e->expires_ms = now_ms + WEBAUTH_CACHE_TTL_MS;
+		e->expires_ms = now_ms + (ok ? WEBAUTH_CACHE_TTL_MS : WEBAUTH_DENIAL_TTL_MS);
 	}
 	pthread_mutex_unlock(&wa->lock);
 	return ok;

@@ -2,10 +2,11 @@
 /*
  * HTTP basic authentication against the bcrypt hashes of a web
  * configuration (webconfig.h). bcrypt is slow on purpose (about 70 ms at
- * cost 10), so results, good and bad, are kept for WEBAUTH_CACHE_TTL_MS in a
- * table of WEBAUTH_CACHE_SLOTS entries keyed by an HMAC-SHA256 (key random
- * per process) of user, hash and password: a scrape that comes back within
- * the TTL costs no bcrypt, the table never grows, and no password is kept.
+ * cost 10), so results are kept in a table of WEBAUTH_CACHE_SLOTS entries
+ * keyed by an HMAC-SHA256 (key random per process) of user, hash and
+ * password: a grant for WEBAUTH_CACHE_TTL_MS after its last use, a denial
+ * for WEBAUTH_DENIAL_TTL_MS. A scrape that comes back within the TTL costs
+ * no bcrypt, the table never grows, and no password is kept.
  * The caller runs the bcrypt where it likes (http.c: on worker threads).
  */
 #ifndef RDMA_EXPORTER_WEBAUTH_H
@@ -17,9 +18,20 @@
 
 #include "http/webconfig.h"
 
-#define WEBAUTH_CACHE_SLOTS  128
-#define WEBAUTH_CACHE_TTL_MS 60000
-#define WEBAUTH_REALM	     "rdma_exporter"
+#define WEBAUTH_CACHE_SLOTS 128
+/*
+ * A grant lives 15 minutes after its last use: well above any scrape
+ * interval (Prometheus defaults to 1 minute, and intervals above 5 minutes
+ * make staleness gaps, so nobody uses them), so a scraper pays one bcrypt
+ * and never another. Longer does not weaken anything: the key holds the
+ * user's hash, so a changed password or a removed user (after a reload)
+ * matches no grant, and the table stays WEBAUTH_CACHE_SLOTS entries.
+ */
+#define WEBAUTH_CACHE_TTL_MS (15 * 60 * 1000)
+/* A denial does not slide and needs no long life: it only spares a bcrypt
+ * to a client that repeats a wrong password. */
+#define WEBAUTH_DENIAL_TTL_MS 60000
+#define WEBAUTH_REALM	      "rdma_exporter"
 
 /*
  * Pure: splits an Authorization header value "Basic <base64(user:pass)>"
@@ -34,8 +46,16 @@ struct webauth;
 /* NULL when out of memory or without a random key. */
 struct webauth *webauth_new(void);
 void webauth_free(struct webauth *wa);
-/* Forgets every cached result (a new configuration is in force). */
+/* Forgets every cached result. */
 void webauth_clear(struct webauth *wa);
+/*
+ * A new configuration wc (NULL: none) is in force: keeps the results of
+ * the users it has with the same hash, so that a reload costs their
+ * scrapers no bcrypt, and forgets the others (a changed password, a removed
+ * user, an unknown one). Forgets everything when it cannot tell (out of
+ * memory).
+ */
+void webauth_retain(struct webauth *wa, const struct webconfig *wc);
 
 /*
  * One check, split so that the bcrypt can run on another thread: what it
@@ -43,7 +63,8 @@ void webauth_clear(struct webauth *wa);
  * password is wiped by webauth_job_wipe.
  */
 struct webauth_job {
-	uint8_t key[32]; /* the cache key */
+	uint8_t key[32];   /* the cache key */
+	uint8_t owner[32]; /* the HMAC of user and hash alone */
 	bool have_key;
 	bool known;    /* the user exists */
 	char hash[61]; /* the user's hash, else a dummy of the same cost */

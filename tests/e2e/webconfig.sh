@@ -172,6 +172,18 @@ if start_exporter "$CONF/web.yml"; then
 		"$(tls -u alice:secret "$url/metrics")"
 	check "bad file at reload: still refused without them" expect 401 "$(tls "$url/metrics")"
 	no_auth_loss "$CONF/web.yml" "$url" --cacert "$CONF/ca.crt"
+	# a reload that keeps alice's hash keeps her cached grant (issue 29: a
+	# reload dropped it, and her next scrape queued with the guessers)
+	tls -u alice:secret "$url/metrics" >/dev/null
+	sed 's|^    X-Content-Type-Options: nosniff|&\n    X-Frame-Options: deny|' \
+		"$CONF/web.yml.good" >"$CONF/web.yml"
+	reloads=$(grep -c 'msg="web config reloaded"' "$TMP/log")
+	bcrypts=$(grep -c 'checked with bcrypt' "$TMP/log")
+	hup
+	check "reload keeping alice's hash: applied" bash -c \
+		"curl -s -D - -o /dev/null --cacert '$CONF/ca.crt' -u alice:secret '$url/metrics' | grep -qi '^X-Frame-Options: deny'"
+	check "reload keeping alice's hash: her scrapes cost no bcrypt" expect \
+		"$((reloads + 1)) $bcrypts" "$(grep -c 'msg="web config reloaded"' "$TMP/log") $(grep -c 'checked with bcrypt' "$TMP/log")"
 	sed "s|^  alice: .*|  bob: $BOB|" "$CONF/web.yml.good" >"$CONF/web.yml"
 	hup
 	check "good file at reload: logged" grep -q 'web config reloaded' "$TMP/log"

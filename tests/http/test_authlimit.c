@@ -68,6 +68,29 @@ static void test_burst_and_refill(void **state)
 	free(al);
 }
 
+/* A right password marks its address as recent for a window; others are not. */
+static void test_recent_grant(void **state)
+{
+	struct authlimit *al = calloc(1, sizeof(*al));
+	struct sockaddr_in a = v4("192.0.2.1"), b = v4("192.0.2.2");
+	struct sockaddr_in6 c = v6("2001:db8::1"), d = v6("2001:db8::2");
+
+	(void)state;
+	assert_false(authlimit_recent(al, SA(a), 1000, 60000));
+	/* checks alone (wrong passwords) do not make a client recent */
+	assert_int_equal(drain(al, SA(b), 1000), AUTHLIMIT_BURST);
+	assert_false(authlimit_recent(al, SA(b), 1000, 60000));
+	authlimit_granted(al, SA(a), 1000);
+	assert_true(authlimit_recent(al, SA(a), 1000, 60000));
+	assert_true(authlimit_recent(al, SA(a), 60999, 60000));
+	assert_false(authlimit_recent(al, SA(a), 61000, 60000));
+	assert_false(authlimit_recent(al, SA(b), 2000, 60000));
+	/* by IPv6 /64, like the limit */
+	authlimit_granted(al, SA(c), 1000);
+	assert_true(authlimit_recent(al, SA(d), 2000, 60000));
+	free(al);
+}
+
 static void test_keys(void **state)
 {
 	struct authlimit *al = calloc(1, sizeof(*al));
@@ -112,6 +135,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_burst_and_refill),
+		cmocka_unit_test(test_recent_grant),
 		cmocka_unit_test(test_keys),
 		cmocka_unit_test(test_bounded),
 	};

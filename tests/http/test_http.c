@@ -111,6 +111,24 @@ static void test_format_negotiation(void **state)
 	assert_int_equal(http_negotiate_format(";;,,=;q=,"), HTTP_FORMAT_TEXT);
 }
 
+/*
+ * The last 2 of the 8 queue places are only for clients with a recent
+ * grant (issue 29: a scraper whose grant lapsed queued with the guessers
+ * and got 503).
+ */
+static void test_auth_queue_reserved(void **state)
+{
+	(void)state;
+	assert_true(http_auth_queue_admits(0, false));
+	assert_true(http_auth_queue_admits(5, false));
+	assert_false(http_auth_queue_admits(6, false));
+	assert_false(http_auth_queue_admits(7, false));
+	assert_true(http_auth_queue_admits(6, true));
+	assert_true(http_auth_queue_admits(7, true));
+	assert_false(http_auth_queue_admits(8, true));
+	assert_false(http_auth_queue_admits(8, false));
+}
+
 static void test_connection_cap(void **state)
 {
 	/* half of what the reserve of 64 leaves */
@@ -413,6 +431,7 @@ int main(void)
 		cmocka_unit_test(test_routes),
 		cmocka_unit_test(test_gzip_negotiation),
 		cmocka_unit_test(test_format_negotiation),
+		cmocka_unit_test(test_auth_queue_reserved),
 		cmocka_unit_test(test_connection_cap),
 		cmocka_unit_test(test_keep_alive),
 		cmocka_unit_test(test_request_deadline),

@@ -199,11 +199,106 @@ static void test_grant_slides(void **state)
 	/* a denial does not slide */
 	assert_false(webauth_check(wa, wc, "alice", "wrong", now, &cached));
 	assert_false(
-		webauth_check(wa, wc, "alice", "wrong", now + WEBAUTH_CACHE_TTL_MS - 1, &cached));
+		webauth_check(wa, wc, "alice", "wrong", now + WEBAUTH_DENIAL_TTL_MS - 1, &cached));
 	assert_true(cached);
-	assert_false(webauth_check(wa, wc, "alice", "wrong", now + WEBAUTH_CACHE_TTL_MS, &cached));
+	assert_false(webauth_check(wa, wc, "alice", "wrong", now + WEBAUTH_DENIAL_TTL_MS, &cached));
 	assert_false(cached);
 	webauth_free(wa);
+	webconfig_free(wc);
+}
+
+/* Whether a grant made at 1000 s still answers after ms more, unused meanwhile. */
+static bool grant_cached_after(const struct webconfig *wc, uint64_t ms)
+{
+	struct webauth *wa = webauth_new();
+	uint64_t now = 1000000;
+	bool cached = false;
+
+	assert_non_null(wa);
+	assert_true(webauth_check(wa, wc, "alice", "secret", now, &cached));
+	assert_false(cached);
+	assert_true(webauth_check(wa, wc, "alice", "secret", now + ms, &cached));
+	webauth_free(wa);
+	return cached;
+}
+
+/*
+ * A grant outlives any scrape interval: a scrape every minute (a little
+ * late: 61 s) or every 5 minutes costs no bcrypt; unused for the TTL, the
+ * grant goes (issue 29: it lapsed at 60 s, half the scrapes paid a bcrypt).
+ */
+static void test_grant_outlives_scrape_interval(void **state)
+{
+	struct webconfig *wc = users();
+
+	assert_true(WEBAUTH_CACHE_TTL_MS >= 10 * 60 * 1000);
+	assert_true(grant_cached_after(wc, 61 * 1000));
+	assert_true(grant_cached_after(wc, 5 * 60 * 1000));
+	assert_true(grant_cached_after(wc, WEBAUTH_CACHE_TTL_MS - 1));
+	assert_false(grant_cached_after(wc, WEBAUTH_CACHE_TTL_MS));
+	assert_false(grant_cached_after(wc, 2 * WEBAUTH_CACHE_TTL_MS));
+	webconfig_free(wc);
+}
+
+static struct webconfig *parse(const char *yaml)
+{
+	char err[256];
+	struct webconfig *wc = webconfig_parse(yaml, strlen(yaml), NULL, err, sizeof(err));
+
+	assert_non_null(wc);
+	return wc;
+}
+
+static bool cached_grant(struct webauth *wa, const struct webconfig *wc, const char *user,
+			 const char *pass, uint64_t now)
+{
+	bool cached = false;
+
+	return webauth_check(wa, wc, user, pass, now, &cached) && cached;
+}
+
+/*
+ * A reload keeps the grants of users it keeps with the same hash (their
+ * scrapers pay no bcrypt) and forgets those of users it changed or removed:
+ * gone, not only unreachable, since putting the old hash back does not
+ * bring them back (issue 29: every reload dropped every grant).
+ */
+static void test_reload_keeps_unchanged_users(void **state)
+{
+	struct webconfig *wc = users();
+	/* alice kept, bob's password changed (to alice's hash: "secret") */
+	struct webconfig *changed = parse("basic_auth_users:\n"
+					  "  alice: " HASH_ALICE "\n"
+					  "  bob: " HASH_ALICE "\n");
+	struct webconfig *alone = parse("basic_auth_users:\n  alice: " HASH_ALICE "\n");
+	struct webauth *wa = webauth_new();
+	uint64_t now = 1000000;
+	bool cached;
+
+	assert_non_null(wa);
+	assert_true(webauth_check(wa, wc, "alice", "secret", now, NULL));
+	assert_true(webauth_check(wa, wc, "bob", "pa:ss w0rd", now, NULL));
+	webauth_retain(wa, changed);
+	assert_true(cached_grant(wa, changed, "alice", "secret", now + 1));
+	assert_false(webauth_check(wa, changed, "bob", "pa:ss w0rd", now + 1, &cached));
+	assert_false(cached);
+	assert_true(webauth_check(wa, changed, "bob", "secret", now + 2, &cached));
+	assert_false(cached);
+	/* bob's old grant is gone: his old hash back does not revive it */
+	webauth_retain(wa, wc);
+	assert_true(cached_grant(wa, wc, "alice", "secret", now + 3));
+	assert_false(cached_grant(wa, wc, "bob", "pa:ss w0rd", now + 4));
+	/* removed: gone too */
+	webauth_retain(wa, alone);
+	webauth_retain(wa, wc);
+	assert_true(cached_grant(wa, wc, "alice", "secret", now + 5));
+	assert_false(cached_grant(wa, wc, "bob", "pa:ss w0rd", now + 6));
+	/* no configuration: nothing kept */
+	webauth_retain(wa, NULL);
+	assert_false(cached_grant(wa, wc, "alice", "secret", now + 7));
+	webauth_free(wa);
+	webconfig_free(alone);
+	webconfig_free(changed);
 	webconfig_free(wc);
 }
 
@@ -298,6 +393,8 @@ int main(void)
 		cmocka_unit_test(test_check_and_cache),
 		cmocka_unit_test(test_cache_is_bounded),
 		cmocka_unit_test(test_grant_slides),
+		cmocka_unit_test(test_grant_outlives_scrape_interval),
+		cmocka_unit_test(test_reload_keeps_unchanged_users),
 		cmocka_unit_test(test_denials_keep_grants),
 		cmocka_unit_test(test_unknown_user_same_cost),
 	};
