@@ -231,9 +231,15 @@ static int set_listen(struct exporter_config *cfg, const char *flag, const char 
 static int set_telemetry_path(struct exporter_config *cfg, const char *flag, const char *v,
 			      char *err, size_t errlen)
 {
-	if (v[0] != '/' || strchr(v, '?') || strchr(v, '#'))
+	if (v[0] != '/')
 		return parse_fail(err, errlen, "--%s: \"%s\" must be a path starting with /", flag,
 				  v);
+	/* Requests are matched on the path alone: a query would never match. */
+	if (strpbrk(v, "?#"))
+		return parse_fail(err, errlen,
+				  "--%s: \"%s\" has a query string or fragment (?, #): give the "
+				  "path alone; scrapers' query strings are ignored",
+				  flag, v);
 	if (strcmp(v, "/") == 0 || strcmp(v, "/healthz") == 0)
 		return parse_fail(err, errlen,
 				  "--%s: \"%s\" is the exporter's %s page; pick another path", flag,

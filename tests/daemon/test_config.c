@@ -270,6 +270,10 @@ static void test_errors(void **state)
 	expect_error(PARSE(&cfg, "--web.listen-address=::1:9100"), "HOST:PORT");
 	expect_error(PARSE(&cfg, "--web.listen-address=[::1]9100"), "HOST:PORT");
 	expect_error(PARSE(&cfg, "--web.telemetry-path=metrics"), "starting with /");
+	expect_error(PARSE(&cfg, "--web.telemetry-path=/metrics?format=text"),
+		     "has a query string or fragment");
+	expect_error(PARSE(&cfg, "--web.telemetry-path=/metrics#x"),
+		     "has a query string or fragment");
 	expect_error(PARSE(&cfg, "--log.level=verbose"), "debug, info, warn, error");
 	expect_error(PARSE(&cfg, "--collector.nope"), "unknown collector");
 	expect_error(PARSE(&cfg, "--no-collector.nope"), "unknown collector");
