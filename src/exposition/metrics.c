@@ -563,6 +563,105 @@ bool metric_sink_has(struct metric_sink *s, const char *family, const struct met
 	return find_sample(s, f, s->scratch.data, fnv1a(s->scratch.data, f->hash)) != NULL;
 }
 
+/* Grows an index until it holds len entries at most half full. */
+static int reserve_index(void ***index, size_t *cap, size_t len, uint64_t (*hash_of)(const void *))
+{
+	while (len > *cap / 2)
+		if (grow_index(index, cap, *cap / 2, hash_of) < 0)
+			return -ENOMEM;
+	return 0;
+}
+
+static void index_put(void **index, size_t cap, void *e, uint64_t h)
+{
+	size_t i;
+
+	for (i = h & (cap - 1); index[i]; i = (i + 1) & (cap - 1))
+		;
+	index[i] = e;
+}
+
+/* Links smp at the end of dst's family f and into dst's sample set. */
+static void adopt_sample(struct metric_sink *dst, struct family *f, struct sample *smp)
+{
+	smp->next = NULL;
+	smp->family = f;
+	index_put(dst->smp_index, dst->smp_cap, smp, smp->hash);
+	dst->smp_len++;
+	if (f->tail)
+		f->tail->next = smp;
+	else
+		f->head = smp;
+	f->tail = smp;
+	f->n_samples++;
+}
+
+int metric_sink_absorb(struct metric_sink *dst, struct metric_sink *src)
+{
+	struct arena_chunk *last;
+
+	/* Every allocation first: past this point nothing can fail. */
+	if (reserve_index(&dst->fam_index, &dst->fam_cap, dst->fam_len + src->fam_len + 1,
+			  family_hash) < 0 ||
+	    reserve_index(&dst->smp_index, &dst->smp_cap, dst->smp_len + src->smp_len + 1,
+			  sample_hash) < 0)
+		return -ENOMEM;
+	if (dst->fam_len + src->fam_len > dst->fams_cap) {
+		size_t ncap = dst->fam_len + src->fam_len;
+		struct family **n = realloc(dst->fams, ncap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		dst->fams = n;
+		dst->fams_cap = ncap;
+	}
+	/* src's strings and samples now live in dst's arena; dst keeps
+	 * allocating from its own current chunk. */
+	if (src->chunks) {
+		for (last = src->chunks; last->next; last = last->next)
+			;
+		if (dst->chunks) {
+			last->next = dst->chunks->next;
+			dst->chunks->next = src->chunks;
+		} else {
+			dst->chunks = src->chunks;
+		}
+		src->chunks = NULL;
+	}
+	for (size_t i = 0; i < src->fam_len; i++) {
+		struct family *sf = src->fams[i], *df = find_family(dst, sf->name, sf->hash);
+		struct sample *smp = sf->head, *next;
+
+		if (!df) {
+			df = sf;
+			df->head = df->tail = NULL;
+			df->n_samples = 0;
+			index_put(dst->fam_index, dst->fam_cap, df, df->hash);
+			dst->fams[dst->fam_len++] = df;
+		} else if (df->type != sf->type) {
+			dst->errors += sf->n_samples; /* as adding them would have */
+			continue;
+		}
+		for (; smp; smp = next) {
+			next = smp->next;
+			if (find_sample(dst, df, smp->labels, smp->hash))
+				dst->errors++;
+			else
+				adopt_sample(dst, df, smp);
+		}
+	}
+	dst->errors += src->errors;
+	free(src->fam_index);
+	free(src->fams);
+	free(src->smp_index);
+	src->fam_index = NULL;
+	src->fams = NULL;
+	src->smp_index = NULL;
+	src->fam_cap = src->fam_len = src->fams_cap = src->smp_cap = src->smp_len = 0;
+	src->errors = 0;
+	return 0;
+}
+
 int metric_sink_add_u64(struct metric_sink *s, const char *family, const char *help,
 			enum metric_type type, const struct metric_label *labels, size_t n_labels,
 			uint64_t value)

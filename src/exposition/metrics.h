@@ -110,6 +110,16 @@ int metric_sink_add_histogram_from(struct metric_sink *s, const char *family, co
 bool metric_sink_has(struct metric_sink *s, const char *family, const struct metric_label *labels,
 		     size_t n_labels);
 
+/*
+ * Moves every sample of src into dst, as if added there: a sample whose
+ * family and label set dst has already, or whose family dst has with another
+ * type, is dropped and counted as an error of dst, like src's own errors.
+ * Moves memory, copies nothing: the cost is a few pointer writes a sample.
+ * src is left empty and reusable (free it as usual). 0, or -ENOMEM with
+ * neither sink changed.
+ */
+int metric_sink_absorb(struct metric_sink *dst, struct metric_sink *src);
+
 /* Number of samples rejected so far. */
 uint64_t metric_sink_errors(const struct metric_sink *s);
 /* Number of samples added; a histogram label set counts as one. */

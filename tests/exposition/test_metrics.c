@@ -220,6 +220,93 @@ static void test_many_series(void **state)
 #define HL0 "dev=\"mlx5_0\",peer=\"a\\\"b\\\\c\\nd\""
 #define HL1 "dev=\"mlx5_1\",peer=\"x\""
 
+/* Absorbing sinks renders exactly what adding everything to one sink does. */
+static void add_part(struct metric_sink *s, int part, int n)
+{
+	char v[16];
+
+	for (int i = 0; i < n; i++) {
+		snprintf(v, sizeof(v), "%d", i);
+		assert_int_equal(metric_sink_add_u64(s, "shared_total", "h", METRIC_COUNTER,
+						     METRIC_LABELS({"part", part ? "b" : "a"},
+								   {"i", v}),
+						     (uint64_t)i),
+				 0);
+		assert_int_equal(metric_sink_add_double(s, part ? "only_b" : "only_a", "g",
+							METRIC_GAUGE, METRIC_LABELS({"i", v}),
+							i / 2.0),
+				 0);
+	}
+}
+
+static void test_absorb(void **state)
+{
+	struct metric_sink *one = metric_sink_new(), *dst = metric_sink_new(),
+			   *src = metric_sink_new();
+	static const double bounds[] = {1, 2};
+	static const uint64_t counts[] = {1, 2};
+	char *want, *got;
+
+	(void)state;
+	add_part(one, 0, 700);
+	add_part(one, 1, 700);
+	assert_int_equal(metric_sink_add_histogram(one, "h_seconds", "x", METRIC_NO_LABELS, bounds,
+						   2, counts, 4, 5.5),
+			 0);
+	add_part(dst, 0, 700);
+	add_part(src, 1, 700);
+	assert_int_equal(metric_sink_add_histogram(src, "h_seconds", "x", METRIC_NO_LABELS, bounds,
+						   2, counts, 4, 5.5),
+			 0);
+	assert_int_equal(metric_sink_absorb(dst, src), 0);
+	assert_int_equal(metric_sink_samples(dst), metric_sink_samples(one));
+	assert_int_equal(metric_sink_samples(src), 0);
+	want = render(one);
+	got = render(dst);
+	assert_string_equal(got, want);
+	free(got);
+
+	/* src is reusable; a duplicate series and a type clash are dropped
+	 * and counted, the rest moves */
+	assert_int_equal(metric_sink_add_u64(src, "shared_total", "h", METRIC_COUNTER,
+					     METRIC_LABELS({"part", "a"}, {"i", "0"}), 99),
+			 0);
+	assert_int_equal(metric_sink_add_u64(src, "only_a", "g", METRIC_COUNTER,
+					     METRIC_LABELS({"i", "new"}), 1),
+			 0);
+	assert_int_equal(metric_sink_add_u64(src, "late_total", "l", METRIC_COUNTER,
+					     METRIC_NO_LABELS, 7),
+			 0);
+	assert_int_equal(metric_sink_add_u64(src, "late_total", "l", METRIC_COUNTER,
+					     METRIC_NO_LABELS, 8),
+			 -EEXIST);
+	assert_int_equal(metric_sink_absorb(dst, src), 0);
+	assert_int_equal(metric_sink_errors(dst), 3);
+	assert_int_equal(metric_sink_samples(dst), metric_sink_samples(one) + 1);
+	got = render(dst);
+	assert_non_null(strstr(got, "late_total 7\n"));
+	assert_non_null(strstr(got, "shared_total{part=\"a\",i=\"0\"} 0\n"));
+	assert_null(strstr(got, "only_a{i=\"new\"}"));
+	free(got);
+
+	/* into an empty sink, and an empty one into a full one */
+	metric_sink_free(src);
+	src = metric_sink_new();
+	assert_int_equal(metric_sink_absorb(src, dst), 0);
+	assert_int_equal(metric_sink_samples(dst), 0);
+	assert_int_equal(metric_sink_absorb(src, dst), 0);
+	assert_int_equal(metric_sink_samples(src), metric_sink_samples(one) + 1);
+	assert_int_equal(metric_sink_add_u64(dst, "again", "a", METRIC_GAUGE, METRIC_NO_LABELS, 1),
+			 0);
+	got = render(dst);
+	assert_string_equal(got, "# HELP again a\n# TYPE again gauge\nagain 1\n");
+	free(got);
+	free(want);
+	metric_sink_free(one);
+	metric_sink_free(dst);
+	metric_sink_free(src);
+}
+
 static void test_histogram_render(void **state)
 {
 	static const double bounds[] = {0.001, 0.5, 1};
@@ -627,6 +714,7 @@ int main(void)
 		cmocka_unit_test(test_label_escaping),
 		cmocka_unit_test(test_invalid_utf8_replaced),
 		cmocka_unit_test(test_grouping_and_order),
+		cmocka_unit_test(test_absorb),
 		cmocka_unit_test(test_rejects),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_doubles),
