@@ -71,6 +71,11 @@ struct collector_ctx {
 	double rescan_interval_s;
 	/* Time between polls (--poll.interval), in ms. */
 	uint64_t poll_interval_ms;
+	/* How long the poller waits for this collector's collect() before it
+	 * leaves it behind (--poll.collector-timeout), in ms; 0: not set (a
+	 * collector then derives its own limits from poll_interval_ms). A
+	 * collector with inner deadlines (per device) keeps them below this. */
+	uint64_t collector_timeout_ms;
 	/* procfs mount point ("/proc"), for pid -> comm look-ups. */
 	const char *proc_root;
 	/* Whether the sysfs collector runs too: collectors that can see the
