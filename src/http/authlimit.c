@@ -1,35 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "http/authlimit.h"
 
-#include <netinet/in.h>
 #include <string.h>
 
+#include "http/webauth.h"
+
 #define FULL_MT ((uint64_t)AUTHLIMIT_BURST * 1000)
-#define KEY_LEN 17
-
-/* The client's key; false when it is not an IP client. */
-static bool client_key(const struct sockaddr *addr, uint8_t key[17])
-{
-	memset(key, 0, 17);
-	key[0] = (uint8_t)addr->sa_family;
-	if (addr->sa_family == AF_INET) {
-		memcpy(key + 1, &((const struct sockaddr_in *)addr)->sin_addr, 4);
-		return true;
-	}
-	if (addr->sa_family == AF_INET6) {
-		const struct in6_addr *a = &((const struct sockaddr_in6 *)addr)->sin6_addr;
-
-		/* an IPv4-mapped address is that IPv4 client */
-		if (IN6_IS_ADDR_V4MAPPED(a)) {
-			key[0] = AF_INET;
-			memcpy(key + 1, a->s6_addr + 12, 4);
-		} else {
-			memcpy(key + 1, a->s6_addr, 8); /* the /64 */
-		}
-		return true;
-	}
-	return false;
-}
 
 static void refill(struct authlimit_entry *e, uint64_t now_ms)
 {
@@ -41,23 +17,38 @@ static void refill(struct authlimit_entry *e, uint64_t now_ms)
 	e->at_ms = now_ms;
 }
 
-/* The client's entry; a new one (full) when create, else NULL when absent. */
-static struct authlimit_entry *entry(struct authlimit *al, const uint8_t key[17], uint64_t now_ms,
-				     bool create)
+/* Granted within the window of the auth cache: kept while others can go. */
+static bool keep(const struct authlimit_entry *e, uint64_t now_ms)
 {
-	struct authlimit_entry *e = NULL, *oldest = NULL;
+	return e->granted && now_ms - e->granted_ms < WEBAUTH_CACHE_TTL_MS;
+}
+
+/* Which of two used entries should rather go: not kept first, then the idlest. */
+static bool rather_evict(const struct authlimit_entry *s, const struct authlimit_entry *than,
+			 uint64_t now_ms)
+{
+	if (keep(s, now_ms) != keep(than, now_ms))
+		return !keep(s, now_ms);
+	return s->at_ms < than->at_ms;
+}
+
+/* The client's entry; a new one (full) when create, else NULL when absent. */
+static struct authlimit_entry *entry(struct authlimit *al, const struct client_group *key,
+				     uint64_t now_ms, bool create)
+{
+	struct authlimit_entry *e = NULL, *victim = NULL;
 
 	for (unsigned i = 0; i < AUTHLIMIT_SLOTS && !e; i++) {
 		struct authlimit_entry *s = &al->slot[i];
 
-		if (s->used && memcmp(s->key, key, KEY_LEN) == 0)
+		if (s->used && client_group_equal(&s->key, key))
 			e = s;
-		else if (!oldest || !s->used || (oldest->used && s->at_ms < oldest->at_ms))
-			oldest = s;
+		else if (!victim || !s->used || (victim->used && rather_evict(s, victim, now_ms)))
+			victim = s;
 	}
 	if (!e && create) {
-		e = oldest;
-		memcpy(e->key, key, KEY_LEN);
+		e = victim;
+		e->key = *key;
 		e->used = true;
 		e->tokens_mt = FULL_MT;
 		e->at_ms = now_ms;
@@ -69,11 +60,11 @@ static struct authlimit_entry *entry(struct authlimit *al, const uint8_t key[17]
 bool authlimit_take(struct authlimit *al, const struct sockaddr *addr, uint64_t now_ms)
 {
 	struct authlimit_entry *e;
-	uint8_t key[17];
+	struct client_group key;
 
-	if (!client_key(addr, key))
+	if (!client_group_of(addr, &key))
 		return true;
-	e = entry(al, key, now_ms, true);
+	e = entry(al, &key, now_ms, true);
 	refill(e, now_ms);
 	if (e->tokens_mt < 1000)
 		return false;
@@ -84,11 +75,11 @@ bool authlimit_take(struct authlimit *al, const struct sockaddr *addr, uint64_t 
 void authlimit_refund(struct authlimit *al, const struct sockaddr *addr, uint64_t now_ms)
 {
 	struct authlimit_entry *e;
-	uint8_t key[17];
+	struct client_group key;
 
-	if (!client_key(addr, key))
+	if (!client_group_of(addr, &key))
 		return;
-	e = entry(al, key, now_ms, false);
+	e = entry(al, &key, now_ms, false);
 	if (!e)
 		return;
 	refill(e, now_ms);
@@ -98,11 +89,11 @@ void authlimit_refund(struct authlimit *al, const struct sockaddr *addr, uint64_
 void authlimit_granted(struct authlimit *al, const struct sockaddr *addr, uint64_t now_ms)
 {
 	struct authlimit_entry *e;
-	uint8_t key[17];
+	struct client_group key;
 
-	if (!client_key(addr, key))
+	if (!client_group_of(addr, &key))
 		return;
-	e = entry(al, key, now_ms, true);
+	e = entry(al, &key, now_ms, true);
 	refill(e, now_ms);
 	e->granted = true;
 	e->granted_ms = now_ms;
@@ -112,10 +103,10 @@ bool authlimit_recent(struct authlimit *al, const struct sockaddr *addr, uint64_
 		      uint64_t window_ms)
 {
 	struct authlimit_entry *e;
-	uint8_t key[17];
+	struct client_group key;
 
-	if (!client_key(addr, key))
+	if (!client_group_of(addr, &key))
 		return false;
-	e = entry(al, key, now_ms, false);
+	e = entry(al, &key, now_ms, false);
 	return e && e->granted && now_ms - e->granted_ms < window_ms;
 }

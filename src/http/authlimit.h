@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * How many bcrypt checks one client may cost: a token bucket per client
- * address (an IPv4 address, or an IPv6 /64, which one host usually holds
- * whole) in a fixed table. Only checks that miss the auth cache spend a
- * token, and a check that succeeds gives it back: a scraper with the right
+ * group (clientgroup.h: an IPv4 address, or an IPv6 /64) in a fixed table. Only checks that miss
+ * the auth cache spend a token, and a check that succeeds gives it back: a scraper with the right
  * password never runs out, while one guessing passwords gets
  * AUTHLIMIT_BURST at once and then AUTHLIMIT_PER_S a second. Not thread
  * safe: the HTTP thread owns it.
@@ -15,12 +14,14 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
+#include "http/clientgroup.h"
+
 #define AUTHLIMIT_SLOTS 256
 #define AUTHLIMIT_BURST 10
 #define AUTHLIMIT_PER_S 2
 
 struct authlimit_entry {
-	uint8_t key[17]; /* family, then 4 or 8 address bytes */
+	struct client_group key;
 	bool used;
 	uint64_t tokens_mt; /* milli-tokens */
 	uint64_t at_ms;	    /* when tokens_mt was last brought up to date */
@@ -37,18 +38,24 @@ struct authlimit {
  * when it has none left: answer without a bcrypt. A full table evicts the
  * client idle longest (a full bucket again after AUTHLIMIT_BURST /
  * AUTHLIMIT_PER_S seconds, so evicting it loses nothing unless the table
- * is flooded from more than AUTHLIMIT_SLOTS addresses). Clients that are
- * not IP (a UNIX socket) are not limited.
+ * is flooded from more than AUTHLIMIT_SLOTS addresses), but never one
+ * granted within WEBAUTH_CACHE_TTL_MS while another is there to go: a
+ * flood from many addresses does not make the server forget its scrapers
+ * (the connections reserved for them, http.c). Clients that are not IP (a
+ * UNIX socket) are not limited.
  */
 bool authlimit_take(struct authlimit *al, const struct sockaddr *addr, uint64_t now_ms);
 
 /* Gives back the token of a check that succeeded (a full bucket stays full). */
 void authlimit_refund(struct authlimit *al, const struct sockaddr *addr, uint64_t now_ms);
 
-/* Notes that the client at addr gave a right password (cached or not) at now_ms. */
+/*
+ * Notes that the client at addr was granted access at now_ms: a right
+ * password (cached or not) or, without basic auth, a /metrics served.
+ */
 void authlimit_granted(struct authlimit *al, const struct sockaddr *addr, uint64_t now_ms);
 
-/* Whether the client at addr gave a right password less than window_ms before now_ms. */
+/* Whether the client at addr was granted access less than window_ms before now_ms. */
 bool authlimit_recent(struct authlimit *al, const struct sockaddr *addr, uint64_t now_ms,
 		      uint64_t window_ms);
 

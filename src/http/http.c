@@ -25,6 +25,8 @@
 #include "exposition/expo_proto.h"
 #include "exposition/metrics.h"
 #include "http/authlimit.h"
+#include "http/clientgroup.h"
+#include "http/tlslimit.h"
 #include "http/webauth.h"
 
 #define CONTENT_TYPE_METRICS "text/plain; version=0.0.4; charset=utf-8"
@@ -40,12 +42,15 @@ struct http_conn {
 	struct http_conn *prev, *next; /* http_server.conns, under conn_lock */
 	int fd;
 	bool waiting;	      /* no complete request yet (first, or next on keep-alive) */
-	bool shut;	      /* the reaper shut it down */
+	bool shut;	      /* shut down (the reaper, or replaced by its client's new one) */
 	uint64_t deadline_ms; /* CLOCK_MONOTONIC; meaningful while waiting */
+	uint64_t since_ms;    /* waiting since (accepted, or its last response sent) */
+	bool granted;	      /* a request on it passed the access control */
 	/* TLS: the settings its handshake ran under (a reference); else NULL */
 	struct web_settings *ws;
-	/* the client's address, for the per-client limit */
-	struct sockaddr_storage client;
+	/* the client's group, for the per-client limit; none when not IP */
+	bool grouped;
+	struct client_group group;
 };
 
 /* The access handler's per-request marker: the request head was seen. */
@@ -124,8 +129,10 @@ struct http_server {
 	bool auth_stop;
 	unsigned auth_threads;
 	pthread_t auth_thread[AUTH_WORKERS];
-	/* uncached checks per client address; the HTTP thread's own */
+	/* uncached checks and grants per client group; the HTTP thread's own */
 	struct authlimit limit;
+	/* TLS handshakes per client group; the HTTP thread's own */
+	struct tlslimit tls_limit;
 };
 
 enum http_route http_route(const char *method, const char *url, const char *telemetry_path)
@@ -159,6 +166,8 @@ static const char *const reject_reason[HTTP_REJECT_N] = {
 	[HTTP_REJECT_PER_CLIENT] = "per_client_limit",
 	[HTTP_REJECT_GLOBAL] = "global_limit",
 	[HTTP_REJECT_DEADLINE] = "header_deadline",
+	[HTTP_REJECT_TLS_RATE] = "tls_handshake_rate",
+	[HTTP_REJECT_IDLE] = "idle_replaced",
 };
 
 void http_counters_add_metrics(const struct http_counters *counters, struct metric_sink *sink)
@@ -167,18 +176,24 @@ void http_counters_add_metrics(const struct http_counters *counters, struct metr
 		metric_sink_add_u64(
 			sink, "rdma_exporter_http_connections_rejected_total",
 			"HTTP connections refused at accept (per_client_limit, "
-			"global_limit) or cut before their request was complete "
-			"(header_deadline).",
+			"global_limit, tls_handshake_rate) or cut before their request was "
+			"complete (header_deadline; idle_replaced: closed for a new "
+			"connection of the same client).",
 			METRIC_COUNTER, METRIC_LABELS({"reason", reject_reason[r]}),
 			atomic_load_explicit(&counters->rejected[r], memory_order_relaxed));
 }
 
-enum http_reject http_admit(unsigned from_client, unsigned open, unsigned max_per_client,
-			    unsigned max_connections)
+enum http_reject http_admit(const struct http_admission *a, unsigned max_per_client,
+			    unsigned max_connections, bool *replace)
 {
-	if (from_client >= max_per_client)
-		return HTTP_REJECT_PER_CLIENT;
-	if (open >= max_connections)
+	*replace = false;
+	if (a->from_group >= max_per_client) {
+		if (!a->trusted || !a->group_idle || a->group_closing || a->open > max_connections)
+			return HTTP_REJECT_PER_CLIENT;
+		*replace = true;
+		return HTTP_ACCEPT;
+	}
+	if (a->open >= max_connections - (a->trusted ? 0 : max_connections / 4))
 		return HTTP_REJECT_GLOBAL;
 	return HTTP_ACCEPT;
 }
@@ -190,47 +205,90 @@ static void count_reject(struct http_server *srv, enum http_reject reason, unsig
 					  memory_order_relaxed);
 }
 
-/* Same client for the per-client limit: the same IP address (any port). */
-static bool same_client(const struct sockaddr *a, const struct sockaddr *b)
+/*
+ * Which of a group's idle connections to close for its new one: first one
+ * that never had a request let in (what a flood of idle connections
+ * holds), then the one waiting longest.
+ */
+static bool rather_replace(const struct http_conn *c, const struct http_conn *than)
 {
-	if (a->sa_family != b->sa_family)
-		return false;
-	if (a->sa_family == AF_INET)
-		return ((const struct sockaddr_in *)a)->sin_addr.s_addr ==
-		       ((const struct sockaddr_in *)b)->sin_addr.s_addr;
-	if (a->sa_family == AF_INET6)
-		return memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr,
-			      &((const struct sockaddr_in6 *)b)->sin6_addr,
-			      sizeof(struct in6_addr)) == 0;
-	return false; /* not an IP client (a UNIX socket): no per-client limit */
+	if (c->granted != than->granted)
+		return !c->granted;
+	return c->since_ms < than->since_ms;
 }
 
 /*
- * MHD's accept policy: counts the open connections (all, and this
- * client's) and refuses over a limit, counting why. MHD keeps its own
- * limits one above ours, as a backstop only: it would refuse silently,
- * and without telling the per-client limit from the global one.
+ * Whether the web configuration in force lets in only clients that prove
+ * who they are: basic auth users, or client certificates verified against
+ * the client CA. Then a recent grant means the client did.
+ */
+static bool authenticates(struct http_server *srv)
+{
+	const struct web_settings *ws, *tls;
+	bool r;
+
+	pthread_mutex_lock(&srv->web_lock);
+	ws = srv->web;
+	/* the TLS of the start stays when a reload drops it (setup_tls_session) */
+	tls = ws && ws->wc->tls ? ws : srv->tls_web;
+	r = (ws && ws->wc->n_users) ||
+	    (tls && tls->wc->client_auth == WEBCONFIG_REQUIRE_AND_VERIFY_CLIENT_CERT);
+	pthread_mutex_unlock(&srv->web_lock);
+	return r;
+}
+
+/*
+ * MHD's accept policy: counts the open connections (all, and this client
+ * group's), asks http_admit, and on TLS takes a handshake from the group's
+ * allowance (tlslimit.h) unless it authenticated recently; refuses over a
+ * limit, counting why, or closes the idle connection the new one replaces. MHD keeps its own limits
+ * one above ours, as a backstop only: it would refuse silently, and without telling the per-client
+ * limit from the global one. Runs on the HTTP thread, like the handlers that fill srv->limit.
  */
 static enum MHD_Result accept_policy(void *cls, const struct sockaddr *addr, socklen_t addrlen)
 {
 	struct http_server *srv = cls;
-	unsigned open = 0, from_client = 0;
+	struct http_admission a = {0};
+	struct http_conn *idle = NULL;
+	struct client_group group;
+	bool grouped = addrlen > 0 && client_group_of(addr, &group), replace;
+	uint64_t now = clock_mono_ms();
 	enum http_reject verdict;
 
+	a.trusted = grouped && authlimit_recent(&srv->limit, addr, now, WEBAUTH_CACHE_TTL_MS);
 	pthread_mutex_lock(&srv->conn_lock);
 	for (struct http_conn *conn = srv->conns.next; conn != &srv->conns; conn = conn->next) {
-		open++;
-		if (addrlen > 0 && same_client((const struct sockaddr *)&conn->client, addr))
-			from_client++;
+		a.open++;
+		if (!grouped || !conn->grouped || !client_group_equal(&conn->group, &group))
+			continue;
+		a.from_group++;
+		if (conn->shut)
+			a.group_closing = true;
+		else if (conn->waiting && (!idle || rather_replace(conn, idle)))
+			idle = conn;
+	}
+	a.group_idle = idle != NULL;
+	verdict = http_admit(&a, srv->cfg.max_connections_per_client, srv->cfg.max_connections,
+			     &replace);
+	if (verdict == HTTP_ACCEPT && srv->tls_web && !(a.trusted && authenticates(srv)) &&
+	    !tlslimit_take(&srv->tls_limit, addr, now))
+		verdict = HTTP_REJECT_TLS_RATE;
+	if (verdict == HTTP_ACCEPT && replace) {
+		/* as the reaper does: MHD sees the end of the stream and closes it */
+		shutdown(idle->fd, SHUT_RDWR);
+		idle->shut = true;
 	}
 	pthread_mutex_unlock(&srv->conn_lock);
-	verdict = http_admit(from_client, open, srv->cfg.max_connections_per_client,
-			     srv->cfg.max_connections);
+	if (verdict == HTTP_ACCEPT && replace) {
+		count_reject(srv, HTTP_REJECT_IDLE, 1);
+		log_debug("idle connection closed for a new one of its client",
+			  "open=%u from_client=%u", a.open, a.from_group);
+	}
 	if (verdict == HTTP_ACCEPT)
 		return MHD_YES;
 	count_reject(srv, verdict, 1);
-	log_debug("connection refused", "reason=%s open=%u from_client=%u", reject_reason[verdict],
-		  open, from_client);
+	log_debug("connection refused", "reason=%s open=%u from_client=%u trusted=%d",
+		  reject_reason[verdict], a.open, a.from_group, a.trusted);
 	return MHD_NO;
 }
 
@@ -782,6 +840,7 @@ static bool client_cert_ok(const struct http_server *srv, struct MHD_Connection 
 }
 
 static void request_complete(struct http_server *srv, struct MHD_Connection *c);
+static struct http_conn *conn_of(struct MHD_Connection *c);
 
 /* A short text answer with one more header (name may be NULL). */
 static enum MHD_Result queue_text(const struct webconfig *wc, struct MHD_Connection *c,
@@ -799,12 +858,38 @@ static enum MHD_Result queue_text(const struct webconfig *wc, struct MHD_Connect
 	return queue(wc, c, status, r);
 }
 
+/*
+ * A request passed the access control in force: its connection is one to
+ * keep (rather_replace) and, without basic auth, a /metrics request is what
+ * vouches for its client group (authorize notes grants with basic auth):
+ * http_admit reserves connections for such groups.
+ */
+static void note_granted(struct http_server *srv, const struct webconfig *wc,
+			 struct MHD_Connection *c, const char *url, const char *method)
+{
+	struct http_conn *conn = conn_of(c);
+	const union MHD_ConnectionInfo *info;
+
+	if (conn) {
+		pthread_mutex_lock(&srv->conn_lock);
+		conn->granted = true;
+		pthread_mutex_unlock(&srv->conn_lock);
+	}
+	if ((wc && wc->n_users) ||
+	    http_route(method, url, srv->cfg.telemetry_path) != HTTP_ROUTE_METRICS)
+		return;
+	info = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	if (info && info->client_addr)
+		authlimit_granted(&srv->limit, info->client_addr, clock_mono_ms());
+}
+
 static enum MHD_Result answer_auth(struct http_server *srv, const struct webconfig *wc,
 				   struct MHD_Connection *c, const char *url, const char *method,
 				   void **req_cls)
 {
 	switch (authorize(srv, wc, c, req_cls)) {
 	case AUTH_GRANTED:
+		note_granted(srv, wc, c, url, method);
 		return route(srv, wc, c, url, method);
 	case AUTH_SUSPENDED:
 		return MHD_YES;
@@ -1104,10 +1189,15 @@ static struct web_settings *setup_tls_session(struct http_server *srv, struct MH
 	return ws;
 }
 
-/* Arms conn's deadline (under conn_lock) and wakes the reaper if it sleeps past it. */
-static void arm_deadline(struct http_server *srv, struct http_conn *conn, uint64_t deadline_ms)
+/*
+ * conn waits for a request from now_ms: arms its deadline (under conn_lock)
+ * and wakes the reaper if it sleeps past it.
+ */
+static void arm_deadline(struct http_server *srv, struct http_conn *conn, uint64_t now_ms,
+			 uint64_t deadline_ms)
 {
 	conn->waiting = true;
+	conn->since_ms = now_ms;
 	conn->deadline_ms = deadline_ms;
 	if (srv->reaper_wake_ms && deadline_ms < srv->reaper_wake_ms)
 		pthread_cond_signal(&srv->conn_cond);
@@ -1144,6 +1234,7 @@ static void request_done(void *cls, struct MHD_Connection *c, void **req_cls,
 {
 	struct http_server *srv = cls;
 	struct http_conn *conn = conn_of(c);
+	uint64_t now;
 
 	/* a request that went to a worker; never freed while queued: suspended
 	 * connections end only after stop_auth_workers resumed them */
@@ -1152,9 +1243,10 @@ static void request_done(void *cls, struct MHD_Connection *c, void **req_cls,
 	*req_cls = NULL;
 	if (!conn || toe != MHD_REQUEST_TERMINATED_COMPLETED_OK)
 		return;
+	now = clock_mono_ms();
 	pthread_mutex_lock(&srv->conn_lock);
-	arm_deadline(srv, conn,
-		     clock_mono_ms() + (uint64_t)srv->cfg.connection_timeout_s * 1000 +
+	arm_deadline(srv, conn, now,
+		     now + (uint64_t)srv->cfg.connection_timeout_s * 1000 +
 			     srv->cfg.request_header_timeout_ms);
 	pthread_mutex_unlock(&srv->conn_lock);
 }
@@ -1172,6 +1264,7 @@ static void notify_connection(void *cls, struct MHD_Connection *c, void **socket
 	struct http_server *srv = cls;
 	const union MHD_ConnectionInfo *info;
 	struct http_conn *conn = *socket_context;
+	uint64_t now;
 
 	if (toe == MHD_CONNECTION_NOTIFY_CLOSED) {
 		if (!conn)
@@ -1196,24 +1289,16 @@ static void notify_connection(void *cls, struct MHD_Connection *c, void **socket
 	}
 	conn->fd = info->connect_fd;
 	info = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-	if (info && info->client_addr) {
-		sa_family_t fam = info->client_addr->sa_family;
-
-		if (fam == AF_INET)
-			memcpy(&conn->client, info->client_addr, sizeof(struct sockaddr_in));
-		else if (fam == AF_INET6)
-			memcpy(&conn->client, info->client_addr, sizeof(struct sockaddr_in6));
-		else
-			conn->client.ss_family = fam;
-	}
+	conn->grouped = info && client_group_of(info->client_addr, &conn->group);
 	if (srv->tls_web)
 		conn->ws = setup_tls_session(srv, c);
+	now = clock_mono_ms();
 	pthread_mutex_lock(&srv->conn_lock);
 	conn->next = &srv->conns;
 	conn->prev = srv->conns.prev;
 	conn->prev->next = conn;
 	srv->conns.prev = conn;
-	arm_deadline(srv, conn, clock_mono_ms() + srv->cfg.request_header_timeout_ms);
+	arm_deadline(srv, conn, now, now + srv->cfg.request_header_timeout_ms);
 	pthread_mutex_unlock(&srv->conn_lock);
 	*socket_context = conn;
 }

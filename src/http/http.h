@@ -24,8 +24,10 @@
 /* Why a connection was refused or cut (rdma_exporter_http_connections_rejected_total). */
 enum http_reject {
 	HTTP_REJECT_PER_CLIENT, /* --web.max-connections-per-client reached: refused */
-	HTTP_REJECT_GLOBAL,	/* --web.max-connections reached: refused */
-	HTTP_REJECT_DEADLINE,	/* --web.request-header-timeout passed: cut */
+	HTTP_REJECT_GLOBAL,   /* --web.max-connections (or its unreserved part) reached: refused */
+	HTTP_REJECT_DEADLINE, /* --web.request-header-timeout passed: cut */
+	HTTP_REJECT_TLS_RATE, /* the client's TLS handshakes over tlslimit.h's rate: refused */
+	HTTP_REJECT_IDLE,     /* idle, closed for a new connection of its client (http_admit) */
 	HTTP_REJECT_N,
 	HTTP_ACCEPT = HTTP_REJECT_N,
 };
@@ -44,11 +46,6 @@ struct metric_sink;
 void http_counters_add_metrics(const struct http_counters *counters, struct metric_sink *sink);
 
 /*
- * The accept policy, pure: a new connection from a client that already has
- * from_client connections open, with open connections in all. Per-client
- * first: a client at its own limit is told so even when the server is full.
- */
-/*
  * The headers that say where a request ends, as counted in one request
  * head. libmicrohttpd 0.9.75 accepts two Content-Length headers (serving the
  * leftover bytes as a second request), Transfer-Encoding with
@@ -62,8 +59,33 @@ struct http_framing {
 /* Pure: NULL when f is unambiguous, else the 400 body naming the problem. */
 const char *http_framing_problem(const struct http_framing *f);
 
-enum http_reject http_admit(unsigned from_client, unsigned open, unsigned max_per_client,
-			    unsigned max_connections);
+/*
+ * What the accept policy knows when a connection comes. A client is its
+ * group (clientgroup.h: an IPv4 address or an IPv6 /64); trusted when the
+ * group was granted access within WEBAUTH_CACHE_TTL_MS (a right password,
+ * or without basic auth a /metrics served: authlimit_recent).
+ */
+struct http_admission {
+	unsigned open;	     /* connections open in all, those being closed included */
+	unsigned from_group; /* of them, the group's */
+	bool group_closing;  /* one of the group's is being closed already */
+	bool group_idle;     /* one of the group's waits for a request: it can be closed */
+	bool trusted;
+};
+
+/*
+ * The accept policy, pure. Per-client first: a group at its own limit is
+ * told so even when the server is full, unless it is trusted and one of its
+ * connections is idle: then the new one is taken and *replace set (close
+ * that idle one; one at a time, as libmicrohttpd's own backstop, one above
+ * each limit, would refuse more without a word). So connections that a
+ * client sharing the scraper's address holds idle cannot lock the scraper
+ * out. Of max_connections, a quarter (rounded down) is reserved for trusted
+ * groups: the others are refused once the rest is open, so clients that
+ * never authenticated cannot fill the server.
+ */
+enum http_reject http_admit(const struct http_admission *a, unsigned max_per_client,
+			    unsigned max_connections, bool *replace);
 
 /* One /metrics request served from a snapshot (http_config.on_scrape). */
 struct http_scrape {
@@ -78,7 +100,7 @@ struct http_config {
 	const char *listen_address; /* HOST:PORT, :PORT, [V6]:PORT */
 	const char *telemetry_path;
 	unsigned max_connections;
-	/* connections from one client address at most (the accept policy refuses more) */
+	/* connections from one client at most (clientgroup.h; the accept policy refuses more) */
 	unsigned max_connections_per_client;
 	/* idle timeout (MHD restarts it on every byte) */
 	unsigned connection_timeout_s;

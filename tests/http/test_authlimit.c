@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
  * The per-client limit of uncached basic auth checks: burst, refill,
- * refunds, one bucket per IPv4 address or IPv6 /64, a bounded table.
+ * refunds, one bucket per IPv4 address or IPv6 /64, a bounded table that
+ * keeps recent grants.
  */
 #include <arpa/inet.h>
 #include <setjmp.h>
@@ -15,6 +16,7 @@
 #include <cmocka.h>
 
 #include "http/authlimit.h"
+#include "http/webauth.h"
 
 static struct sockaddr_in v4(const char *ip)
 {
@@ -131,6 +133,33 @@ static void test_bounded(void **state)
 	free(al);
 }
 
+/*
+ * A flood of failed logins from more clients than slots does not make the
+ * table forget a client granted access within WEBAUTH_CACHE_TTL_MS (the
+ * server reserves connections for those); an old grant goes like any entry.
+ */
+static void test_grant_kept(void **state)
+{
+	struct authlimit *al = calloc(1, sizeof(*al));
+	struct sockaddr_in a = v4("10.0.0.1"), old = v4("10.0.0.2");
+	uint64_t t = 1000;
+
+	(void)state;
+	authlimit_granted(al, SA(old), 1);
+	t += WEBAUTH_CACHE_TTL_MS;
+	authlimit_granted(al, SA(a), t);
+	for (unsigned i = 0; i < 2 * AUTHLIMIT_SLOTS; i++) {
+		struct sockaddr_in x = {.sin_family = AF_INET,
+					.sin_addr.s_addr = htonl(0x0b000000 + i)};
+
+		assert_true(authlimit_take(al, SA(x), ++t));
+	}
+	assert_true(authlimit_recent(al, SA(a), t, WEBAUTH_CACHE_TTL_MS));
+	/* the grant older than the window was evicted */
+	assert_false(authlimit_recent(al, SA(old), t, UINT64_MAX));
+	free(al);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -138,6 +167,7 @@ int main(void)
 		cmocka_unit_test(test_recent_grant),
 		cmocka_unit_test(test_keys),
 		cmocka_unit_test(test_bounded),
+		cmocka_unit_test(test_grant_kept),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

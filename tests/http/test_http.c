@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * Request routing, content negotiation and the descriptor budget without
- * sockets; then the server itself on a loopback socket: keep-alive, the
- * request deadline, the per-client limit and the gzip body.
+ * Request routing, content negotiation, the descriptor budget and the
+ * accept policy without sockets; then the server itself on a loopback
+ * socket: keep-alive, the request deadline, the per-client and global
+ * limits (an idle connection replaced for a trusted client, the connections
+ * reserved for trusted clients) and the gzip body.
  */
+#include <arpa/inet.h>
 #include <netinet/in.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -211,18 +214,27 @@ static void stop(struct fixture *f)
 	snapshot_slot_destroy(&f->slot);
 }
 
-static int client(const struct fixture *f)
+/* A connection to the server from the loopback address src (127.0.0.0/8). */
+static int client_from(const struct fixture *f, const char *src)
 {
 	struct sockaddr_in a = {.sin_family = AF_INET,
 				.sin_addr.s_addr = htonl(INADDR_LOOPBACK),
 				.sin_port = htons(f->port)};
+	struct sockaddr_in from = {.sin_family = AF_INET};
 	struct timeval tv = {.tv_sec = 3};
 	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 
 	assert_true(fd >= 0);
+	assert_int_equal(inet_pton(AF_INET, src, &from.sin_addr), 1);
+	assert_int_equal(bind(fd, (struct sockaddr *)&from, sizeof(from)), 0);
 	assert_int_equal(connect(fd, (struct sockaddr *)&a, sizeof(a)), 0);
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	return fd;
+}
+
+static int client(const struct fixture *f)
+{
+	return client_from(f, "127.0.0.1");
 }
 
 /* Sends req and reads one response (head and Content-Length body) into buf. */
@@ -410,19 +422,175 @@ static void test_ambiguous_framing(void **state)
 	stop(&f);
 }
 
+/* http_admit of a connection from a client with from_group open (of open). */
+static enum http_reject admit(unsigned from_group, unsigned open, unsigned max_per_client,
+			      unsigned max_connections, bool trusted)
+{
+	struct http_admission a = {
+		.open = open, .from_group = from_group, .group_idle = true, .trusted = trusted};
+	bool replace = true;
+	enum http_reject r = http_admit(&a, max_per_client, max_connections, &replace);
+
+	/* only a trusted client at its own limit replaces an idle connection */
+	assert_int_equal(replace, r == HTTP_ACCEPT && trusted && from_group >= max_per_client);
+	return r;
+}
+
 static void test_admit(void **state)
 {
+	(void)state;
 	/* under both limits */
-	assert_int_equal(http_admit(0, 0, 8, 64), HTTP_ACCEPT);
-	assert_int_equal(http_admit(7, 63, 8, 64), HTTP_ACCEPT);
+	assert_int_equal(admit(0, 0, 8, 64, false), HTTP_ACCEPT);
+	assert_int_equal(admit(7, 47, 8, 64, false), HTTP_ACCEPT);
+	assert_int_equal(admit(7, 63, 8, 64, true), HTTP_ACCEPT);
 	/* at a limit: refused, and why */
-	assert_int_equal(http_admit(8, 10, 8, 64), HTTP_REJECT_PER_CLIENT);
-	assert_int_equal(http_admit(1, 64, 8, 64), HTTP_REJECT_GLOBAL);
+	assert_int_equal(admit(8, 10, 8, 64, false), HTTP_REJECT_PER_CLIENT);
+	assert_int_equal(admit(1, 64, 8, 64, true), HTTP_REJECT_GLOBAL);
 	/* both: the client's own limit is named */
-	assert_int_equal(http_admit(8, 64, 8, 64), HTTP_REJECT_PER_CLIENT);
-	/* a limit of 1 */
-	assert_int_equal(http_admit(0, 0, 1, 1), HTTP_ACCEPT);
-	assert_int_equal(http_admit(0, 1, 1, 1), HTTP_REJECT_GLOBAL);
+	assert_int_equal(admit(8, 64, 8, 64, false), HTTP_REJECT_PER_CLIENT);
+	/* a limit of 1, and 3: too small to reserve any */
+	assert_int_equal(admit(0, 0, 1, 1, false), HTTP_ACCEPT);
+	assert_int_equal(admit(0, 1, 1, 1, false), HTTP_REJECT_GLOBAL);
+	assert_int_equal(admit(0, 2, 8, 3, false), HTTP_ACCEPT);
+	assert_int_equal(admit(0, 3, 8, 3, true), HTTP_REJECT_GLOBAL);
+}
+
+/*
+ * Issue 29: 8 clients holding 8 idle connections each filled the 64 and
+ * refused everyone else. A quarter of the connections is kept for clients
+ * granted access recently: the others stop at 48.
+ */
+static void test_admit_reserved(void **state)
+{
+	unsigned open = 0;
+
+	(void)state;
+	for (unsigned client = 0; client < 8; client++)
+		for (unsigned n = 0; n < 8; n++)
+			if (admit(n, open, 8, 64, false) == HTTP_ACCEPT)
+				open++;
+	assert_int_equal(open, 48);
+	assert_int_equal(admit(0, open, 8, 64, false), HTTP_REJECT_GLOBAL);
+	/* a trusted client still gets in, up to the last one */
+	assert_int_equal(admit(0, open, 8, 64, true), HTTP_ACCEPT);
+	assert_int_equal(admit(1, 63, 8, 64, true), HTTP_ACCEPT);
+	assert_int_equal(admit(1, 64, 8, 64, true), HTTP_REJECT_GLOBAL);
+	/* a quarter, rounded down: 2 of 8, 1 of 4 */
+	assert_int_equal(admit(0, 5, 8, 8, false), HTTP_ACCEPT);
+	assert_int_equal(admit(0, 6, 8, 8, false), HTTP_REJECT_GLOBAL);
+	assert_int_equal(admit(0, 3, 8, 4, false), HTTP_REJECT_GLOBAL);
+	assert_int_equal(admit(0, 3, 8, 4, true), HTTP_ACCEPT);
+}
+
+/*
+ * Issue 29: 8 idle connections from the scraper's own address refused 29 of
+ * its 30 scrapes. A trusted client at its limit gets its new connection and
+ * loses an idle one instead; untrusted, it is refused as before.
+ */
+static void test_admit_idle_replaced(void **state)
+{
+	struct http_admission a = {.open = 8, .from_group = 8, .group_idle = true, .trusted = true};
+	bool replace = false;
+
+	(void)state;
+	assert_int_equal(http_admit(&a, 8, 64, &replace), HTTP_ACCEPT);
+	assert_true(replace);
+	/* even when the server is full: the client's count does not grow */
+	a.open = 64;
+	assert_int_equal(http_admit(&a, 8, 64, &replace), HTTP_ACCEPT);
+	assert_true(replace);
+	/* one at a time: MHD's backstop, one above the limit, would refuse silently */
+	a.open = 8;
+	a.group_closing = true;
+	assert_int_equal(http_admit(&a, 8, 64, &replace), HTTP_REJECT_PER_CLIENT);
+	assert_false(replace);
+	/* nothing idle (every connection has a request in progress) */
+	a.group_closing = false;
+	a.group_idle = false;
+	assert_int_equal(http_admit(&a, 8, 64, &replace), HTTP_REJECT_PER_CLIENT);
+	assert_false(replace);
+	/* not trusted */
+	a.group_idle = true;
+	a.trusted = false;
+	assert_int_equal(http_admit(&a, 8, 64, &replace), HTTP_REJECT_PER_CLIENT);
+	assert_false(replace);
+}
+
+/* Sends a request on fd and expects status (e.g. "200") in the answer. */
+static void expect_status(int fd, const char *path, const char *status)
+{
+	char req[128], buf[4096];
+
+	snprintf(req, sizeof(req), "GET %s HTTP/1.1\r\nHost: x\r\n\r\n", path);
+	exchange(fd, req, buf, sizeof(buf));
+	if (strncmp(buf + 9, status, 3) != 0)
+		fail_msg("GET %s answered \"%.40s\", not %s", path, buf, status);
+}
+
+/*
+ * Live, issue 29's case: a client that scraped (trusted; no basic auth here)
+ * keeps a connection alive and shares its address with one that holds 7
+ * idle connections; at the limit of 8, its next connection is let in and
+ * the oldest idle one, never used, is closed rather than the kept-alive
+ * scrape connection. Before, the new connection was refused.
+ */
+static void test_idle_replaced(void **state)
+{
+	struct fixture f;
+	char buf[64];
+	int kept, idle[7], next;
+
+	(void)state;
+	start(&f, 8, 5000);
+	kept = client(&f);
+	expect_status(kept, "/metrics", "200");
+	for (int i = 0; i < 7; i++)
+		idle[i] = client(&f);
+	next = client(&f);
+	expect_status(next, "/metrics", "200");
+	assert_int_equal(recv(idle[0], buf, sizeof(buf), 0), 0);
+	expect_status(kept, "/healthz", "200");
+	expect_status(idle[1], "/healthz", "200");
+	assert_int_equal(rejected(&f, HTTP_REJECT_IDLE), 1);
+	assert_int_equal(rejected(&f, HTTP_REJECT_PER_CLIENT), 0);
+	for (int i = 0; i < 7; i++)
+		close(idle[i]);
+	close(next);
+	close(kept);
+	stop(&f);
+}
+
+/*
+ * Live: of 8 connections, 2 are kept for trusted clients. 127.0.0.1 scraped
+ * (trusted) and holds 1; 127.0.0.2 opens 5 idle ones: 6 open, the most an
+ * untrusted client may make, so 127.0.0.3 is refused while 127.0.0.1 still
+ * gets in.
+ */
+static void test_reserved_connections(void **state)
+{
+	struct fixture f;
+	char buf[64];
+	int kept, idle[5], late, again;
+
+	(void)state;
+	start_limits(&f, 8, 8, 5000);
+	kept = client(&f);
+	expect_status(kept, "/metrics", "200");
+	for (int i = 0; i < 5; i++)
+		idle[i] = client_from(&f, "127.0.0.2");
+	late = client_from(&f, "127.0.0.3");
+	assert_int_equal(recv(late, buf, sizeof(buf), 0), 0);
+	again = client(&f);
+	expect_status(again, "/metrics", "200");
+	expect_status(idle[0], "/healthz", "200");
+	assert_int_equal(rejected(&f, HTTP_REJECT_GLOBAL), 1);
+	assert_int_equal(rejected(&f, HTTP_REJECT_PER_CLIENT), 0);
+	for (int i = 0; i < 5; i++)
+		close(idle[i]);
+	close(late);
+	close(again);
+	close(kept);
+	stop(&f);
 }
 
 int main(void)
@@ -438,6 +606,10 @@ int main(void)
 		cmocka_unit_test(test_per_client_limit),
 		cmocka_unit_test(test_global_limit),
 		cmocka_unit_test(test_admit),
+		cmocka_unit_test(test_admit_reserved),
+		cmocka_unit_test(test_admit_idle_replaced),
+		cmocka_unit_test(test_idle_replaced),
+		cmocka_unit_test(test_reserved_connections),
 		cmocka_unit_test(test_framing_problem),
 		cmocka_unit_test(test_ambiguous_framing),
 	};
