@@ -140,7 +140,8 @@ static void set_defaults(struct exporter_config *cfg, const struct config_collec
 	cfg->listen_address = CONFIG_DEFAULT_LISTEN;
 	cfg->telemetry_path = "/metrics";
 	cfg->sysfs_path = "/sys";
-	cfg->poll_interval_ms = 5000;
+	/* aligned mode polls at least this often: a 15 s scraper gets a poll per scrape */
+	cfg->poll_interval_ms = 15000;
 	cfg->poll_min_interval_ms = 1000;
 	cfg->rescan_interval_ms = 60000;
 	cfg->log_level = LOG_INFO;
@@ -793,15 +794,17 @@ static const struct help_flag core_flags[] = {
 	{"--path.sysfs=PATH", "sysfs mount point. Default \"/sys\".", COLLECTOR_FLAG_TEXT, 0, 0,
 	 NULL},
 	{"--poll.interval=D",
-	 "Time between polls. Default 5s. In aligned mode, only while no regular scraper is "
-	 "seen. Scrapes are served from the last poll and never wait for hardware.",
+	 "Time between polls. Default 15s. In aligned mode, while no regular scraper is seen, "
+	 "and the longest wait after a poll whatever the scrapes. Scrapes are served from the "
+	 "last poll and never wait for hardware.",
 	 COLLECTOR_FLAG_DURATION, CONFIG_MIN_POLL_INTERVAL_MS, CONFIG_MAX_POLL_INTERVAL_MS, NULL},
 	{"--poll.min-interval=D",
-	 "Shortest time between polls, whatever the scrapes (capped at --poll.interval). "
+	 "Shortest time between polls, whatever the scrapes (capped at --poll.interval); "
+	 "5 times it between poll starts while the scraper followed did not authenticate. "
 	 "Default 1s.",
 	 COLLECTOR_FLAG_DURATION, CONFIG_MIN_POLL_INTERVAL_MS, CONFIG_MAX_POLL_INTERVAL_MS, NULL},
 	{"--poll.mode=MODE",
-	 "aligned: poll just before the scrapes of the most frequent regular scraper "
+	 "aligned: poll just before the scrapes of one regular scraper "
 	 "(docs/configuration.md); fixed: every --poll.interval. Default aligned.",
 	 COLLECTOR_FLAG_TEXT, 0, 0, NULL},
 	{"--collector.sysfs.rescan-interval=D",

@@ -519,18 +519,10 @@ static int create_poller(struct daemon *d)
 	return 0;
 }
 
-/* Aligned polls may be further apart than --poll.interval (pollsched.h). */
-static uint64_t longest_poll_gap_ms(const struct exporter_config *cfg)
-{
-	if (cfg->poll_fixed || cfg->poll_interval_ms > POLLSCHED_ALIGNED_MAX_GAP_MS)
-		return cfg->poll_interval_ms;
-	return POLLSCHED_ALIGNED_MAX_GAP_MS;
-}
-
 static void note_scrape(void *arg, const struct http_scrape *s)
 {
-	poller_note_scrape(arg, pollsched_key(s->addr, s->addr_len, s->user_agent), s->data_age_s,
-			   s->wants);
+	poller_note_scrape(arg, pollsched_key(s->addr, s->addr_len, s->user_agent),
+			   s->authenticated, s->data_age_s, s->wants);
 }
 
 static int start_web_server(struct daemon *d)
@@ -543,7 +535,8 @@ static int start_web_server(struct daemon *d)
 		.max_connections_per_client = cfg->max_connections_per_client,
 		.connection_timeout_s = cfg->connection_timeout_s,
 		.request_header_timeout_ms = cfg->request_header_timeout_ms,
-		.stale_after_ms = 3 * longest_poll_gap_ms(cfg) + 30000,
+		/* in either mode no poll starts later than --poll.interval after the last one */
+		.stale_after_ms = 3 * cfg->poll_interval_ms + 30000,
 		.listen_fd = d->listen_fd,
 		.web = d->web,
 		.counters = &http_counters,

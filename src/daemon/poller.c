@@ -47,8 +47,11 @@ struct poller {
 	bool stop, reload;
 	/* under lock: the schedule, and what the scrapes were served */
 	struct pollsched sched;
-	struct histogram data_age;
-	uint64_t last_end_ms;		/* when the last poll ended (CLOCK_MONOTONIC) */
+	/* rdma_exporter_data_age_seconds of the scraper followed, and of every other request */
+	struct histogram data_age_followed, data_age_other;
+	bool untracked_logged;		/* the first scraper the schedule could not track */
+	uint64_t last_start_ms;		/* when the last poll started (CLOCK_MONOTONIC) */
+	uint64_t last_end_ms;		/* when the last poll ended */
 	uint64_t poll_cost_ms;		/* how long polls take, smoothed */
 	uint64_t fixed_next_ms;		/* fixed mode: when the next poll is due */
 	uint64_t next_due_ms;		/* what the waiting thread aims at */
@@ -60,6 +63,11 @@ struct poller {
 
 /* rdma_exporter_data_age_seconds: a fresh poll (50 ms) to a stuck one (a minute) */
 static const double data_age_bounds[] = {0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60};
+
+static const char *const data_age_help =
+	"Age of the poll a /metrics request was served, observed at every request until the "
+	"start of this poll; scraper: followed (the scraper the aligned schedule follows) or "
+	"other (any other request).";
 
 static const char *const build_labels_help =
 	"A metric with a constant '1' value labeled by version, revision (git) and compiler "
@@ -95,7 +103,9 @@ struct poller *poller_new(const struct poller_config *cfg, struct snapshot_slot 
 	pollsched_init(&p->sched,
 		       &(struct pollsched_params){.min_interval_ms = cfg->min_interval_ms,
 						  .max_interval_ms = cfg->interval_ms});
-	if (histogram_init(&p->data_age, data_age_bounds,
+	if (histogram_init(&p->data_age_followed, data_age_bounds,
+			   sizeof(data_age_bounds) / sizeof(data_age_bounds[0])) < 0 ||
+	    histogram_init(&p->data_age_other, data_age_bounds,
 			   sizeof(data_age_bounds) / sizeof(data_age_bounds[0])) < 0) {
 		poller_free(p);
 		return NULL;
@@ -141,10 +151,15 @@ static void add_self_metrics(struct poller *p, struct metric_sink *sink, double 
 			       "Configured time between polls.", METRIC_GAUGE, METRIC_NO_LABELS,
 			       (double)p->cfg.interval_ms / 1000.0);
 	pthread_mutex_lock(&p->lock);
-	metric_sink_add_histogram_from(sink, "rdma_exporter_data_age_seconds",
-				       "Age of the poll a /metrics request was served, observed at "
-				       "every request until the start of this poll.",
-				       METRIC_NO_LABELS, &p->data_age);
+	metric_sink_add_histogram_from(sink, "rdma_exporter_data_age_seconds", data_age_help,
+				       METRIC_LABELS({"scraper", "followed"}),
+				       &p->data_age_followed);
+	metric_sink_add_histogram_from(sink, "rdma_exporter_data_age_seconds", data_age_help,
+				       METRIC_LABELS({"scraper", "other"}), &p->data_age_other);
+	metric_sink_add_u64(sink, "rdma_exporter_scrapes_untracked_total",
+			    "/metrics requests of new scrapers the aligned poll schedule did not "
+			    "learn: its table was full of established scrapers.",
+			    METRIC_COUNTER, METRIC_NO_LABELS, p->sched.untracked);
 	pthread_mutex_unlock(&p->lock);
 	if (p->cfg.self_metrics)
 		p->cfg.self_metrics(p->cfg.self_metrics_arg, sink);
@@ -392,7 +407,8 @@ static uint64_t next_poll_ms(struct poller *p, uint64_t now)
 
 	if (p->cfg.fixed_interval)
 		return p->fixed_next_ms > now ? p->fixed_next_ms : now;
-	next = pollsched_next(&p->sched, now, p->last_end_ms, p->poll_cost_ms, &t);
+	next = pollsched_next(&p->sched, now, p->last_start_ms, p->last_end_ms, p->poll_cost_ms,
+			      &t);
 	log_target(p, &t);
 	return next;
 }
@@ -433,6 +449,7 @@ static void poll_done(struct poller *p, uint64_t started, bool reloaded)
 {
 	uint64_t now = clock_mono_ms(), took = now - started;
 
+	p->last_start_ms = started;
 	p->last_end_ms = now;
 	/* a slower poll counts at once, a faster one little by little */
 	p->poll_cost_ms = took > p->poll_cost_ms ? took : (3 * p->poll_cost_ms + took) / 4;
@@ -479,23 +496,44 @@ static void *poller_thread(void *arg)
 	return NULL;
 }
 
-void poller_note_scrape(struct poller *p, uint64_t key, double data_age_s, unsigned wants)
+void poller_note_scrape(struct poller *p, uint64_t key, bool authenticated, double data_age_s,
+			unsigned wants)
 {
-	uint64_t now = clock_mono_ms(), next;
+	poller_note_scrape_at(p, clock_mono_ms(), key, authenticated, data_age_s, wants);
+}
+
+void poller_note_scrape_at(struct poller *p, uint64_t now, uint64_t key, bool authenticated,
+			   double data_age_s, unsigned wants)
+{
+	struct pollsched_target t = {0};
+	uint64_t next, untracked;
 
 	pthread_mutex_lock(&p->lock);
-	histogram_observe(&p->data_age, data_age_s);
 	if (wants & SNAPSHOT_WANTS_PROTO)
 		p->proto_asked_ms = now ? now : 1;
 	if (wants & SNAPSHOT_WANTS_PLAIN)
 		p->plain_asked_ms = now ? now : 1;
 	if (!p->cfg.fixed_interval) {
-		pollsched_arrival(&p->sched, key, now);
-		next = pollsched_next(&p->sched, now, p->last_end_ms, p->poll_cost_ms, NULL);
+		untracked = p->sched.untracked;
+		pollsched_arrival(&p->sched, key, authenticated, now);
+		next = pollsched_next(&p->sched, now, p->last_start_ms, p->last_end_ms,
+				      p->poll_cost_ms, &t);
 		/* wake the thread only when the schedule moved */
 		if (next != p->next_due_ms)
 			pthread_cond_signal(&p->cond);
+		if (p->sched.untracked != untracked && !p->untracked_logged) {
+			p->untracked_logged = true;
+			log_warn("the poll schedule tracks no more scrapers: its table is full "
+				 "of established ones; new scrapers are counted in "
+				 "rdma_exporter_scrapes_untracked_total",
+				 "scrapers=%d", POLLSCHED_MAX_SCRAPERS);
+		}
 	}
+	/* an attacker must not hide the staleness it causes in an average with Prometheus */
+	histogram_observe(t.aligned && t.key == key && t.authenticated == authenticated
+				  ? &p->data_age_followed
+				  : &p->data_age_other,
+			  data_age_s);
 	pthread_mutex_unlock(&p->lock);
 }
 
@@ -507,6 +545,7 @@ int poller_start(struct poller *p)
 	/* the first poll (poller_poll_once(), before the thread) just ended;
 	 * the web server may already note scrapes */
 	pthread_mutex_lock(&p->lock);
+	p->last_start_ms = now;
 	p->last_end_ms = now;
 	p->fixed_next_ms = now + p->cfg.interval_ms;
 	p->ping_ms = now + p->cfg.watchdog_ping_ms;
@@ -565,7 +604,8 @@ int poller_free(struct poller *p)
 			in->ops->free(in->state);
 	}
 	free(p->inst);
-	histogram_free(&p->data_age);
+	histogram_free(&p->data_age_followed);
+	histogram_free(&p->data_age_other);
 	pthread_cond_destroy(&p->cond);
 	pthread_mutex_destroy(&p->lock);
 	free(p);

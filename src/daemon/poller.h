@@ -27,8 +27,9 @@ struct poller_config {
 	const char *const (*flag_strs)[CONFIG_MAX_COLLECTOR_FLAGS];
 	struct collector_ctx ctx;
 	/*
-	 * --poll.interval: the time between polls in fixed mode, the longest
-	 * one in aligned mode while no regular scraper is seen (pollsched.h).
+	 * --poll.interval: the time between polls in fixed mode and in aligned
+	 * mode while no regular scraper is seen; in aligned mode the longest
+	 * time from one poll's end to the next one's start (pollsched.h).
 	 */
 	uint64_t interval_ms;
 	/* --poll.min-interval: the shortest time between polls (aligned mode) */
@@ -68,14 +69,21 @@ int poller_start(struct poller *p);
 /*
  * A /metrics request of scraper key (pollsched_key()) served data_age_s old
  * data: counted in rdma_exporter_data_age_seconds (in the next poll's
- * output) and, in aligned mode, learnt by the schedule, which the polling
- * thread then follows. wants (SNAPSHOT_WANTS_*): it asked for the protobuf
- * exposition, or for plain text, which polls keep only for the first poll
- * and while such requests come (within POLLER_PROTO_KEEP_MS and
- * POLLER_PLAIN_KEEP_MS); else they keep the gzip-encoded text alone (a plain
- * request then gets it inflated). Thread-safe; takes the poller's lock briefly.
+ * output; scraper="followed" when the schedule follows this scraper, else
+ * "other") and, in aligned mode, learnt by the schedule, which the polling
+ * thread then follows. authenticated: the request passed basic auth or
+ * showed a verified client certificate (pollsched_arrival()). wants
+ * (SNAPSHOT_WANTS_*): it asked for the protobuf exposition, or for plain
+ * text, which polls keep only for the first poll and while such requests
+ * come (within POLLER_PROTO_KEEP_MS and POLLER_PLAIN_KEEP_MS); else they
+ * keep the gzip-encoded text alone (a plain request then gets it inflated).
+ * Thread-safe; takes the poller's lock briefly.
  */
-void poller_note_scrape(struct poller *p, uint64_t key, double data_age_s, unsigned wants);
+void poller_note_scrape(struct poller *p, uint64_t key, bool authenticated, double data_age_s,
+			unsigned wants);
+/* The same at now_ms of CLOCK_MONOTONIC: the clock seam for tests. */
+void poller_note_scrape_at(struct poller *p, uint64_t now_ms, uint64_t key, bool authenticated,
+			   double data_age_s, unsigned wants);
 #define POLLER_PROTO_KEEP_MS (3600 * 1000)
 #define POLLER_PLAIN_KEEP_MS (600 * 1000)
 /*

@@ -143,66 +143,114 @@ static bool scraper_active(const struct pollsched_scraper *s, uint64_t period, u
 	return now_ms >= s->last_ms && now_ms - s->last_ms <= 2 * period + period / 2;
 }
 
-static void scraper_reset(struct pollsched_scraper *s, uint64_t key, uint64_t now_ms)
+/* Forgets what was learnt; history (first_ms, established) only when keep. */
+static void scraper_reset(struct pollsched_scraper *s, uint64_t key, bool authenticated,
+			  uint64_t now_ms, bool keep)
 {
+	uint64_t first = keep ? s->first_ms : now_ms;
+	bool established = keep && s->established;
+
 	memset(s, 0, sizeof(*s));
 	s->used = true;
 	s->key = key;
-	s->first_ms = now_ms;
+	s->authenticated = authenticated;
+	s->first_ms = first;
+	s->established = established;
 	s->last_ms = now_ms;
 }
 
-/* The scraper's slot, or a free or evicted one (reset for key). */
-static struct pollsched_scraper *find_slot(struct pollsched *ps, uint64_t key, uint64_t now_ms)
+/*
+ * Whether a newcomer must leave s in place: established and not silent for
+ * POLLSCHED_EXPIRE_MS, or keeping the rhythm of its own gaps (the next
+ * request due within two and a half of their median), so that a scraper
+ * still learning is not pushed out by a stream of one-off requests.
+ */
+static bool scraper_held(const struct pollsched_scraper *s, uint64_t now_ms)
+{
+	uint32_t g[POLLSCHED_GAPS];
+	uint64_t quiet, m;
+
+	if (now_ms < s->last_ms)
+		return false; /* the clock went back: nothing learnt holds */
+	quiet = now_ms - s->last_ms;
+	if (quiet > POLLSCHED_EXPIRE_MS)
+		return false;
+	if (s->established)
+		return true;
+	if (s->n_gaps == 0)
+		return false;
+	memcpy(g, s->gaps, s->n_gaps * sizeof(g[0]));
+	m = median(g, s->n_gaps);
+	return quiet <= 2 * m + m / 2;
+}
+
+/*
+ * What replacing s costs: 0 a free place, 1 one that is not held, 2 a held
+ * unauthenticated one (only an authenticated newcomer may take it), 3 never.
+ */
+static int eviction_rank(const struct pollsched_scraper *s, uint64_t now_ms)
+{
+	if (!s->used)
+		return 0;
+	if (!scraper_held(s, now_ms))
+		return 1;
+	return s->authenticated ? 3 : 2;
+}
+
+/*
+ * The scraper's place; NULL when it is new: then it took a free or
+ * replaced place (its first arrival), or none (counted untracked).
+ */
+static struct pollsched_scraper *find_slot(struct pollsched *ps, uint64_t key, bool authenticated,
+					   uint64_t now_ms)
 {
 	struct pollsched_scraper *victim = NULL;
-	bool victim_regular = true;
+	int victim_rank = 4;
 
 	for (unsigned i = 0; i < POLLSCHED_MAX_SCRAPERS; i++) {
 		struct pollsched_scraper *s = &ps->s[i];
-		bool regular;
 
-		if (s->used && s->key == key)
+		if (s->used && s->key == key && s->authenticated == authenticated)
 			return s;
-		if (!s->used) {
-			if (!victim || victim->used)
-				victim = s;
-			continue;
-		}
-		if (victim && !victim->used)
-			continue;
-		/* least recently seen, irregular ones first */
-		regular = scraper_period(s) > 0;
-		if (!victim || (victim_regular && !regular) ||
-		    (victim_regular == regular && s->last_ms < victim->last_ms)) {
+	}
+	for (unsigned i = 0; i < POLLSCHED_MAX_SCRAPERS; i++) {
+		struct pollsched_scraper *s = &ps->s[i];
+		/* the least recently seen of the cheapest */
+		int rank = eviction_rank(s, now_ms);
+
+		if (rank < victim_rank || (rank == victim_rank && s->last_ms < victim->last_ms)) {
 			victim = s;
-			victim_regular = regular;
+			victim_rank = rank;
 		}
 	}
-	scraper_reset(victim, key, now_ms);
+	if (victim_rank > (authenticated ? 2 : 1)) {
+		ps->untracked++;
+		return NULL;
+	}
+	scraper_reset(victim, key, authenticated, now_ms, false);
 	return NULL;
 }
 
-void pollsched_arrival(struct pollsched *ps, uint64_t key, uint64_t now_ms)
+void pollsched_arrival(struct pollsched *ps, uint64_t key, bool authenticated, uint64_t now_ms)
 {
-	struct pollsched_scraper *s = find_slot(ps, key, now_ms);
+	struct pollsched_scraper *s = find_slot(ps, key, authenticated, now_ms);
 	uint64_t merge = ps->params.min_interval_ms < 1000 ? ps->params.min_interval_ms : 1000;
 	uint64_t period, gap;
 
 	if (!s)
-		return; /* new: its first arrival */
+		return; /* new: its first arrival, or not tracked */
 	if (now_ms < s->last_ms) {
 		/* the clock went back: what was learnt is meaningless */
-		scraper_reset(s, key, now_ms);
+		scraper_reset(s, key, authenticated, now_ms, false);
 		return;
 	}
 	gap = now_ms - s->last_ms;
 	if (gap < merge)
 		return;
 	period = scraper_period(s);
-	/* back after a pause, or a new period: learn it afresh */
+	/* back after a pause, or a new period: learn it afresh, its history kept */
 	if ((period && !scraper_active(s, period, now_ms)) || gap > UINT32_MAX) {
-		scraper_reset(s, key, now_ms);
+		scraper_reset(s, key, authenticated, now_ms, gap <= POLLSCHED_EXPIRE_MS);
 		return;
 	}
 	s->gaps[s->next_gap] = (uint32_t)gap;
@@ -210,9 +258,26 @@ void pollsched_arrival(struct pollsched *ps, uint64_t key, uint64_t now_ms)
 	if (s->n_gaps < POLLSCHED_GAPS)
 		s->n_gaps++;
 	s->last_ms = now_ms;
+	if (scraper_period(s))
+		s->established = true;
 }
 
-/* The active regular scraper with the shortest period, or NULL. */
+/*
+ * Whether a is followed rather than b (both active and regular): an
+ * authenticated one, then the one seen first (an established scraper is
+ * not displaced by a newcomer a little faster), then the faster one.
+ */
+static bool follows_before(const struct pollsched_scraper *a, uint64_t a_period,
+			   const struct pollsched_scraper *b, uint64_t b_period)
+{
+	if (a->authenticated != b->authenticated)
+		return a->authenticated;
+	if (a->first_ms != b->first_ms)
+		return a->first_ms < b->first_ms;
+	return a_period < b_period;
+}
+
+/* The active regular scraper to follow (follows_before()), or NULL. */
 static const struct pollsched_scraper *followed(const struct pollsched *ps, uint64_t now_ms,
 						uint64_t *period_out, uint64_t *jitter_out)
 {
@@ -226,13 +291,8 @@ static const struct pollsched_scraper *followed(const struct pollsched *ps, uint
 
 		if (!period || !scraper_active(s, period, now_ms))
 			continue;
-		/* within 1% counts as the same period: keep the one seen first */
-		if (best && period * 100 >= best_period * 99 && best_period * 100 >= period * 99) {
-			if (s->first_ms >= best->first_ms)
-				continue;
-		} else if (best && period > best_period) {
+		if (best && !follows_before(s, period, best, best_period))
 			continue;
-		}
 		best = s;
 		best_period = period;
 		best_jitter = jitter;
@@ -242,39 +302,71 @@ static const struct pollsched_scraper *followed(const struct pollsched *ps, uint
 	return best;
 }
 
-uint64_t pollsched_next(const struct pollsched *ps, uint64_t now_ms, uint64_t last_end_ms,
-			uint64_t poll_cost_ms, struct pollsched_target *t)
+uint64_t pollsched_unauth_floor_ms(const struct pollsched_params *params)
+{
+	uint64_t f = POLLSCHED_UNAUTH_FLOOR_FACTOR * params->min_interval_ms;
+
+	return f < params->max_interval_ms ? f : params->max_interval_ms;
+}
+
+uint64_t pollsched_next(const struct pollsched *ps, uint64_t now_ms, uint64_t last_start_ms,
+			uint64_t last_end_ms, uint64_t poll_cost_ms, struct pollsched_target *t)
 {
 	const struct pollsched_params *pp = &ps->params;
 	const struct pollsched_scraper *s;
-	uint64_t period, jitter, margin, lead, arrival, next, latest, cap;
+	uint64_t period, jitter, margin, lead, arrival, next, floor, earliest, cap;
 
 	if (last_end_ms > now_ms)
 		last_end_ms = now_ms; /* the clock went back */
+	if (last_start_ms > last_end_ms)
+		last_start_ms = last_end_ms;
 	s = followed(ps, now_ms, &period, &jitter);
 	if (t)
-		*t = (struct pollsched_target){
-			.aligned = s != NULL, .key = s ? s->key : 0, .period_ms = period};
-	if (!s) {
-		next = last_end_ms + pp->max_interval_ms;
-		return next > now_ms ? next : now_ms;
-	}
+		*t = (struct pollsched_target){.aligned = s != NULL,
+					       .key = s ? s->key : 0,
+					       .authenticated = s && s->authenticated,
+					       .period_ms = period};
+	/* the hard bound: the data is never older than the interval and a poll */
+	cap = last_end_ms + pp->max_interval_ms;
+	if (!s)
+		return cap > now_ms ? cap : now_ms;
+	floor = last_end_ms + pp->min_interval_ms;
+	if (!s->authenticated && last_start_ms + pollsched_unauth_floor_ms(pp) > floor)
+		floor = last_start_ms + pollsched_unauth_floor_ms(pp);
 	/* end before the arrival by twice the poll's cost or thrice the arrivals' jitter */
 	margin = 2 * poll_cost_ms > 3 * jitter ? 2 * poll_cost_ms : 3 * jitter;
 	if (margin < POLLSCHED_MIN_MARGIN_MS)
 		margin = POLLSCHED_MIN_MARGIN_MS;
 	lead = poll_cost_ms + margin;
-	/* the first expected arrival whose poll would start after the last one ended */
+	/*
+	 * The first expected arrival whose poll would start after the last one
+	 * ended and, held back to the floor, still end before it: a scraper
+	 * faster than the floor gets a poll aimed at every second (or nth)
+	 * scrape, not polls at the floor out of step with all of them.
+	 */
+	earliest = floor > last_end_ms + 1 + margin ? floor - margin : last_end_ms + 1;
 	arrival = expected_arrival(s, period);
-	if (arrival < lead + last_end_ms + 1)
-		arrival += (lead + last_end_ms + 1 - arrival + period - 1) / period * period;
+	if (arrival < lead + earliest)
+		arrival += (lead + earliest - arrival + period - 1) / period * period;
 	next = arrival - lead;
-	if (next < last_end_ms + pp->min_interval_ms)
-		next = last_end_ms + pp->min_interval_ms;
-	cap = pp->max_interval_ms > POLLSCHED_ALIGNED_MAX_GAP_MS ? pp->max_interval_ms
-								 : POLLSCHED_ALIGNED_MAX_GAP_MS;
-	latest = last_end_ms + cap;
-	if (next > latest)
-		next = latest;
+	if (next < floor)
+		next = floor;
+	if (next > cap + 2 * margin) {
+		/*
+		 * Too far for the interval: a poll before it, at the cap, or
+		 * earlier when the floors would keep the aimed poll from
+		 * following the cap's (a scraper 3 s out of step with polls at
+		 * the interval would stay so, the floor forbidding the poll 3 s
+		 * after the cap's and the interval the one 3 s after the next).
+		 */
+		uint64_t step = poll_cost_ms + pp->min_interval_ms;
+
+		if (!s->authenticated && step < pollsched_unauth_floor_ms(pp))
+			step = pollsched_unauth_floor_ms(pp);
+		next = next > step && next - step < cap && next - step >= floor ? next - step : cap;
+	} else if (next > cap) {
+		/* a little late for the interval: the cap's poll still ends before the arrival */
+		next = cap;
+	}
 	return next > now_ms ? next : now_ms;
 }

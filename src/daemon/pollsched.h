@@ -5,17 +5,27 @@
  * milliseconds of one monotonic clock, so tests drive it with a fake clock.
  *
  * It learns each scraper (a key: the client address and User-Agent, hashed
- * with pollsched_key()) from the arrival times of its /metrics requests. A
- * scraper is regular when the median absolute deviation of its last
- * POLLSCHED_GAPS inter-arrival gaps is at most a tenth of their median (the
- * period), with at least POLLSCHED_MIN_GAPS gaps seen; it is active while it
- * has not missed two of its expected scrapes. The poll is aimed to end a
- * margin (twice the poll's cost or thrice the arrivals' jitter, the larger, at
- * least POLLSCHED_MIN_MARGIN_MS) before the
- * next expected arrival of the active regular scraper with the shortest
- * period (the one seen first among equal periods). Without one it polls every
- * max_interval_ms. Never sooner than min_interval_ms after the previous poll
- * ended, never later than max(max_interval_ms, POLLSCHED_ALIGNED_MAX_GAP_MS).
+ * with pollsched_key(), and whether the request authenticated) from the
+ * arrival times of its /metrics requests. A scraper is regular when the
+ * median absolute deviation of its last POLLSCHED_GAPS inter-arrival gaps is
+ * at most a tenth of their median (the period), with at least
+ * POLLSCHED_MIN_GAPS gaps seen; it is active while it has not missed two of
+ * its expected scrapes. Of the active regular scrapers it follows one: an
+ * authenticated one first, then the one with the longest history (seen
+ * first), so that a newcomer scraping a little faster cannot take the
+ * schedule over. The poll is aimed to end a margin (twice the poll's cost or
+ * thrice the arrivals' jitter, the larger, at least POLLSCHED_MIN_MARGIN_MS)
+ * before the next expected arrival of that scraper that the floor allows.
+ *
+ * The bounds, whatever the requests:
+ * - never later than max_interval_ms after the previous poll ended (without
+ *   a scraper to follow, exactly then): the data served is never older than
+ *   max_interval_ms plus one poll;
+ * - never sooner than min_interval_ms after the previous poll ended;
+ * - while the followed scraper is not authenticated, never sooner than
+ *   pollsched_floor_ms() (POLLSCHED_UNAUTH_FLOOR_FACTOR * min_interval_ms,
+ *   capped at max_interval_ms) after the previous poll started: no mix of
+ *   clients without credentials makes more than 60 s / that polls a minute.
  *
  * Not thread-safe: the caller locks.
  */
@@ -30,8 +40,13 @@
 #define POLLSCHED_GAPS		8
 #define POLLSCHED_MIN_GAPS	3
 #define POLLSCHED_MIN_MARGIN_MS 50
-/* Longest gap between aligned polls: Prometheus's default scrape interval is 1m. */
-#define POLLSCHED_ALIGNED_MAX_GAP_MS 120000
+/*
+ * An unauthenticated followed scraper cannot bring poll starts closer than
+ * this many --poll.min-interval (5 s, 12 polls a minute, at the default 1 s).
+ */
+#define POLLSCHED_UNAUTH_FLOOR_FACTOR 5
+/* An established scraper silent this long may be replaced by a newcomer. */
+#define POLLSCHED_EXPIRE_MS (10 * 60 * 1000)
 /* --poll.min-interval's default */
 #define POLLSCHED_DEFAULT_MIN_INTERVAL_MS 1000
 
@@ -42,22 +57,29 @@ struct pollsched_params {
 
 struct pollsched_scraper {
 	uint64_t key;
-	uint64_t first_ms;	       /* when first seen (ties between equal periods) */
+	/* when first seen: its history, kept while it pauses and relearns */
+	uint64_t first_ms;
 	uint64_t last_ms;	       /* the last arrival counted */
 	uint32_t gaps[POLLSCHED_GAPS]; /* ring of inter-arrival gaps, ms */
 	unsigned n_gaps, next_gap;
 	bool used;
+	bool authenticated; /* part of the key: its requests authenticated */
+	/* it has been regular: no newcomer replaces it until POLLSCHED_EXPIRE_MS of silence */
+	bool established;
 };
 
 struct pollsched {
 	struct pollsched_params params;
 	struct pollsched_scraper s[POLLSCHED_MAX_SCRAPERS];
+	/* requests of new scrapers not tracked: the table held none to replace */
+	uint64_t untracked;
 };
 
-/* What the schedule is following, for tests and logs. */
+/* What the schedule is following, for tests, logs and rdma_exporter_data_age_seconds. */
 struct pollsched_target {
-	bool aligned;	    /* false: fixed interval (no regular active scraper) */
+	bool aligned;	    /* false: every max_interval_ms (no regular active scraper) */
 	uint64_t key;	    /* the scraper followed, when aligned */
+	bool authenticated; /* and whether its requests authenticated */
 	uint64_t period_ms; /* its period, when aligned */
 };
 
@@ -67,20 +89,34 @@ void pollsched_init(struct pollsched *ps, const struct pollsched_params *params)
 uint64_t pollsched_key(const void *addr, size_t addr_len, const char *user_agent);
 
 /*
- * Records a /metrics request of scraper key at now_ms. Requests less than
- * the floor (min_interval_ms, at most 1 s) after the scraper's last counted
- * one are the same scrape (a retry, a burst of manual requests): not counted.
- * The table keeps POLLSCHED_MAX_SCRAPERS scrapers; a new one replaces the
- * least recently seen irregular one, else the least recently seen one.
+ * Records a /metrics request of scraper key at now_ms; authenticated: it
+ * passed basic auth or showed a verified client certificate (the same key
+ * without is another scraper). Requests less than the floor (min_interval_ms,
+ * at most 1 s) after the scraper's last counted one are the same scrape (a
+ * retry, a burst of manual requests): not counted.
+ *
+ * The table keeps POLLSCHED_MAX_SCRAPERS scrapers. A new one takes a free
+ * place, else replaces the least recently seen one that is neither
+ * established (regular once, seen within POLLSCHED_EXPIRE_MS) nor keeping
+ * the rhythm of its own gaps; an authenticated newcomer may also replace an
+ * unauthenticated one. Else it is not tracked (counted in ps->untracked): a
+ * stream of new User-Agents never pushes out the scrapers already learnt.
  */
-void pollsched_arrival(struct pollsched *ps, uint64_t key, uint64_t now_ms);
+void pollsched_arrival(struct pollsched *ps, uint64_t key, bool authenticated, uint64_t now_ms);
 
 /*
- * When the next poll should start (ms, >= now_ms): last_end_ms is when the
- * previous poll ended, poll_cost_ms how long polls take. t, when not NULL,
- * says what the schedule follows.
+ * When the next poll should start (ms, >= now_ms): last_start_ms and
+ * last_end_ms are when the previous poll started and ended, poll_cost_ms how
+ * long polls take. t, when not NULL, says what the schedule follows.
  */
-uint64_t pollsched_next(const struct pollsched *ps, uint64_t now_ms, uint64_t last_end_ms,
-			uint64_t poll_cost_ms, struct pollsched_target *t);
+uint64_t pollsched_next(const struct pollsched *ps, uint64_t now_ms, uint64_t last_start_ms,
+			uint64_t last_end_ms, uint64_t poll_cost_ms, struct pollsched_target *t);
+
+/*
+ * The shortest time from one poll's start to the next one's while an
+ * unauthenticated scraper (or none) is followed: POLLSCHED_UNAUTH_FLOOR_FACTOR
+ * times min_interval_ms, at most max_interval_ms.
+ */
+uint64_t pollsched_unauth_floor_ms(const struct pollsched_params *params);
 
 #endif

@@ -479,13 +479,41 @@ static void unref_cb(void *cls)
 }
 
 /*
+ * Whether the request being served authenticated: it passed basic auth (the
+ * configuration has users: nothing is served without), or its connection's
+ * handshake ran under a policy that verifies client certificates and the
+ * client sent one (client_cert_ok() checked it before the request was routed).
+ */
+static bool request_authenticated(const struct webconfig *wc, struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo *info;
+	const struct http_conn *conn;
+	enum webconfig_client_auth a;
+	unsigned n = 0;
+
+	if (wc && wc->n_users > 0)
+		return true;
+	info = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	conn = info ? info->socket_context : NULL;
+	if (!conn || !conn->ws)
+		return false;
+	a = conn->ws->wc->client_auth;
+	if (a != WEBCONFIG_VERIFY_CLIENT_CERT_IF_GIVEN &&
+	    a != WEBCONFIG_REQUIRE_AND_VERIFY_CLIENT_CERT)
+		return false;
+	info = MHD_get_connection_info(c, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+	return info && info->tls_session && gnutls_certificate_get_peers(info->tls_session, &n) &&
+	       n > 0;
+}
+
+/*
  * Tells the poller a scraper came (it learns when to poll from that). A
  * scraper is its IP address and User-Agent: the two Prometheus servers of an
  * HA pair have different addresses, and a curl beside Prometheus on the same
  * host has another User-Agent.
  */
-static void note_scrape(struct http_server *srv, struct MHD_Connection *c, const struct snapshot *s,
-			unsigned wants)
+static void note_scrape(struct http_server *srv, const struct webconfig *wc,
+			struct MHD_Connection *c, const struct snapshot *s, unsigned wants)
 {
 	const union MHD_ConnectionInfo *info =
 		MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
@@ -508,6 +536,7 @@ static void note_scrape(struct http_server *srv, struct MHD_Connection *c, const
 			   &(struct http_scrape){.addr = addr,
 						 .addr_len = len,
 						 .user_agent = ua,
+						 .authenticated = request_authenticated(wc, c),
 						 .data_age_s = (double)snapshot_age_ms(s) / 1000.0,
 						 .wants = wants});
 }
@@ -565,7 +594,7 @@ static enum MHD_Result serve_metrics(struct http_server *srv, const struct webco
 				    "no poll has completed yet\n", "text/plain; charset=utf-8",
 				    NULL);
 	wants_proto = http_negotiate_format(accept) == HTTP_FORMAT_PROTO;
-	note_scrape(srv, c, s,
+	note_scrape(srv, wc, c, s,
 		    (wants_proto ? SNAPSHOT_WANTS_PROTO : 0) |
 			    (wants_proto || accepts_gz ? 0 : SNAPSHOT_WANTS_PLAIN));
 	/* protobuf when asked for and this poll has it (encoded once per poll) */

@@ -94,6 +94,8 @@ struct http_scrape {
 	const char *user_agent; /* NULL: none sent */
 	double data_age_s;	/* the age of the data served */
 	unsigned wants;		/* SNAPSHOT_WANTS_* */
+	/* it passed basic auth, or its connection showed a verified client certificate */
+	bool authenticated;
 };
 
 struct http_config {

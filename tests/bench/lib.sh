@@ -96,13 +96,14 @@ bench_anon() {
 		"/proc/$1/smaps_rollup" 2>/dev/null || echo -
 }
 
-# bench_hist_median NAME FILE0 FILE1: the median of histogram NAME over the
-# observations between two scrapes, interpolated in its bucket as
+# bench_hist_median NAME FILE0 FILE1 [LABELS]: the median of histogram NAME
+# (its series whose labels before le are LABELS, e.g. 'scraper="followed",')
+# over the observations between two scrapes, interpolated in its bucket as
 # histogram_quantile() does; - when there are none.
 bench_hist_median() {
-	awk -v m="$1_bucket" 'FNR == 1 { f++ }
-		index($1, m "{le=\"") == 1 {
-			le = substr($1, length(m) + 6); sub(/"}$/, "", le)
+	awk -v m="$1_bucket{${4:-}" 'FNR == 1 { f++ }
+		index($1, m "le=\"") == 1 {
+			le = substr($1, length(m) + 5); sub(/"}$/, "", le)
 			if (f == 1) c0[le] = $2; else { c1[le] = $2; order[n++] = le }
 		}
 		END {

@@ -150,6 +150,11 @@ printf 'h_bucket{le="0.05"} 0\nh_bucket{le="0.1"} 10\nh_bucket{le="+Inf"} 10\n' 
 check "bench_hist_median: $(bench_hist_median h "$TMP/h0" "$TMP/h1"), expected 0.075" \
 	[ "$(bench_hist_median h "$TMP/h0" "$TMP/h1")" = 0.075 ]
 check "bench_hist_median: no observations" [ "$(bench_hist_median h "$TMP/h0" "$TMP/h0")" = - ]
+# one labelled series of two: the other's buckets are not counted
+sed 's/{/{s="a",/' "$TMP/h0" >"$TMP/hl0"
+{ sed 's/{/{s="a",/' "$TMP/h1"; sed 's/{/{s="b",/; s/ 10$/ 90/' "$TMP/h1"; } >"$TMP/hl1"
+check "bench_hist_median with labels: $(bench_hist_median h "$TMP/hl0" "$TMP/hl1" 's="a",')" \
+	[ "$(bench_hist_median h "$TMP/hl0" "$TMP/hl1" 's="a",')" = 0.075 ]
 
 echo "bench-smoke: $pass passed, $failed failed"
 [ "$failed" = 0 ]

@@ -206,7 +206,7 @@ echo "CPU per minute with --poll.mode=fixed at 5s, computed (scraped every 15s, 
 	"only counters/ ($(find "$TMP/sys" -path '*/counters/*' -type f | wc -l) files) a scrape."
 
 # --- a deployment, measured: one scraper (Prometheus's User-Agent) every PERIOD
-# seconds; ours at its defaults (every collector, aligned polling, 5s interval),
+# seconds; ours at its defaults (every collector, aligned polling, 15s interval),
 # node_exporter with its infiniband collector. WARM scrapes to learn the period,
 # then MEASURE scrapes measured.
 PERIOD=${BENCH_SCRAPE_PERIOD:-15}
@@ -264,7 +264,7 @@ ns_o=$(awk -v a="$n0_o" -v b="$n1_o" -v m="$mins" 'BEGIN { printf "%.1f", (b - a
 ns_n=$(awk -v a="$n0_n" -v b="$n1_n" -v m="$mins" 'BEGIN { printf "%.1f", (b - a) / 1e6 / m }')
 polls=$(($(bench_metric rdma_exporter_polls_total "$TMP/dep.$last") - $(bench_metric rdma_exporter_polls_total "$TMP/dep.$WARM")))
 ppm=$(awk -v n="$polls" -v m="$mins" 'BEGIN { printf "%.1f", n / m }')
-age=$(bench_hist_median rdma_exporter_data_age_seconds "$TMP/dep.$WARM" "$TMP/dep.$last")
+age=$(bench_hist_median rdma_exporter_data_age_seconds "$TMP/dep.$WARM" "$TMP/dep.$last" 'scraper="followed",')
 med() { sort -n "$1" | awk '{ v[NR] = $1 } END { if (NR) printf "%.3f", v[int((NR + 1) / 2)] * 1000; else print "-" }'; }
 p50_o=$(med "$TMP/lat.ours")
 p50_n=$(med "$TMP/lat.node")
@@ -281,6 +281,6 @@ printf '%-28s %12s %14s %8s\n' "median data age at scrape s" "$age" "0 (reads)" 
 printf '%-28s %12s %14s %8s\n' "scrape p50 ms" "$p50_o" "$p50_n" "$(bench_ratio "$p50_o" "$p50_n")"
 printf '%-28s %12s %14s %8s\n' "anonymous memory kB" "$anon_o" "$anon_n" "$(bench_ratio "$anon_o" "$anon_n")"
 echo "(CPU: schedstat run time of each process's threads, ns; below it utime+stime, 10 ms ticks;"
-echo " data age: rdma_exporter_data_age_seconds over the measured scrapes, interpolated in its bucket;"
+echo " data age: rdma_exporter_data_age_seconds{scraper=\"followed\"} over the measured scrapes, interpolated in its bucket;"
 echo " node_exporter reads sysfs during the scrape: its data is fresh and its scrape waits on it)"
 echo "(figures from a shared 2-core machine with the load tool on the same cores: compare within this run)"

@@ -148,7 +148,7 @@ static void test_defaults(void **state)
 	assert_string_equal(cfg.listen_address, ":9879");
 	assert_string_equal(cfg.telemetry_path, "/metrics");
 	assert_string_equal(cfg.sysfs_path, "/sys");
-	assert_int_equal(cfg.poll_interval_ms, 5000);
+	assert_int_equal(cfg.poll_interval_ms, 15000);
 	assert_int_equal(cfg.poll_min_interval_ms, 1000);
 	assert_false(cfg.poll_fixed);
 	assert_null(cfg.device_include);

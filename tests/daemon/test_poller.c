@@ -22,6 +22,7 @@
 
 #include "base/log.h"
 #include "daemon/poller.h"
+#include "daemon/pollsched.h"
 #include "exposition/histogram.h"
 #include "metrics.pb-c.h"
 
@@ -335,13 +336,13 @@ static void test_poll_publishes_proto(void **state)
 	assert_non_null(strstr(copy, "# TYPE rdma_exporter_collector_success gauge\n"));
 	free(copy);
 	snapshot_unref(snap);
-	poller_note_scrape(p, 1, 0.5, SNAPSHOT_WANTS_PROTO);
+	poller_note_scrape(p, 1, false, 0.5, SNAPSHOT_WANTS_PROTO);
 	assert_int_equal(poller_poll_once(p), 0);
 	snap = snapshot_slot_get(&slot);
 	assert_non_null(snapshot_proto(snap, &pb_len));
 	assert_null(snapshot_text(snap, &len));
 	snapshot_unref(snap);
-	poller_note_scrape(p, 1, 0.5, SNAPSHOT_WANTS_PLAIN);
+	poller_note_scrape(p, 1, false, 0.5, SNAPSHOT_WANTS_PLAIN);
 	assert_int_equal(poller_poll_once(p), 0);
 	snap = snapshot_slot_get(&slot);
 	assert_non_null(snapshot_text(snap, &len));
@@ -354,7 +355,9 @@ static void test_poll_publishes_proto(void **state)
 
 /*
  * Scrapes every 200 ms with a 1 h interval: aligned, the thread learns the
- * scraper and polls once per scrape; fixed, it never polls.
+ * scraper and polls once per scrape (it authenticated: an unauthenticated
+ * one gets polls 5 * --poll.min-interval apart at the most); fixed, it never
+ * polls.
  */
 static unsigned polls_for_scrapes(bool fixed)
 {
@@ -380,7 +383,7 @@ static unsigned polls_for_scrapes(bool fixed)
 	assert_int_equal(poller_start(p), 0);
 	__atomic_store_n(&collects, 0, __ATOMIC_SEQ_CST);
 	for (int i = 0; i < 15; i++) {
-		poller_note_scrape(p, 42, 0.1, 0);
+		poller_note_scrape(p, 42, true, 0.1, 0);
 		usleep(200 * 1000);
 	}
 	n = __atomic_load_n(&collects, __ATOMIC_SEQ_CST);
@@ -399,6 +402,111 @@ static void test_scrapes_drive_polls(void **state)
 	assert_true(aligned >= 4);
 	assert_true(aligned <= 15);
 	assert_int_equal(polls_for_scrapes(true), 0);
+}
+
+/* The value of the sample line that starts with prefix in p's last poll, or -1. */
+static long long sample_after_poll(struct poller *p, struct snapshot_slot *slot, const char *prefix)
+{
+	struct snapshot *snap;
+	const char *l;
+	char *copy, *text;
+	long long v = -1;
+	size_t len;
+
+	assert_int_equal(poller_poll_once(p), 0);
+	snap = snapshot_slot_get(slot);
+	assert_non_null(snap);
+	copy = snapshot_text_copy(snap, &len); /* not NUL-terminated */
+	assert_non_null(copy);
+	text = strndup(copy, len);
+	free(copy);
+	assert_non_null(text);
+	for (l = text; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL)
+		if (strncmp(l, prefix, strlen(prefix)) == 0)
+			v = strtoll(l + strlen(prefix), NULL, 10);
+	free(text);
+	snapshot_unref(snap);
+	return v;
+}
+
+static const struct poller_config aligned_pc = {
+	.collectors = table,
+	.n_collectors = 1,
+	.enabled = enabled,
+	.ctx = {.sysfs_fd = -1},
+	.interval_ms = 15000,
+	.min_interval_ms = 1000,
+	.proc_root = "/proc",
+	.watchdog_ping = count_ping,
+};
+
+/*
+ * Issue 29: rdma_exporter_data_age_seconds said nothing of who was served
+ * old data; one client could hide the staleness it caused Prometheus in an
+ * average. A 15 s Prometheus is followed from its 4th scrape on
+ * (scraper="followed"); a client at 2.7 s that came after it is not, and
+ * all its requests count as scraper="other". On a fake clock.
+ */
+static void test_data_age_by_scraper(void **state)
+{
+	struct snapshot_slot slot;
+	struct poller *p;
+	uint64_t t0 = 1000000, prom = t0, client = t0 + 46000;
+	unsigned n_prom = 0, n_client = 0;
+
+	(void)state;
+	block_in_collect = false;
+	snapshot_slot_init(&slot);
+	p = poller_new(&aligned_pc, &slot);
+	assert_non_null(p);
+	while (n_prom < 6 || n_client < 20) {
+		if (n_prom < 6 && (n_client == 20 || prom <= client)) {
+			poller_note_scrape_at(p, prom, 7, false, 0.05, 0);
+			prom += 15000;
+			n_prom++;
+		} else {
+			poller_note_scrape_at(p, client, 9, false, 1.25, 0);
+			client += 2700;
+			n_client++;
+		}
+	}
+	assert_int_equal(
+		sample_after_poll(p, &slot,
+				  "rdma_exporter_data_age_seconds_count{scraper=\"followed\"} "),
+		3);
+	assert_int_equal(
+		sample_after_poll(p, &slot,
+				  "rdma_exporter_data_age_seconds_count{scraper=\"other\"} "),
+		23);
+	assert_int_equal(poller_free(p), 0);
+	snapshot_slot_destroy(&slot);
+}
+
+/*
+ * Issue 29: 16 established scrapers fill the schedule's table; a newcomer
+ * is not tracked (it no longer pushes one out), and that shows.
+ */
+static void test_untracked_scrapers_counted(void **state)
+{
+	struct snapshot_slot slot;
+	struct poller *p;
+	uint64_t t0 = 1000000;
+	const char *name = "rdma_exporter_scrapes_untracked_total ";
+
+	(void)state;
+	block_in_collect = false;
+	snapshot_slot_init(&slot);
+	p = poller_new(&aligned_pc, &slot);
+	assert_non_null(p);
+	for (uint64_t k = 0; k < 5; k++)
+		for (uint64_t key = 100; key < 100 + POLLSCHED_MAX_SCRAPERS; key++)
+			poller_note_scrape_at(p, t0 + k * 15000 + key, key, false, 0.05, 0);
+	assert_int_equal(sample_after_poll(p, &slot, name), 0);
+	poller_note_scrape_at(p, t0 + 5 * 15000, 999, false, 0.05, 0);
+	poller_note_scrape_at(p, t0 + 5 * 15000 + 500, 1000, false, 0.05, 0);
+	assert_int_equal(sample_after_poll(p, &slot, name), 2);
+	assert_int_equal(poller_free(p), 0);
+	snapshot_slot_destroy(&slot);
 }
 
 static void test_trim_only_after_bigger_poll(void **state)
@@ -433,6 +541,8 @@ int main(void)
 		cmocka_unit_test(test_watchdog_starved_by_stuck_poll),
 		cmocka_unit_test(test_poll_publishes_proto),
 		cmocka_unit_test(test_scrapes_drive_polls),
+		cmocka_unit_test(test_data_age_by_scraper),
+		cmocka_unit_test(test_untracked_scrapers_counted),
 		cmocka_unit_test(test_trim_only_after_bigger_poll),
 	};
 

@@ -17,15 +17,18 @@
 #include "daemon/pollsched.h"
 
 #define POLL_COST 20
-#define MAX_SIM	  8
+#define MAX_SIM	  24
 
 struct sim_scraper {
 	uint64_t key;
+	bool auth;			 /* its requests authenticated */
+	bool fresh_keys;		 /* a new User-Agent every request: key + k */
 	uint64_t period, offset, jitter; /* ms; jitter: arrivals +- up to this */
 	uint64_t start, stop;		 /* active in [start, stop) */
 	uint64_t next;			 /* next arrival */
 	uint64_t k;			 /* arrivals so far */
 	uint64_t scrapes_in_window, fresh_in_window;
+	uint64_t aligned_in_window; /* scrapes that got a poll aimed at them (FRESH) */
 	uint64_t age_max_in_window;
 };
 
@@ -33,10 +36,11 @@ struct sim {
 	struct pollsched ps;
 	struct sim_scraper sc[MAX_SIM];
 	unsigned n;
-	uint64_t now, last_end, published;
+	uint64_t now, last_start, last_end, published;
 	uint64_t window_start; /* statistics from here on */
 	uint64_t polls_in_window;
-	uint64_t gap_max_in_window; /* longest end of a poll to start of the next */
+	uint64_t gap_max_in_window;	  /* longest end of a poll to start of the next */
+	uint64_t start_gap_min_in_window; /* shortest start of a poll to start of the next */
 	uint32_t rng;
 };
 
@@ -54,7 +58,9 @@ static void sim_init(struct sim *s, uint64_t floor_ms, uint64_t max_ms)
 	pollsched_init(&s->ps, &p);
 	s->rng = 42;
 	s->now = 1000000; /* the monotonic clock does not start at 0 */
+	s->last_start = s->now;
 	s->last_end = s->now;
+	s->start_gap_min_in_window = UINT64_MAX;
 	s->published = s->now;
 }
 
@@ -86,10 +92,11 @@ static void arrive(struct sim *s, struct sim_scraper *c)
 {
 	uint64_t age = s->now - s->published;
 
-	pollsched_arrival(&s->ps, c->key, s->now);
+	pollsched_arrival(&s->ps, c->fresh_keys ? c->key + c->k : c->key, c->auth, s->now);
 	if (s->now >= s->window_start) {
 		c->scrapes_in_window++;
 		c->fresh_in_window += age <= 1000;
+		c->aligned_in_window += age <= 2 * POLL_COST + POLLSCHED_MIN_MARGIN_MS;
 		if (age > c->age_max_in_window)
 			c->age_max_in_window = age;
 	}
@@ -104,7 +111,8 @@ static void sim_run(struct sim *s, uint64_t until)
 		if (s->sc[i].k == 0)
 			schedule_arrival(s, &s->sc[i]);
 	for (;;) {
-		uint64_t poll_at = pollsched_next(&s->ps, s->now, s->last_end, POLL_COST, NULL);
+		uint64_t poll_at =
+			pollsched_next(&s->ps, s->now, s->last_start, s->last_end, POLL_COST, NULL);
 		struct sim_scraper *first = NULL;
 
 		assert_true(poll_at >= s->now);
@@ -130,11 +138,18 @@ static void sim_run(struct sim *s, uint64_t until)
 		/* the floor holds between any two polls */
 		assert_true(poll_at >= s->last_end + s->ps.params.min_interval_ms ||
 			    poll_at == s->now);
+		/* the hard bound: never longer than --poll.interval after a poll
+		 * (unless the test stepped the clock past it) */
+		assert_true(poll_at <= s->last_end + s->ps.params.max_interval_ms ||
+			    poll_at == s->now);
 		if (poll_at >= s->window_start) {
 			s->polls_in_window++;
 			if (poll_at - s->last_end > s->gap_max_in_window)
 				s->gap_max_in_window = poll_at - s->last_end;
+			if (poll_at - s->last_start < s->start_gap_min_in_window)
+				s->start_gap_min_in_window = poll_at - s->last_start;
 		}
+		s->last_start = poll_at;
 		s->now = poll_at + POLL_COST;
 		s->last_end = s->now;
 		s->published = s->now;
@@ -147,9 +162,11 @@ static void sim_window(struct sim *s)
 	s->window_start = s->now;
 	s->polls_in_window = 0;
 	s->gap_max_in_window = 0;
+	s->start_gap_min_in_window = UINT64_MAX;
 	for (unsigned i = 0; i < s->n; i++) {
 		s->sc[i].scrapes_in_window = 0;
 		s->sc[i].fresh_in_window = 0;
+		s->sc[i].aligned_in_window = 0;
 		s->sc[i].age_max_in_window = 0;
 	}
 }
@@ -160,6 +177,9 @@ static void assert_near(uint64_t v, uint64_t want, uint64_t slack)
 	assert_true(v <= want + slack);
 }
 
+/* A scrape that got a poll aimed at it: ended the margin before it. */
+#define FRESH (2 * POLL_COST + POLLSCHED_MIN_MARGIN_MS)
+
 static void test_regular_scraper(void **state)
 {
 	struct sim s;
@@ -167,17 +187,17 @@ static void test_regular_scraper(void **state)
 	struct pollsched_target t;
 
 	(void)state;
-	sim_init(&s, 1000, 5000);
+	sim_init(&s, 1000, 15000);
 	c = sim_add(&s, 1, 15000, 3210, 0);
 	sim_run(&s, s.now + 120000); /* learn */
 	sim_window(&s);
 	sim_run(&s, s.now + 600000);
-	/* one poll per scrape (40 in 10 min), not one per 5 s (120) */
+	/* one poll per scrape (40 in 10 min) */
 	assert_near(s.polls_in_window, 40, 1);
 	assert_near(c->scrapes_in_window, 40, 1);
 	/* every scrape gets a poll that ended a margin before it */
-	assert_true(c->age_max_in_window <= 2 * POLL_COST + POLLSCHED_MIN_MARGIN_MS);
-	pollsched_next(&s.ps, s.now, s.last_end, POLL_COST, &t);
+	assert_true(c->age_max_in_window <= FRESH);
+	pollsched_next(&s.ps, s.now, s.last_start, s.last_end, POLL_COST, &t);
 	assert_true(t.aligned);
 	assert_int_equal(t.key, 1);
 	assert_int_equal(t.period_ms, 15000);
@@ -192,28 +212,35 @@ static void test_no_scraper_polls_every_interval(void **state)
 	sim_init(&s, 1000, 5000);
 	sim_run(&s, s.now + 60000);
 	assert_near(s.polls_in_window, 12, 1);
-	pollsched_next(&s.ps, s.now, s.last_end, POLL_COST, &t);
+	pollsched_next(&s.ps, s.now, s.last_start, s.last_end, POLL_COST, &t);
 	assert_false(t.aligned);
 }
 
-static void test_two_scrapers_follows_the_faster(void **state)
+/*
+ * Issue 29: of two regular scrapers the one seen first is followed, not the
+ * faster one (a newcomer a little faster took the schedule over). The other
+ * one gets data at most --poll.interval and a poll old.
+ */
+static void test_two_scrapers_follows_the_first_seen(void **state)
 {
 	struct sim s;
 	struct sim_scraper *fast, *slow;
 	struct pollsched_target t;
 
 	(void)state;
-	sim_init(&s, 1000, 5000);
-	slow = sim_add(&s, 7, 60000, 7000, 0);
-	fast = sim_add(&s, 9, 10000, 1500, 0);
+	sim_init(&s, 1000, 15000);
+	slow = sim_add(&s, 7, 60000, 1500, 0);
+	fast = sim_add(&s, 9, 10000, 7000, 0);
 	sim_run(&s, s.now + 300000);
 	sim_window(&s);
 	sim_run(&s, s.now + 600000);
-	assert_near(s.polls_in_window, 60, 1);
-	assert_true(fast->age_max_in_window <= 2 * POLL_COST + POLLSCHED_MIN_MARGIN_MS);
-	assert_near(slow->scrapes_in_window, 10, 1);
-	pollsched_next(&s.ps, s.now, s.last_end, POLL_COST, &t);
-	assert_int_equal(t.key, 9);
+	/* one poll every --poll.interval, the fourth aimed at the slow scrape */
+	assert_near(s.polls_in_window, 40, 1);
+	assert_true(slow->age_max_in_window <= FRESH);
+	assert_near(fast->scrapes_in_window, 60, 1);
+	assert_true(fast->age_max_in_window <= 15000 + POLL_COST);
+	pollsched_next(&s.ps, s.now, s.last_start, s.last_end, POLL_COST, &t);
+	assert_int_equal(t.key, 7);
 }
 
 static void test_ha_pair_follows_the_first_seen(void **state)
@@ -223,7 +250,7 @@ static void test_ha_pair_follows_the_first_seen(void **state)
 	struct pollsched_target t;
 
 	(void)state;
-	sim_init(&s, 1000, 5000);
+	sim_init(&s, 1000, 15000);
 	a = sim_add(&s, 100, 15000, 2000, 0);
 	b = sim_add(&s, 200, 15000, 9000, 0);
 	sim_run(&s, s.now + 120000);
@@ -231,10 +258,10 @@ static void test_ha_pair_follows_the_first_seen(void **state)
 	sim_run(&s, s.now + 600000);
 	/* one poll per period, aimed at the first scraper */
 	assert_near(s.polls_in_window, 40, 1);
-	assert_true(a->age_max_in_window <= 2 * POLL_COST + POLLSCHED_MIN_MARGIN_MS);
+	assert_true(a->age_max_in_window <= FRESH);
 	/* the other gets data half a period old, never older than a period */
 	assert_true(b->age_max_in_window <= 15000);
-	pollsched_next(&s.ps, s.now, s.last_end, POLL_COST, &t);
+	pollsched_next(&s.ps, s.now, s.last_start, s.last_end, POLL_COST, &t);
 	assert_int_equal(t.key, 100);
 }
 
@@ -244,7 +271,7 @@ static void test_small_jitter_stays_aligned(void **state)
 	struct sim_scraper *c;
 
 	(void)state;
-	sim_init(&s, 1000, 5000);
+	sim_init(&s, 1000, 15000);
 	c = sim_add(&s, 1, 15000, 500, 300); /* +-2% */
 	sim_run(&s, s.now + 120000);
 	sim_window(&s);
@@ -265,7 +292,7 @@ static void test_large_jitter_falls_back(void **state)
 	sim_run(&s, s.now + 120000);
 	sim_window(&s);
 	sim_run(&s, s.now + 600000);
-	pollsched_next(&s.ps, s.now, s.last_end, POLL_COST, &t);
+	pollsched_next(&s.ps, s.now, s.last_start, s.last_end, POLL_COST, &t);
 	assert_false(t.aligned);
 	/* every --poll.interval, as without scrapers */
 	assert_near(s.polls_in_window, 120, 2);
@@ -278,7 +305,7 @@ static void test_scraper_that_stops(void **state)
 	struct pollsched_target t;
 
 	(void)state;
-	sim_init(&s, 1000, 5000);
+	sim_init(&s, 1000, 15000);
 	c = sim_add(&s, 1, 30000, 0, 0);
 	sim_run(&s, s.now + 300000);
 	c->stop = s.now;
@@ -286,8 +313,8 @@ static void test_scraper_that_stops(void **state)
 	sim_run(&s, s.now + 80000);
 	sim_window(&s);
 	sim_run(&s, s.now + 60000);
-	assert_near(s.polls_in_window, 12, 1);
-	pollsched_next(&s.ps, s.now, s.last_end, POLL_COST, &t);
+	assert_near(s.polls_in_window, 4, 1);
+	pollsched_next(&s.ps, s.now, s.last_start, s.last_end, POLL_COST, &t);
 	assert_false(t.aligned);
 }
 
@@ -297,7 +324,7 @@ static void test_manual_burst_bounded_by_floor(void **state)
 	struct sim_scraper *prom, *curl;
 
 	(void)state;
-	sim_init(&s, 1000, 5000);
+	sim_init(&s, 1000, 15000);
 	prom = sim_add(&s, 1, 15000, 100, 0);
 	sim_run(&s, s.now + 120000);
 	/* a curl loop: a request every 10 ms for 20 s */
@@ -312,7 +339,7 @@ static void test_manual_burst_bounded_by_floor(void **state)
 	sim_window(&s);
 	sim_run(&s, s.now + 300000);
 	assert_near(s.polls_in_window, 20, 1);
-	assert_true(prom->age_max_in_window <= 2 * POLL_COST + POLLSCHED_MIN_MARGIN_MS);
+	assert_true(prom->age_max_in_window <= FRESH);
 }
 
 static void test_burst_same_key_does_not_unlearn(void **state)
@@ -322,13 +349,13 @@ static void test_burst_same_key_does_not_unlearn(void **state)
 	uint64_t polls;
 
 	(void)state;
-	sim_init(&s, 1000, 5000);
+	sim_init(&s, 1000, 15000);
 	sim_add(&s, 1, 15000, 100, 0);
 	sim_run(&s, s.now + 120000);
 	/* 50 requests 5 ms apart from the same client: one scrape */
 	for (int i = 0; i < 50; i++)
-		pollsched_arrival(&s.ps, 1, s.now + 5 * (uint64_t)i);
-	pollsched_next(&s.ps, s.now, s.last_end, POLL_COST, &t);
+		pollsched_arrival(&s.ps, 1, false, s.now + 5 * (uint64_t)i);
+	pollsched_next(&s.ps, s.now, s.last_start, s.last_end, POLL_COST, &t);
 	assert_true(t.aligned);
 	assert_int_equal(t.period_ms, 15000);
 	polls = s.polls_in_window;
@@ -343,7 +370,7 @@ static void test_clock_step_forward(void **state)
 	struct pollsched_target t;
 
 	(void)state;
-	sim_init(&s, 1000, 5000);
+	sim_init(&s, 1000, 15000);
 	c = sim_add(&s, 1, 15000, 0, 0);
 	sim_run(&s, s.now + 120000);
 	/* a suspend: the clock jumps an hour, the scraper resumes on a new grid */
@@ -351,13 +378,13 @@ static void test_clock_step_forward(void **state)
 	c->start = s.now;
 	c->offset = 4000;
 	c->k = 0;
-	pollsched_next(&s.ps, s.now, s.last_end, POLL_COST, &t);
+	pollsched_next(&s.ps, s.now, s.last_start, s.last_end, POLL_COST, &t);
 	assert_false(t.aligned); /* the old grid is stale */
 	sim_run(&s, s.now + 120000);
 	sim_window(&s);
 	sim_run(&s, s.now + 300000);
 	assert_near(s.polls_in_window, 20, 1);
-	assert_true(c->age_max_in_window <= 2 * POLL_COST + POLLSCHED_MIN_MARGIN_MS);
+	assert_true(c->age_max_in_window <= FRESH);
 }
 
 static void test_clock_step_back(void **state)
@@ -370,10 +397,10 @@ static void test_clock_step_back(void **state)
 	(void)state;
 	pollsched_init(&ps, &p);
 	for (uint64_t i = 0; i < 6; i++)
-		pollsched_arrival(&ps, 1, 100000 + i * 15000);
+		pollsched_arrival(&ps, 1, false, 100000 + i * 15000);
 	/* time goes back before everything seen */
-	pollsched_arrival(&ps, 1, 50000);
-	next = pollsched_next(&ps, 50000, 190000, POLL_COST, &t);
+	pollsched_arrival(&ps, 1, false, 50000);
+	next = pollsched_next(&ps, 50000, 190000, 190000, POLL_COST, &t);
 	assert_false(t.aligned);
 	assert_true(next >= 50000 && next <= 50000 + 5000);
 }
@@ -381,19 +408,19 @@ static void test_clock_step_back(void **state)
 static void test_table_is_bounded_and_keeps_regular(void **state)
 {
 	struct pollsched ps;
-	struct pollsched_params p = {.min_interval_ms = 1000, .max_interval_ms = 5000};
+	struct pollsched_params p = {.min_interval_ms = 1000, .max_interval_ms = 15000};
 	struct pollsched_target t;
 	uint64_t now = 100000;
 
 	(void)state;
 	pollsched_init(&ps, &p);
 	for (int i = 0; i < 6; i++)
-		pollsched_arrival(&ps, 1, now + (uint64_t)i * 10000);
+		pollsched_arrival(&ps, 1, false, now + (uint64_t)i * 10000);
 	now += 50000;
 	/* 100 one-off clients, after the scraper's last arrival */
 	for (uint64_t k = 2; k < 102; k++)
-		pollsched_arrival(&ps, k, now + k);
-	pollsched_next(&ps, now + 200, now, POLL_COST, &t);
+		pollsched_arrival(&ps, k, false, now + k);
+	pollsched_next(&ps, now + 200, now, now, POLL_COST, &t);
 	assert_true(t.aligned);
 	assert_int_equal(t.key, 1);
 }
@@ -406,24 +433,38 @@ static void test_floor_and_cap(void **state)
 	uint64_t next;
 
 	(void)state;
+	/* an authenticated scraper every 1 s: aligned, never more often than the floor */
 	pollsched_init(&ps, &p);
-	/* a scraper every 1 s: aligned, but never more often than the floor */
 	for (uint64_t i = 0; i < 8; i++)
-		pollsched_arrival(&ps, 1, 10000 + i * 1000);
-	next = pollsched_next(&ps, 17000, 16990, POLL_COST, &t);
+		pollsched_arrival(&ps, 1, true, 10000 + i * 1000);
+	next = pollsched_next(&ps, 17000, 16970, 16990, POLL_COST, &t);
 	assert_true(t.aligned);
+	assert_true(t.authenticated);
 	assert_true(next >= 16990 + 3000);
-	/* a scraper every 5 min: at least one poll every 2 min */
+	/* without credentials: 5 floors (capped at the interval) from start to start */
+	pollsched_init(&ps, &p);
+	for (uint64_t i = 0; i < 8; i++)
+		pollsched_arrival(&ps, 1, false, 10000 + i * 1000);
+	next = pollsched_next(&ps, 17000, 16970, 16990, POLL_COST, &t);
+	assert_true(t.aligned);
+	assert_false(t.authenticated);
+	assert_true(next >= 16970 + 5000);
+	assert_int_equal(pollsched_unauth_floor_ms(&ps.params), 5000);
+	/* Issue 29: a scraper every 5 min gets a poll every --poll.interval, not every 2 min */
 	pollsched_init(&ps, &p);
 	for (uint64_t i = 0; i < 5; i++)
-		pollsched_arrival(&ps, 1, i * 300000);
-	next = pollsched_next(&ps, 1200000, 1200000, POLL_COST, &t);
+		pollsched_arrival(&ps, 1, false, i * 300000);
+	next = pollsched_next(&ps, 1200000, 1199980, 1200000, POLL_COST, &t);
 	assert_true(t.aligned);
-	assert_int_equal(next, 1200000 + POLLSCHED_ALIGNED_MAX_GAP_MS);
+	assert_int_equal(next, 1200000 + 5000);
 	/* a floor above the interval is capped to it */
 	p.min_interval_ms = 60000;
 	pollsched_init(&ps, &p);
 	assert_int_equal(ps.params.min_interval_ms, 5000);
+	p.min_interval_ms = 1000;
+	p.max_interval_ms = 15000;
+	pollsched_init(&ps, &p);
+	assert_int_equal(pollsched_unauth_floor_ms(&ps.params), 5000);
 }
 
 /*
@@ -438,14 +479,14 @@ static void one_odd_gap(struct sim *s, uint64_t max_ms)
 	struct sim_scraper *c;
 
 	sim_init(s, 1000, max_ms);
-	pollsched_arrival(&s->ps, 1, s->now);  /* the curl */
-	c = sim_add(s, 1, 15000, 3000, 0);     /* the scraper, 3 s later */
-	sim_run(s, s->now + 3000 + 3 * 15000); /* 3 gaps: learnt */
+	pollsched_arrival(&s->ps, 1, false, s->now); /* the curl */
+	c = sim_add(s, 1, 15000, 3000, 0);	     /* the scraper, 3 s later */
+	sim_run(s, s->now + 3000 + 3 * 15000);	     /* 3 gaps: learnt */
 	sim_window(s);
 	sim_run(s, s->now + 600000);
 	assert_near(c->scrapes_in_window, 40, 1);
 	/* every scrape gets a poll that ended a margin before it */
-	assert_true(c->age_max_in_window <= 2 * POLL_COST + POLLSCHED_MIN_MARGIN_MS);
+	assert_true(c->age_max_in_window <= FRESH);
 	/* a poll per scrape, never the 2 min stall */
 	assert_near(s->polls_in_window, 40, 1);
 	assert_true(s->gap_max_in_window <= 15000 + POLLSCHED_MIN_MARGIN_MS);
@@ -456,8 +497,208 @@ static void test_one_odd_gap_then_regular(void **state)
 	struct sim s;
 
 	(void)state;
-	one_odd_gap(&s, 5000);	/* the defaults */
+	one_odd_gap(&s, 15000); /* the defaults */
 	one_odd_gap(&s, 60000); /* a --poll.interval longer than the period */
+}
+
+/*
+ * Issue 29: "one client scraping a little faster than Prometheus (2.7 s
+ * against 3 s) makes the schedule follow it and Prometheus's data median age
+ * 1.25 s (0.05 s without it)". The one seen first stays followed.
+ */
+static void faster_newcomer(struct sim *s, uint64_t floor_ms, struct sim_scraper **prom)
+{
+	struct pollsched_target t;
+
+	sim_init(s, floor_ms, 15000);
+	*prom = sim_add(s, 1, 3000, 100, 0);
+	sim_run(s, s->now + 20000); /* learnt */
+	sim_add(s, 2, 2700, 0, 0);
+	sim_run(s, s->now + 60000);
+	sim_window(s);
+	sim_run(s, s->now + 600000);
+	assert_near((*prom)->scrapes_in_window, 200, 1);
+	pollsched_next(&s->ps, s->now, s->last_start, s->last_end, POLL_COST, &t);
+	assert_true(t.aligned);
+	assert_int_equal(t.key, 1);
+}
+
+static void test_faster_newcomer_does_not_take_over(void **state)
+{
+	struct sim s;
+	struct sim_scraper *prom;
+
+	(void)state;
+	/* --poll.min-interval=500ms: polls may start 2.5 s apart; one per scrape */
+	faster_newcomer(&s, 500, &prom);
+	assert_true(prom->age_max_in_window <= FRESH);
+	assert_near(s.polls_in_window, 200, 1);
+	/* the defaults: 5 s apart at least, so a poll aimed at every second scrape */
+	faster_newcomer(&s, 1000, &prom);
+	assert_true(prom->aligned_in_window * 2 + 1 >= prom->scrapes_in_window);
+	assert_true(prom->age_max_in_window <= 3000 + FRESH);
+	assert_near(s.polls_in_window, 100, 1);
+}
+
+/*
+ * Issue 29: "15 regular fake User-Agents then a new one every 0.5 s evict
+ * Prometheus from the 16-entry table (at the defaults its data age median
+ * 55 s, max 105 s)". Established regular scrapers keep their places; the
+ * newcomers are not tracked, and counted.
+ */
+static void test_newcomers_cannot_evict_established(void **state)
+{
+	struct sim s;
+	struct sim_scraper *prom, *spam;
+	struct pollsched_target t;
+
+	(void)state;
+	sim_init(&s, 1000, 15000);
+	prom = sim_add(&s, 1, 15000, 100, 0);
+	sim_run(&s, s.now + 61000); /* 5 scrapes: learnt */
+	for (uint64_t i = 0; i < POLLSCHED_MAX_SCRAPERS - 1; i++)
+		sim_add(&s, 100 + i, 15000, 1000 + 100 * i, 0);
+	/* the first newcomer just before Prometheus's scrape: the least recently seen */
+	sim_run(&s, s.now + 134050);
+	spam = sim_add(&s, 1000000, 500, 0, 0);
+	spam->fresh_keys = true;
+	sim_run(&s, s.now + 60000);
+	sim_window(&s);
+	sim_run(&s, s.now + 600000);
+	assert_near(spam->scrapes_in_window, 1200, 1);
+	assert_true(s.ps.untracked >= spam->scrapes_in_window);
+	assert_near(prom->scrapes_in_window, 40, 1);
+	assert_true(prom->age_max_in_window <= FRESH);
+	assert_near(s.polls_in_window, 40, 1);
+	pollsched_next(&s.ps, s.now, s.last_start, s.last_end, POLL_COST, &t);
+	assert_int_equal(t.key, 1);
+}
+
+/* Issue 29: "one client every 1 s drives 57 polls a minute". */
+static void test_fast_client_polls_bounded(void **state)
+{
+	struct sim s;
+	struct sim_scraper *c;
+
+	(void)state;
+	sim_init(&s, 1000, 15000);
+	c = sim_add(&s, 1, 1000, 0, 0);
+	sim_run(&s, s.now + 60000);
+	sim_window(&s);
+	sim_run(&s, s.now + 600000);
+	/* polls start 5 s (5 * --poll.min-interval) apart at least: 12 a minute */
+	assert_true(s.start_gap_min_in_window >= 5000);
+	assert_true(s.polls_in_window <= 120 + 1);
+	/* each aimed at one of its requests */
+	assert_true(c->aligned_in_window + 1 >= s.polls_in_window);
+	/* the same client with credentials is trusted down to --poll.min-interval */
+	sim_init(&s, 1000, 15000);
+	c = sim_add(&s, 1, 1000, 0, 0);
+	c->auth = true;
+	sim_run(&s, s.now + 60000);
+	sim_window(&s);
+	sim_run(&s, s.now + 600000);
+	assert_true(s.polls_in_window >= 300);
+	assert_true(s.polls_in_window <= 600);
+}
+
+/*
+ * Issue 29: an authenticated scraper is followed before any other, and
+ * finds a place in a table full of established unauthenticated ones.
+ */
+static void test_authenticated_scraper_preferred(void **state)
+{
+	struct sim s;
+	struct sim_scraper *prom;
+	struct pollsched ps;
+	struct pollsched_params p = {.min_interval_ms = 1000, .max_interval_ms = 15000};
+	struct pollsched_target t;
+	uint64_t now = 1000000;
+
+	(void)state;
+	sim_init(&s, 1000, 15000);
+	sim_add(&s, 2, 15000, 100, 0); /* seen first, no credentials */
+	sim_run(&s, s.now + 120000);
+	prom = sim_add(&s, 1, 15000, 7000, 0);
+	prom->auth = true;
+	sim_run(&s, s.now + 120000);
+	sim_window(&s);
+	sim_run(&s, s.now + 600000);
+	assert_near(s.polls_in_window, 40, 1);
+	assert_true(prom->age_max_in_window <= FRESH);
+	pollsched_next(&s.ps, s.now, s.last_start, s.last_end, POLL_COST, &t);
+	assert_int_equal(t.key, 1);
+	assert_true(t.authenticated);
+
+	pollsched_init(&ps, &p);
+	for (uint64_t k = 0; k < 5; k++)
+		for (uint64_t key = 100; key < 100 + POLLSCHED_MAX_SCRAPERS; key++)
+			pollsched_arrival(&ps, key, false, now + k * 15000 + key);
+	now += 5 * 15000;
+	pollsched_arrival(&ps, 1, false, now); /* without credentials: no place */
+	assert_int_equal(ps.untracked, 1);
+	for (uint64_t k = 0; k < 5; k++)
+		pollsched_arrival(&ps, 1, true, now + 50 + k * 15000);
+	assert_int_equal(ps.untracked, 1);
+	pollsched_next(&ps, now + 4 * 15000 + 100, now, now, POLL_COST, &t);
+	assert_int_equal(t.key, 1);
+	assert_true(t.authenticated);
+}
+
+/*
+ * A followed scraper that pauses (a Prometheus restart) keeps its history:
+ * once it has learnt its period again it is followed again, not the client
+ * that came after it and took over meanwhile.
+ */
+static void test_pause_keeps_history(void **state)
+{
+	struct sim s;
+	struct sim_scraper *prom;
+	struct pollsched_target t;
+
+	(void)state;
+	sim_init(&s, 500, 15000);
+	prom = sim_add(&s, 1, 3000, 100, 0);
+	sim_run(&s, s.now + 20000);
+	sim_add(&s, 2, 2700, 0, 0);
+	sim_run(&s, s.now + 30000);
+	prom->stop = s.now;
+	sim_run(&s, s.now + 30000);
+	pollsched_next(&s.ps, s.now, s.last_start, s.last_end, POLL_COST, &t);
+	assert_int_equal(t.key, 2);
+	prom->start = s.now;
+	prom->offset = 1234;
+	prom->k = 0;
+	prom->stop = UINT64_MAX;
+	sim_run(&s, s.now + 20000);
+	sim_window(&s);
+	sim_run(&s, s.now + 60000);
+	pollsched_next(&s.ps, s.now, s.last_start, s.last_end, POLL_COST, &t);
+	assert_int_equal(t.key, 1);
+	assert_true(prom->age_max_in_window <= FRESH);
+}
+
+/* An established scraper silent for POLLSCHED_EXPIRE_MS gives its place up. */
+static void test_expired_scraper_replaced(void **state)
+{
+	struct pollsched ps;
+	struct pollsched_params p = {.min_interval_ms = 1000, .max_interval_ms = 15000};
+	uint64_t now = 1000000, rounds = POLLSCHED_EXPIRE_MS / 15000 + 6;
+
+	(void)state;
+	pollsched_init(&ps, &p);
+	for (uint64_t k = 0; k < rounds; k++) {
+		for (uint64_t key = 100; key < 100 + POLLSCHED_MAX_SCRAPERS; key++)
+			if (key != 100 || k < 5) /* 100 stops after 5 scrapes */
+				pollsched_arrival(&ps, key, false, now + k * 15000 + key);
+		if (k == 5) {
+			/* every place held: not tracked */
+			pollsched_arrival(&ps, 998, false, now + k * 15000 + 500);
+			assert_int_equal(ps.untracked, 1);
+		}
+	}
+	pollsched_arrival(&ps, 999, false, now + rounds * 15000);
+	assert_int_equal(ps.untracked, 1);
 }
 
 static uint32_t fuzz_rand(uint32_t *x)
@@ -483,58 +724,111 @@ static uint64_t fuzz_gap(uint32_t *x, uint64_t period, uint64_t jitter, unsigned
 	return period - jitter + fuzz_rand(x) % (2 * jitter + 1);
 }
 
-/* The longest gap between polls: max(--poll.interval, 2 min). */
-static uint64_t fuzz_cap(const struct pollsched *ps)
-{
-	uint64_t max = ps->params.max_interval_ms;
+/*
+ * A fuzz case's clock: polls of a fixed cost, when the schedule says; the
+ * bounds every poll keeps whatever the requests.
+ */
+struct fuzz_clock {
+	const struct pollsched *ps;
+	uint64_t now, last_start, last_end, prev_end, cost;
+	bool unauth_only; /* no request authenticated: the unauthenticated floor holds */
+};
 
-	return max > POLLSCHED_ALIGNED_MAX_GAP_MS ? max : POLLSCHED_ALIGNED_MAX_GAP_MS;
+static void fuzz_clock_init(struct fuzz_clock *c, const struct pollsched *ps, uint64_t cost)
+{
+	*c = (struct fuzz_clock){.ps = ps, .now = 1000000, .cost = cost, .unauth_only = true};
+	c->last_start = c->last_end = c->prev_end = c->now;
+}
+
+/* When the next poll starts, checked against the hard bound. */
+static uint64_t fuzz_next(const struct fuzz_clock *c)
+{
+	uint64_t at = pollsched_next(c->ps, c->now, c->last_start, c->last_end, c->cost, NULL);
+
+	assert_true(at >= c->now);
+	/* never longer than --poll.interval after a poll ended */
+	assert_true(at <= c->last_end + c->ps->params.max_interval_ms);
+	return at;
+}
+
+/* Runs the poll that starts at at (fuzz_next()), checking its floors. */
+static void fuzz_poll(struct fuzz_clock *c, uint64_t at)
+{
+	const struct pollsched_params *pp = &c->ps->params;
+
+	assert_true(at >= c->last_end + pp->min_interval_ms);
+	/* the longest time without a poll start: the interval and a poll */
+	assert_true(at - c->last_start <= pp->max_interval_ms + c->cost);
+	if (c->unauth_only)
+		assert_true(at - c->last_start >= pollsched_unauth_floor_ms(pp));
+	c->last_start = at;
+	c->prev_end = c->last_end;
+	c->now = at + c->cost;
+	c->last_end = c->now;
 }
 
 /*
- * Up to three scrapers (keys) with their own periods, jitters and outlier
- * rates, arrivals and polls in time order on a fake clock: whatever the
- * schedule learns, no poll starts later than the cap after the previous one
- * ended, so no scrape gets data older than that.
+ * A request that came at at (during the last poll if at < now, when it is
+ * handed to the schedule at the poll's end): the age of the data it is
+ * served, the last poll published before it, is never more than the
+ * interval and a poll.
+ */
+static uint64_t fuzz_served_age(struct fuzz_clock *c, uint64_t at)
+{
+	uint64_t age = at - (at >= c->last_end ? c->last_end : c->prev_end);
+
+	assert_true(age <= c->ps->params.max_interval_ms + c->cost);
+	if (at > c->now)
+		c->now = at;
+	return age;
+}
+
+/*
+ * Up to four scrapers (keys; the fourth a new User-Agent every request) with
+ * their own periods, jitters, outlier rates and credentials, arrivals and
+ * polls in time order on a fake clock: whatever the schedule learns, every
+ * poll keeps the bounds (fuzz_next(), fuzz_poll()) and no request gets data
+ * older than the interval and a poll.
  */
 static void fuzz_mixed(uint32_t seed)
 {
 	uint32_t x = seed * 2654435761u + 1;
 	struct pollsched ps;
 	struct pollsched_params p;
-	uint64_t period[3], jitter[3], next[3], now = 1000000, last_end = now;
-	unsigned odd[3], n = 1 + fuzz_rand(&x) % 3;
+	struct fuzz_clock c;
+	uint64_t period[4], jitter[4], next[4], fresh_key = 1000;
+	unsigned odd[4], n = 1 + fuzz_rand(&x) % 4;
+	bool auth[4];
 	uint64_t cost = 1 + fuzz_rand(&x) % 500;
 
 	p.max_interval_ms = 100 + fuzz_rand(&x) % 240000;
 	p.min_interval_ms = 100 + fuzz_rand(&x) % 5000;
 	pollsched_init(&ps, &p);
+	fuzz_clock_init(&c, &ps, cost);
 	for (unsigned i = 0; i < n; i++) {
 		period[i] = 100 + fuzz_rand(&x) % 120000;
 		jitter[i] = period[i] * (fuzz_rand(&x) % 20) / 100;
 		odd[i] = fuzz_rand(&x) % 40;
-		next[i] = now + fuzz_gap(&x, period[i], jitter[i], odd[i]);
+		auth[i] = fuzz_rand(&x) % 4 == 0;
+		c.unauth_only &= !auth[i];
+		next[i] = c.now + fuzz_gap(&x, period[i], jitter[i], odd[i]);
 	}
 	for (unsigned events = 0; events < 600; events++) {
-		uint64_t poll_at = pollsched_next(&ps, now, last_end, cost, NULL);
+		uint64_t poll_at = fuzz_next(&c);
 		unsigned first = 0;
 
-		assert_true(poll_at >= now);
-		assert_true(poll_at <= last_end + fuzz_cap(&ps));
 		for (unsigned i = 1; i < n; i++)
 			if (next[i] < next[first])
 				first = i;
 		if (next[first] < poll_at) {
-			/* one that came during a poll is served when it ends */
-			if (next[first] > now)
-				now = next[first];
-			assert_true(now - last_end <= fuzz_cap(&ps));
-			pollsched_arrival(&ps, first + 1, now);
-			next[first] = now + fuzz_gap(&x, period[first], jitter[first], odd[first]);
+			fuzz_served_age(&c, next[first]);
+			pollsched_arrival(&ps, first == 3 ? fresh_key++ : first + 1, auth[first],
+					  c.now);
+			next[first] =
+				c.now + fuzz_gap(&x, period[first], jitter[first], odd[first]);
 			continue;
 		}
-		now = poll_at + cost;
-		last_end = now;
+		fuzz_poll(&c, poll_at);
 	}
 }
 
@@ -550,6 +844,16 @@ static uint64_t fresh_max(uint64_t period, uint64_t cost, uint64_t jitter)
 }
 
 /*
+ * The floor of a fuzz case with one scraper of that period: up to a quarter
+ * period with credentials; without, 5 floors between poll starts, so up to
+ * a twentieth (a period of 2 s or more leaves a poll for every scrape).
+ */
+static uint64_t fuzz_floor(uint32_t *x, uint64_t period, bool auth)
+{
+	return 100 + fuzz_rand(x) % (auth ? period / 4 : period / 20);
+}
+
+/*
  * One scraper: random outliers (bursts, early, late, missed), then regular
  * (on the grid of its period, +- up to 20 ms). Once a majority of its gaps is
  * regular (the first one, from an outlier, may be off) every scrape gets a
@@ -562,16 +866,18 @@ static void fuzz_regular_after_outliers(uint32_t seed)
 	struct pollsched_params p;
 	uint64_t period = 2000 + fuzz_rand(&x) % 118000, jitter = fuzz_rand(&x) % 21;
 	uint64_t cost = 1 + fuzz_rand(&x) % (period / 20), now = 1000000, last_end = now;
-	uint64_t next = now, grid = 0;
+	uint64_t last_start = now, next = now, grid = 0;
 	unsigned outliers = fuzz_rand(&x) % 12, run = 0;
+	bool auth = fuzz_rand(&x) % 2;
 
 	p.max_interval_ms = 100 + fuzz_rand(&x) % 240000;
-	p.min_interval_ms = 100 + fuzz_rand(&x) % (period / 4);
+	p.min_interval_ms = fuzz_floor(&x, period, auth);
 	pollsched_init(&ps, &p);
 	for (unsigned events = 0; events < 400; events++) {
-		uint64_t poll_at = pollsched_next(&ps, now, last_end, cost, NULL);
+		uint64_t poll_at = pollsched_next(&ps, now, last_start, last_end, cost, NULL);
 
 		if (next >= poll_at) {
+			last_start = poll_at;
 			now = poll_at + cost;
 			last_end = now;
 			continue;
@@ -581,7 +887,7 @@ static void fuzz_regular_after_outliers(uint32_t seed)
 		/* run: regular gaps so far, the one that ends now included */
 		if (run >= POLLSCHED_GAPS / 2 + 3)
 			assert_true(now - last_end <= fresh_max(period, cost, jitter));
-		pollsched_arrival(&ps, 1, now);
+		pollsched_arrival(&ps, 1, auth, now);
 		if (outliers) {
 			outliers--;
 			next = now + fuzz_gap(&x, period, 0, 100);
@@ -607,21 +913,24 @@ static void fuzz_stray_requests(uint32_t seed)
 	uint64_t period = 2000 + fuzz_rand(&x) % 118000, jitter = fuzz_rand(&x) % 21;
 	uint64_t cost = 1 + fuzz_rand(&x) % (period / 20), now = 1000000, last_end = now;
 	uint64_t start = now + 1 + fuzz_rand(&x) % period, stray[2], k = 0, next = start;
+	uint64_t last_start = now;
 	unsigned n_stray = 1 + fuzz_rand(&x) % 2, since = 0, done = 0;
+	bool auth = fuzz_rand(&x) % 2;
 
 	p.max_interval_ms = 100 + fuzz_rand(&x) % 240000;
-	p.min_interval_ms = 100 + fuzz_rand(&x) % (period / 4);
+	p.min_interval_ms = fuzz_floor(&x, period, auth);
 	pollsched_init(&ps, &p);
 	stray[0] = now + fuzz_rand(&x) % (start - now);
 	stray[1] = start + fuzz_rand(&x) % (20 * period);
 	if (n_stray == 1 && fuzz_rand(&x) % 2)
 		stray[0] = stray[1];
 	while (k < 50) {
-		uint64_t poll_at = pollsched_next(&ps, now, last_end, cost, NULL);
+		uint64_t poll_at = pollsched_next(&ps, now, last_start, last_end, cost, NULL);
 		bool is_stray = done < n_stray && stray[done] < next;
 		uint64_t at = is_stray ? stray[done] : next;
 
 		if (at >= poll_at) {
+			last_start = poll_at;
 			now = poll_at + cost;
 			last_end = now;
 			continue;
@@ -629,18 +938,91 @@ static void fuzz_stray_requests(uint32_t seed)
 		if (at > now)
 			now = at;
 		if (is_stray) {
-			pollsched_arrival(&ps, 1, now);
+			pollsched_arrival(&ps, 1, auth, now);
 			done++;
 			since = 0;
 			continue;
 		}
 		if (since >= POLLSCHED_MIN_GAPS + 2)
 			assert_true(now - last_end <= fresh_max(period, cost, jitter));
-		pollsched_arrival(&ps, 1, now);
+		pollsched_arrival(&ps, 1, auth, now);
 		k++;
 		since++;
 		next = start + k * period - jitter + fuzz_rand(&x) % (2 * jitter + 1);
 	}
+}
+
+/*
+ * Issue 29 at random: Prometheus (with credentials or not, zero jitter)
+ * learnt first, then clients without: up to 15 regular fake User-Agents, a
+ * client faster than Prometheus, a new User-Agent every 0.2 to 2 s. Every
+ * poll keeps the bounds (without credentials anywhere, no two polls start
+ * closer than the unauthenticated floor); Prometheus stays followed, and
+ * when its period leaves room for a poll per scrape (at least the floor,
+ * at most the interval, itself at least two floors) every one of its
+ * scrapes from its 6th on gets a poll of its own:
+ * ended the margin before it, or up to twice that earlier where the
+ * interval called for a poll a little before the aimed one.
+ */
+static void fuzz_attack(uint32_t seed)
+{
+	enum { PROM, FAST, STREAM, FAKE0, N = FAKE0 + POLLSCHED_MAX_SCRAPERS - 1 };
+	uint32_t x = seed * 2891336453u + 5;
+	struct pollsched ps;
+	struct pollsched_params p;
+	struct pollsched_target t;
+	struct fuzz_clock c;
+	uint64_t period[N], next[N], attack, until, fresh_key = 1000, floor, margin;
+	unsigned n = FAKE0 + fuzz_rand(&x) % POLLSCHED_MAX_SCRAPERS;
+	bool prom_auth = fuzz_rand(&x) % 2, room;
+
+	p.min_interval_ms = 100 + fuzz_rand(&x) % 2000;
+	p.max_interval_ms = p.min_interval_ms + fuzz_rand(&x) % 60000;
+	pollsched_init(&ps, &p);
+	fuzz_clock_init(&c, &ps, 1 + fuzz_rand(&x) % 100);
+	c.unauth_only = !prom_auth;
+	floor = prom_auth ? ps.params.min_interval_ms : pollsched_unauth_floor_ms(&ps.params);
+	margin = 2 * c.cost > POLLSCHED_MIN_MARGIN_MS ? 2 * c.cost : POLLSCHED_MIN_MARGIN_MS;
+	period[PROM] = 1000 + fuzz_rand(&x) % 60000;
+	/* floor: start to start; an interval of two leaves room to shift the polls' phase */
+	if (floor < ps.params.min_interval_ms + c.cost)
+		floor = ps.params.min_interval_ms + c.cost;
+	room = period[PROM] >= floor && period[PROM] <= ps.params.max_interval_ms &&
+	       ps.params.max_interval_ms >= 2 * floor;
+	next[PROM] = c.now + 1 + fuzz_rand(&x) % period[PROM];
+	/* after Prometheus's 4th scrape: it is learnt */
+	attack = next[PROM] + 3 * period[PROM] + 1;
+	period[FAST] = period[PROM] * (50 + fuzz_rand(&x) % 50) / 100;
+	period[STREAM] = 200 + fuzz_rand(&x) % 1800;
+	for (unsigned i = FAKE0; i < n; i++)
+		period[i] = 1000 + fuzz_rand(&x) % 60000;
+	for (unsigned i = FAST; i < n; i++)
+		next[i] = attack + fuzz_rand(&x) % period[i];
+	until = attack + 5 * 60000;
+	while (c.now < until) {
+		uint64_t poll_at = fuzz_next(&c), age, at;
+		unsigned first = 0;
+
+		for (unsigned i = 1; i < n; i++)
+			if (next[i] < next[first])
+				first = i;
+		if (next[first] >= poll_at) {
+			fuzz_poll(&c, poll_at);
+			continue;
+		}
+		at = next[first];
+		age = fuzz_served_age(&c, at);
+		/* from its 6th scrape on: learnt, and the polls moved in step */
+		if (first == PROM && room && at > attack + 2 * period[PROM])
+			assert_true(age <= 3 * margin);
+		pollsched_arrival(&ps, first == STREAM ? fresh_key++ : first + 1,
+				  first == PROM && prom_auth, c.now);
+		next[first] += period[first];
+	}
+	pollsched_next(&ps, c.now, c.last_start, c.last_end, c.cost, &t);
+	assert_true(t.aligned);
+	assert_int_equal(t.key, PROM + 1);
+	assert_true(t.authenticated == prom_auth);
 }
 
 static void test_fuzz_poll_gap_bounded(void **state)
@@ -650,6 +1032,8 @@ static void test_fuzz_poll_gap_bounded(void **state)
 		fuzz_mixed(seed);
 		fuzz_regular_after_outliers(seed);
 		fuzz_stray_requests(seed);
+		if (seed <= 500)
+			fuzz_attack(seed);
 	}
 }
 
@@ -671,7 +1055,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_regular_scraper),
 		cmocka_unit_test(test_no_scraper_polls_every_interval),
-		cmocka_unit_test(test_two_scrapers_follows_the_faster),
+		cmocka_unit_test(test_two_scrapers_follows_the_first_seen),
 		cmocka_unit_test(test_ha_pair_follows_the_first_seen),
 		cmocka_unit_test(test_small_jitter_stays_aligned),
 		cmocka_unit_test(test_large_jitter_falls_back),
@@ -683,6 +1067,12 @@ int main(void)
 		cmocka_unit_test(test_table_is_bounded_and_keeps_regular),
 		cmocka_unit_test(test_floor_and_cap),
 		cmocka_unit_test(test_one_odd_gap_then_regular),
+		cmocka_unit_test(test_faster_newcomer_does_not_take_over),
+		cmocka_unit_test(test_newcomers_cannot_evict_established),
+		cmocka_unit_test(test_fast_client_polls_bounded),
+		cmocka_unit_test(test_authenticated_scraper_preferred),
+		cmocka_unit_test(test_pause_keeps_history),
+		cmocka_unit_test(test_expired_scraper_replaced),
 		cmocka_unit_test(test_fuzz_poll_gap_bounded),
 		cmocka_unit_test(test_key),
 	};

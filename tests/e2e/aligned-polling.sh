@@ -3,12 +3,15 @@
 #
 # Scrape-aligned polling with a real scraper (docs/configuration.md, "Polling"):
 # Debian's Prometheus scrapes two exporters on the mlx5-roce fixture tree every
-# 2 s, one with --poll.mode=aligned (the default), one with --poll.mode=fixed,
-# both at --poll.interval=1s. Once the aligned one has learnt the scraper it
-# polls once per scrape (polls = scrapes +- 2 over 20 s), the fixed one every
-# second (twice as many). A burst of 50 manual requests makes at most a poll
-# per --poll.min-interval (1 s). Counts, not timings; the median data age of
-# each is printed, not asserted.
+# 2 s, one with --poll.mode=aligned (the default) at --poll.interval=3s (the
+# longest wait after a poll: above the scrape interval) and
+# --poll.min-interval=200ms (polls driven by a scraper without credentials at
+# least 1 s apart, so a 2 s one gets a poll per scrape), one with
+# --poll.mode=fixed at --poll.interval=1s. Once the aligned one has learnt the
+# scraper it polls once per scrape (polls = scrapes +- 2 over 20 s), the fixed
+# one every second (twice as many). A burst of 50 manual requests makes at
+# most a poll a second. Counts, not timings; the median data age of each (the
+# scraper followed, and the others) is printed, not asserted.
 #
 #   aligned-polling.sh RDMA_EXPORTER    (FIXTURES dir from env)
 set -u
@@ -20,8 +23,11 @@ require_tools prometheus curl python3
 SYSFS=$FIXTURES/sysfs/mlx5-roce
 MODE=aligned
 launch() {
+	local timing=(--poll.interval=1s)
+
+	[ "$MODE" = aligned ] && timing=(--poll.interval=3s --poll.min-interval=200ms)
 	"$BIN" --web.listen-address="127.0.0.1:$PORT" --path.sysfs="$SYSFS" \
-		--collector.disable-defaults --collector.sysfs --poll.interval=1s \
+		--collector.disable-defaults --collector.sysfs "${timing[@]}" \
 		--poll.mode="$MODE" >"$TMP/log" 2>&1 &
 	PID=$!
 }
@@ -94,11 +100,13 @@ check "aligned: one poll per scrape ($aligned polls, $scrapes scrapes, +-2)" \
 	python3 -c "import sys; sys.exit(0 if abs($aligned - float('$scrapes')) <= 2 else 1)"
 check "fixed at 1 s polls far more ($fixed) than aligned ($aligned)" test $((fixed * 10)) -ge $((aligned * 15))
 for port in "$ALIGNED_PORT" "$FIXED_PORT"; do
-	echo "# median data age at :$port:" \
-		"$(value 'histogram_quantile(0.5, rate(rdma_exporter_data_age_seconds_bucket[20s]))' "$port") s"
+	for who in followed other; do
+		echo "# median data age at :$port, scraper=$who:" \
+			"$(value "histogram_quantile(0.5, rate(rdma_exporter_data_age_seconds_bucket{scraper=\"$who\"}[20s]))" "$port") s"
+	done
 done
 
-# A burst of 50 requests: at most one poll per --poll.min-interval (1 s)
+# A burst of 50 requests: at most one poll a second
 PORT=$ALIGNED_PORT
 b0=$(polls "$ALIGNED_PORT")
 t0=$(date +%s%N)

@@ -147,8 +147,8 @@ static void on_signal(int sig)
 /* protobuf requests make the polls encode it (poller.h) */
 static void note_scrape(void *arg, const struct http_scrape *s)
 {
-	poller_note_scrape(arg, pollsched_key(s->addr, s->addr_len, s->user_agent), s->data_age_s,
-			   s->wants);
+	poller_note_scrape(arg, pollsched_key(s->addr, s->addr_len, s->user_agent),
+			   s->authenticated, s->data_age_s, s->wants);
 }
 
 static int serve(const char *listen, uint64_t poll_ms)
