@@ -227,11 +227,11 @@ static void add_part(struct metric_sink *s, int part, int n)
 
 	for (int i = 0; i < n; i++) {
 		snprintf(v, sizeof(v), "%d", i);
-		assert_int_equal(metric_sink_add_u64(s, "shared_total", "h", METRIC_COUNTER,
-						     METRIC_LABELS({"part", part ? "b" : "a"},
-								   {"i", v}),
-						     (uint64_t)i),
-				 0);
+		assert_int_equal(
+			metric_sink_add_u64(s, "shared_total", "h", METRIC_COUNTER,
+					    METRIC_LABELS({"part", part ? "b" : "a"}, {"i", v}),
+					    (uint64_t)i),
+			0);
 		assert_int_equal(metric_sink_add_double(s, part ? "only_b" : "only_a", "g",
 							METRIC_GAUGE, METRIC_LABELS({"i", v}),
 							i / 2.0),
@@ -274,12 +274,12 @@ static void test_absorb(void **state)
 	assert_int_equal(metric_sink_add_u64(src, "only_a", "g", METRIC_COUNTER,
 					     METRIC_LABELS({"i", "new"}), 1),
 			 0);
-	assert_int_equal(metric_sink_add_u64(src, "late_total", "l", METRIC_COUNTER,
-					     METRIC_NO_LABELS, 7),
-			 0);
-	assert_int_equal(metric_sink_add_u64(src, "late_total", "l", METRIC_COUNTER,
-					     METRIC_NO_LABELS, 8),
-			 -EEXIST);
+	assert_int_equal(
+		metric_sink_add_u64(src, "late_total", "l", METRIC_COUNTER, METRIC_NO_LABELS, 7),
+		0);
+	assert_int_equal(
+		metric_sink_add_u64(src, "late_total", "l", METRIC_COUNTER, METRIC_NO_LABELS, 8),
+		-EEXIST);
 	assert_int_equal(metric_sink_absorb(dst, src), 0);
 	assert_int_equal(metric_sink_errors(dst), 3);
 	assert_int_equal(metric_sink_samples(dst), metric_sink_samples(one) + 1);
