@@ -778,8 +778,17 @@ static int ethtool_collect(void *state, struct metric_sink *sink, struct collect
 		st->scanned = false;
 	}
 	full = !st->scanned || clock_mono_s() - st->last_scan >= st->rescan_interval_s;
-	if (st->sysfs_enabled && st->rdma_netdevs && st->rdma_netdevs->published) {
-		rdma = st->rdma_netdevs;
+	/* The sysfs collector's last publication, copied: it may publish again
+	 * from its own thread meanwhile (netdevs.h). */
+	r = st->sysfs_enabled && st->rdma_netdevs
+		    ? netdev_set_get_published(st->rdma_netdevs, &own)
+		    : 0;
+	if (r < 0) {
+		netdev_set_free(&own);
+		return r;
+	}
+	if (r > 0) {
+		rdma = &own;
 	} else {
 		r = full ? scan_rdma_netdevs(st, &own) : 0;
 		if (r == -ENOMEM) {
