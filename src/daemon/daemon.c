@@ -462,11 +462,12 @@ static void log_startup(const struct daemon *d)
 {
 	log_info("starting rdma_exporter",
 		 "version=%s revision=%s sysfs=%s poll_mode=%s poll_interval_ms=%llu "
-		 "poll_min_interval_ms=%llu",
+		 "poll_min_interval_ms=%llu collector_timeout_ms=%llu",
 		 RDMA_EXPORTER_VERSION, RDMA_EXPORTER_REVISION, sysfs_display_path(d),
 		 d->cfg.poll_fixed ? "fixed" : "aligned",
 		 (unsigned long long)d->cfg.poll_interval_ms,
-		 (unsigned long long)d->cfg.poll_min_interval_ms);
+		 (unsigned long long)d->cfg.poll_min_interval_ms,
+		 (unsigned long long)d->cfg.poll_collector_timeout_ms);
 	if (d->watchdog_usec)
 		log_info("systemd watchdog enabled", "watchdog_ms=%llu ping_interval_ms=%llu",
 			 (unsigned long long)(d->watchdog_usec / 1000),
@@ -489,6 +490,7 @@ static int create_poller(struct daemon *d)
 				.filter = d->filter,
 				.rescan_interval_s = (double)cfg->rescan_interval_ms / 1000.0,
 				.poll_interval_ms = cfg->poll_interval_ms,
+				.collector_timeout_ms = cfg->poll_collector_timeout_ms,
 				.proc_root = "/proc",
 				.sysfs_collector_enabled = sysfs_enabled(cfg),
 				.rdma_netdevs = &d->rdma_netdevs,
@@ -506,6 +508,7 @@ static int create_poller(struct daemon *d)
 		.self_metrics_arg = &http_counters,
 	};
 
+	netdev_set_init(&d->rdma_netdevs);
 	d->poller = poller_new(&pc, &d->slot);
 	if (!d->poller) {
 		log_error("out of memory");
