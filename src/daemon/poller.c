@@ -63,6 +63,8 @@ struct poller {
 	uint64_t run_ping_ms;
 	/* poller_stop() began: polls in progress stop waiting (atomic). */
 	bool stopping;
+	/* cfg.stuck() said so at the last ping, which was not sent */
+	bool ping_withheld;
 
 	pthread_t thread;
 	bool running;
@@ -196,6 +198,18 @@ static void add_self_metrics(struct poller *p, struct metric_sink *sink, double 
 
 static void watchdog_ping(struct poller *p)
 {
+	bool stuck = p->cfg.stuck && p->cfg.stuck(p->cfg.stuck_arg);
+
+	if (stuck != p->ping_withheld) {
+		if (stuck)
+			log_error("the web server accepts no connection: no more watchdog pings, "
+				  "systemd restarts the exporter");
+		else
+			log_info("the web server accepts connections again: watchdog pings resume");
+		p->ping_withheld = stuck;
+	}
+	if (stuck)
+		return;
 	if (p->cfg.watchdog_ping)
 		p->cfg.watchdog_ping();
 	else
@@ -225,17 +239,17 @@ static void add_collector_metrics(struct metric_sink *sink, const char *name,
 				    "RDMA devices the collector reported in its last completed run.",
 				    METRIC_GAUGE, l, 1, r->devices);
 	metric_sink_add_u64(sink, "rdma_exporter_collector_stale",
-			    "1 while the collector is left behind: its run missed the "
-			    "--poll.collector-timeout deadline and its samples are missing from "
-			    "the polls until a run ends in time.",
+			    "1 while the collector is left behind: a run missed "
+			    "--poll.collector-timeout and its samples are missing until a run "
+			    "ends in time.",
 			    METRIC_GAUGE, l, 1, r->stale ? 1 : 0);
 	metric_sink_add_double(sink, "rdma_exporter_collector_stale_seconds",
-			       "How long the collector has been left behind (since the first "
-			       "deadline it missed); 0 while its samples are fresh.",
+			       "Time since the collector was left behind (its first missed "
+			       "deadline); 0 while its samples are fresh.",
 			       METRIC_GAUGE, l, 1, r->stale_s);
 	metric_sink_add_u64(sink, "rdma_exporter_collector_timeouts_total",
-			    "Runs of the collector that missed the --poll.collector-timeout "
-			    "deadline and were left behind.",
+			    "Runs of the collector that missed --poll.collector-timeout and were "
+			    "left behind.",
 			    METRIC_COUNTER, l, 1, r->timeouts_total);
 }
 

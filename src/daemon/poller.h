@@ -45,13 +45,24 @@ struct poller_config {
 	void *self_metrics_arg;
 	/*
 	 * systemd's watchdog: the thread sends WATCHDOG=1 after every poll and,
-	 * while it waits for the next one, every watchdog_ping_ms (0: only after
-	 * polls). Waiting is proof of life whatever the poll interval; a poll or
-	 * a reload stuck in a collector sends nothing, and systemd kills it.
+	 * while it waits for the next one or for a collector's run (bounded by
+	 * the collector's deadline), every watchdog_ping_ms (0: only after
+	 * polls). Waiting is proof of life whatever the poll interval; a
+	 * collector left behind stops nothing. What sends nothing, so that
+	 * systemd kills it: the polling thread stuck itself (rendering, the
+	 * self metrics, a collector without a thread of its own), or stuck()
+	 * saying another part is.
 	 */
 	uint64_t watchdog_ping_ms;
 	/* Sends one WATCHDOG=1; NULL: notify_watchdog(). A test seam. */
 	void (*watchdog_ping)(void);
+	/*
+	 * Whether another part the watchdog stands for is stuck (the HTTP
+	 * server: http_server_stuck()); no ping is sent while it says so.
+	 * NULL: none. Called on the polling thread before each ping.
+	 */
+	bool (*stuck)(void *arg);
+	void *stuck_arg;
 	/* How long poller_stop() waits for a poll in progress; 0: 5 s. */
 	uint64_t stop_timeout_ms;
 };

@@ -273,6 +273,60 @@ static void test_watchdog_starved_by_stuck_poller(void **state)
 	snapshot_slot_destroy(&slot);
 }
 
+/* What the stuck() seam answers: another part the watchdog stands for is stuck. */
+static bool other_part_stuck;
+
+static bool fake_stuck(void *arg)
+{
+	(void)arg;
+	return __atomic_load_n(&other_part_stuck, __ATOMIC_SEQ_CST);
+}
+
+/* While stuck() says another part (the web server) is stuck, no ping goes out. */
+static void test_watchdog_withheld_while_stuck(void **state)
+{
+	const struct poller_config pc = {
+		.collectors = table,
+		.n_collectors = 1,
+		.enabled = enabled,
+		.ctx = {.sysfs_fd = -1},
+		.interval_ms = 3600 * 1000,
+		.proc_root = "/proc",
+		.watchdog_ping_ms = 10,
+		.watchdog_ping = count_ping,
+		.stuck = fake_stuck,
+		.stop_timeout_ms = 200,
+	};
+	struct snapshot_slot slot;
+	struct poller *p;
+	unsigned before;
+
+	(void)state;
+	set_block(&block_in_collect, false);
+	set_block(&other_part_stuck, false);
+	__atomic_store_n(&pings, 0, __ATOMIC_SEQ_CST);
+	snapshot_slot_init(&slot);
+	p = poller_new(&pc, &slot);
+	assert_non_null(p);
+	assert_int_equal(poller_start(p), 0);
+	for (int i = 0; i < 200 && pings_sent() == 0; i++)
+		usleep(10 * 1000);
+	assert_true(pings_sent() > 0);
+
+	set_block(&other_part_stuck, true);
+	usleep(50 * 1000); /* a ping on its way when it turned */
+	before = pings_sent();
+	usleep(200 * 1000);
+	assert_int_equal(pings_sent(), before);
+
+	set_block(&other_part_stuck, false);
+	for (int i = 0; i < 200 && pings_sent() == before; i++)
+		usleep(10 * 1000);
+	assert_true(pings_sent() > before);
+	assert_int_equal(poller_free(p), 0);
+	snapshot_slot_destroy(&slot);
+}
+
 /* The names of the delimited MetricFamily messages, one a line, into names. */
 static void proto_names(const uint8_t *p, size_t len, char *names, size_t cap)
 {
@@ -457,6 +511,7 @@ int main(void)
 		cmocka_unit_test(test_stop_stuck_collector_bounded),
 		cmocka_unit_test(test_watchdog_pinged_between_polls),
 		cmocka_unit_test(test_watchdog_starved_by_stuck_poller),
+		cmocka_unit_test(test_watchdog_withheld_while_stuck),
 		cmocka_unit_test(test_poll_publishes_proto),
 		cmocka_unit_test(test_scrapes_drive_polls),
 		cmocka_unit_test(test_trim_only_after_bigger_poll),

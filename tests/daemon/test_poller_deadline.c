@@ -179,12 +179,18 @@ static char *scrape(struct snapshot_slot *slot)
 {
 	struct snapshot *snap = snapshot_slot_get(slot);
 	size_t len;
-	char *text;
+	char *text, *copy;
 
 	assert_non_null(snap);
-	text = snapshot_text_copy(snap, &len);
-	assert_non_null(text);
+	copy = snapshot_text_copy(snap, &len);
+	assert_non_null(copy);
 	snapshot_unref(snap);
+	/* the copy is not a string: one with its NUL */
+	text = malloc(len + 1);
+	assert_non_null(text);
+	memcpy(text, copy, len);
+	text[len] = '\0';
+	free(copy);
 	return text;
 }
 
