@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The poller: runs every enabled collector once per interval on its own
- * thread, adds the exporter's self metrics, renders the exposition text and
- * publishes it as an immutable snapshot.
+ * The poller: runs every enabled collector once per interval, each on a
+ * thread of its own under a deadline (--poll.collector-timeout; one that
+ * misses it is left behind: worker.h), adds the exporter's self metrics,
+ * renders the exposition text and publishes it as an immutable snapshot.
  */
 #ifndef RDMA_EXPORTER_POLLER_H
 #define RDMA_EXPORTER_POLLER_H
@@ -25,6 +26,8 @@ struct poller_config {
 	const uint64_t (*flag_values)[CONFIG_MAX_COLLECTOR_FLAGS];
 	/* n_collectors rows of text flag values; may be NULL. */
 	const char *const (*flag_strs)[CONFIG_MAX_COLLECTOR_FLAGS];
+	/* ctx.collector_timeout_ms is each collector's deadline; 0: the default
+	 * for interval_ms (config_collector_timeout_ms()). */
 	struct collector_ctx ctx;
 	/*
 	 * --poll.interval: the time between polls in fixed mode, the longest
@@ -72,7 +75,8 @@ struct poller_config {
 /* Initializes every enabled collector (a failing init is logged and that
  * collector reports success 0). NULL on ENOMEM. */
 struct poller *poller_new(const struct poller_config *cfg, struct snapshot_slot *slot);
-/* One poll, on the caller's thread: collect, render, publish. 0 or -ENOMEM. */
+/* One poll, on the caller's thread: collect (waiting for each collector at
+ * most its deadline), render, publish. 0 or -ENOMEM. */
 int poller_poll_once(struct poller *p);
 /* Starts the polling thread (first poll after one interval). 0 or -errno. */
 int poller_start(struct poller *p);
@@ -100,11 +104,12 @@ bool poller_trim_due(size_t poll_bytes, size_t *high_bytes);
 /* SIGHUP: collectors reload before the next poll, which runs at once. */
 void poller_request_reload(struct poller *p);
 /*
- * Stops and joins the thread, waiting at most stop_timeout_ms for a poll in
- * progress (a collector stuck in a read must not make the daemon
- * unkillable). 0, or -ETIMEDOUT: the thread still runs and uses the poller,
- * its collectors and the snapshot slot, so none of them may be freed; it may
- * be called again.
+ * Stops and joins the polling thread and the collectors' threads, waiting
+ * at most stop_timeout_ms in all (a poll in progress stops waiting for
+ * collectors at once; a collector stuck in a read must not make the daemon
+ * unkillable). 0, or -ETIMEDOUT: a thread still runs and uses the poller,
+ * its collectors, what their context points to and the snapshot slot, so
+ * none of them may be freed; it may be called again.
  */
 int poller_stop(struct poller *p);
 /* Stops (as poller_stop) and frees the collectors and the poller; if the
