@@ -987,7 +987,8 @@ static int in_sysfs(struct netlink_state *st, const struct nl_device *d, struct 
 	p->n_seen++;
 	snprintf(s->name, sizeof(s->name), "%s", name);
 	s->in_sysfs = look && port_file(st, d, p, "hw_counters", name);
-	s->family_in_sysfs = look && known && !s->in_sysfs && family_in_sysfs(st, d, p, known->metric);
+	s->family_in_sysfs =
+		look && known && !s->in_sysfs && family_in_sysfs(st, d, p, known->metric);
 	*out = *s;
 	return 0;
 }
@@ -1306,8 +1307,8 @@ int netlink_collector_init_with(const struct collector_ctx *ctx, const struct ne
 	 * run is left behind, with room for /proc and the samples after it. */
 	if (!st->timeout_ms)
 		st->timeout_ms = ctx->collector_timeout_ms ? ctx->collector_timeout_ms / 4 * 3
-				 : ctx->poll_interval_ms ? ctx->poll_interval_ms / 2
-							 : 2500;
+				 : ctx->poll_interval_ms   ? ctx->poll_interval_ms / 2
+							   : 2500;
 	log_pid_namespace(st);
 	st->conn = nl_conn_new(seams->open_transport, seams->open_data);
 	if (!st->conn) {

@@ -20,8 +20,8 @@
 #define CONFIG_MAX_POLL_INTERVAL_MS (24ull * 3600 * 1000)
 #define CONFIG_MAX_COLLECTOR_FLAGS  12
 /* --poll.collector-timeout: its range, and the bounds of its default */
-#define CONFIG_MIN_COLLECTOR_TIMEOUT_MS 10
-#define CONFIG_COLLECTOR_TIMEOUT_LOW_MS 1000
+#define CONFIG_MIN_COLLECTOR_TIMEOUT_MS	 10
+#define CONFIG_COLLECTOR_TIMEOUT_LOW_MS	 1000
 #define CONFIG_COLLECTOR_TIMEOUT_HIGH_MS 10000
 /* Ranges of the --web.* numbers, shared by the parser and --help. */
 #define CONFIG_MAX_CONNECTIONS		 100000

@@ -38,8 +38,8 @@ struct instance {
 /* A collector's self metrics for one poll. */
 struct run_report {
 	bool ok, stale;
-	bool have_last;	 /* a run completed: duration and devices are known */
-	double took_s;	 /* of the last completed run */
+	bool have_last;	  /* a run completed: duration and devices are known */
+	double took_s;	  /* of the last completed run */
 	uint64_t devices; /* of the last completed run */
 	uint64_t read_errors_total, timeouts_total;
 	double stale_s;
@@ -235,9 +235,10 @@ static void add_collector_metrics(struct metric_sink *sink, const char *name,
 			    "parsed (unsupported, N/A, not a number, vanished).",
 			    METRIC_COUNTER, l, 1, r->read_errors_total);
 	if (r->have_last)
-		metric_sink_add_u64(sink, "rdma_exporter_collector_devices",
-				    "RDMA devices the collector reported in its last completed run.",
-				    METRIC_GAUGE, l, 1, r->devices);
+		metric_sink_add_u64(
+			sink, "rdma_exporter_collector_devices",
+			"RDMA devices the collector reported in its last completed run.",
+			METRIC_GAUGE, l, 1, r->devices);
 	metric_sink_add_u64(sink, "rdma_exporter_collector_stale",
 			    "1 while the collector is left behind: a run missed "
 			    "--poll.collector-timeout and its samples are missing until a run "

@@ -19,13 +19,13 @@ struct worker {
 	pthread_cond_t wake; /* the worker waits on it for a run or the stop */
 	pthread_cond_t done; /* the polling thread waits on it for the result */
 	/* under lock */
-	bool run;	   /* a run asked for, not yet taken */
-	bool busy;	   /* asked for and not yet ended */
-	bool left_behind;  /* the poll stopped waiting for the current run */
-	bool finished;	   /* the current run ended in time: result below */
-	bool reload;	   /* reload() before the next collect() */
+	bool run;	  /* a run asked for, not yet taken */
+	bool busy;	  /* asked for and not yet ended */
+	bool left_behind; /* the poll stopped waiting for the current run */
+	bool finished;	  /* the current run ended in time: result below */
+	bool reload;	  /* reload() before the next collect() */
 	bool stop;
-	bool interrupted;  /* worker_interrupt() since the last wait */
+	bool interrupted; /* worker_interrupt() since the last wait */
 	struct worker_result result;
 	struct worker_history hist;
 };

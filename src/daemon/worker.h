@@ -57,9 +57,9 @@ bool worker_dispatch(struct worker *w);
 
 /* Whether worker_wait() returned a result, or why not. */
 enum worker_wait {
-	WORKER_DONE,	 /* the run finished: *res holds it */
-	WORKER_WAITING,	 /* not yet at until_ms (or woken by worker_interrupt) */
-	WORKER_LEFT,	 /* not yet, and now left behind (leave was true) */
+	WORKER_DONE,	/* the run finished: *res holds it */
+	WORKER_WAITING, /* not yet at until_ms (or woken by worker_interrupt) */
+	WORKER_LEFT,	/* not yet, and now left behind (leave was true) */
 };
 
 /*

@@ -39,10 +39,9 @@ static int bench_collect(void *state, struct metric_sink *sink, struct collector
 	stats->devices = 1;
 	for (unsigned i = 0; i < samples; i++) {
 		snprintf(idx, sizeof(idx), "%u", i);
-		metric_sink_add_u64(sink, "rdma_bench_value_total", "A bench counter.",
-				    METRIC_COUNTER,
-				    METRIC_LABELS({"collector", (const char *)state}, {"index", idx}),
-				    i);
+		metric_sink_add_u64(
+			sink, "rdma_bench_value_total", "A bench counter.", METRIC_COUNTER,
+			METRIC_LABELS({"collector", (const char *)state}, {"index", idx}), i);
 	}
 	return 0;
 }
