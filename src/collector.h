@@ -4,8 +4,22 @@
  * it uses only exposition and base (docs/architecture.md). Every data source
  * (sysfs counters, RDMA netlink resources, ethtool, probes, ...) is one
  * collector: a static ops table, with its own flags (struct collector_flag),
- * listed in daemon/collectors.c. The poller calls collect() of every enabled
- * collector once per poll interval, from its own thread, one at a time.
+ * listed in daemon/collectors.c.
+ *
+ * init() runs on the thread that creates the poller and must not touch
+ * hardware (no reads that could hang: the first collect() scans). Then each
+ * collector has a thread of its own, which runs its collect() once per poll
+ * and its reload() (before the next collect()): its state is only ever used
+ * by that thread, never by two at once. A poll runs the collectors one at a
+ * time in table order, into a sink of each run's own (so a collector cannot
+ * see another's samples: metric_sink_has() sees its own), and waits for each
+ * at most ctx->collector_timeout_ms. A run still going then is left behind:
+ * the poll goes on without it, its samples are dropped when it ends, and
+ * meanwhile the collector runs beside the later collectors of later polls.
+ * What collectors share must therefore be read-only or locked
+ * (struct netdev_set). A collector with inner deadlines keeps them below
+ * collector_timeout_ms, so that a slow source ends its run with partial
+ * data rather than being left behind.
  *
  * A collector returns 0 when it produced its metrics (individual values may
  * still have failed: count them in stats->read_errors), or -errno when it
@@ -88,7 +102,9 @@ struct collector_ctx {
 	 * given); NULL when it has no flags. */
 	const char *const *flag_strs;
 	/* Netdevs bound to RDMA ports: published by the sysfs collector every
-	 * poll, read by later collectors; never NULL in the daemon. */
+	 * poll (netdev_set_commit), read by later collectors through
+	 * netdev_set_get_published() (the publisher may be left behind and
+	 * publish from its thread meanwhile); never NULL in the daemon. */
 	struct netdev_set *rdma_netdevs;
 };
 

@@ -765,6 +765,32 @@ static int poll_netdev(struct ethtool_state *st, struct metric_sink *sink, struc
 	return r < 0 ? r : emit_carrier(st, sink, d, stats);
 }
 
+/*
+ * The RDMA netdevs to watch: the sysfs collector's last publication, copied
+ * into own (it may publish again from its own thread meanwhile: netdevs.h);
+ * without one, a scan of our own into own at a full scan, else the last
+ * one. 0 or -ENOMEM.
+ */
+static int rdma_netdevs_now(struct ethtool_state *st, bool full, struct netdev_set *own,
+			    const struct netdev_set **rdma)
+{
+	int r = st->sysfs_enabled && st->rdma_netdevs
+			? netdev_set_get_published(st->rdma_netdevs, own)
+			: 0;
+
+	if (r < 0)
+		return r;
+	if (r > 0) {
+		*rdma = own;
+		return 0;
+	}
+	/* a scan that fails otherwise leaves what it found */
+	if (full && scan_rdma_netdevs(st, own) == -ENOMEM)
+		return -ENOMEM;
+	*rdma = full ? own : &st->last_rdma;
+	return 0;
+}
+
 static int ethtool_collect(void *state, struct metric_sink *sink, struct collector_stats *stats)
 {
 	struct ethtool_state *st = state;
@@ -778,15 +804,10 @@ static int ethtool_collect(void *state, struct metric_sink *sink, struct collect
 		st->scanned = false;
 	}
 	full = !st->scanned || clock_mono_s() - st->last_scan >= st->rescan_interval_s;
-	if (st->sysfs_enabled && st->rdma_netdevs && st->rdma_netdevs->published) {
-		rdma = st->rdma_netdevs;
-	} else {
-		r = full ? scan_rdma_netdevs(st, &own) : 0;
-		if (r == -ENOMEM) {
-			netdev_set_free(&own);
-			return r;
-		}
-		rdma = full ? &own : &st->last_rdma;
+	r = rdma_netdevs_now(st, full, &own, &rdma);
+	if (r < 0) {
+		netdev_set_free(&own);
+		return r;
 	}
 	changed = !same_set(rdma, &st->last_rdma);
 	if (full || changed) {

@@ -52,6 +52,9 @@ static const char *const reason_names[ERR_REASONS] = {"timeout", "interrupted", 
 struct nl_counter_seen {
 	char name[NL_NAME_MAX];
 	bool in_sysfs; /* the sysfs collector exports it from hw_counters/ */
+	/* the sysfs collector exports its named family for the port from
+	 * another file (counters/port_rcv_packets for hw rx_pkts, say) */
+	bool family_in_sysfs;
 };
 
 struct nl_port {
@@ -911,17 +914,61 @@ static int seen_cmp(const void *key, const void *elem)
 	return strcmp(key, ((const struct nl_counter_seen *)elem)->name);
 }
 
-/* Whether sysfs has ports/N/hw_counters/<name>: decided once per name. */
+/* Whether sysfs has class/infiniband/DEV/ports/N/DIR/FILE. */
+static bool port_file(struct netlink_state *st, const struct nl_device *d, const struct nl_port *p,
+		      const char *dir, const char *file)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "class/infiniband/%s/ports/%u/%s/%s", d->name, p->num, dir,
+		 file);
+	return faccessat(st->sysfs_fd, path, F_OK, 0) == 0;
+}
+
+/*
+ * Whether the sysfs collector exports metric for the port from some file:
+ * one of the table's files of that family in the port's counters/,
+ * counters_ext/ or hw_counters/. Each collector writes its own sink, so
+ * this cannot be asked of the sink (metric_sink_has sees only netlink's).
+ */
+static bool family_in_sysfs(struct netlink_state *st, const struct nl_device *d,
+			    const struct nl_port *p, const char *metric)
+{
+	static const struct {
+		unsigned src;
+		const char *dir;
+	} dirs[] = {{SYSFS_SRC_COUNTERS, "counters"},
+		    {SYSFS_SRC_COUNTERS_EXT, "counters_ext"},
+		    {SYSFS_SRC_HW_COUNTERS, "hw_counters"}};
+
+	for (unsigned i = 0; i < sysfs_counter_names_len; i++) {
+		const struct sysfs_counter_name *n = &sysfs_counter_names[i];
+
+		if (strcmp(n->metric, metric) != 0)
+			continue;
+		for (size_t k = 0; k < sizeof(dirs) / sizeof(dirs[0]); k++)
+			if ((n->sources & dirs[k].src) && port_file(st, d, p, dirs[k].dir, n->file))
+				return true;
+	}
+	return false;
+}
+
+/*
+ * What sysfs exports of the netlink counter name, decided once per name:
+ * the counter itself (ports/N/hw_counters/<name>), or, for a well-known
+ * name (known, may be NULL), its family from another file.
+ */
 static int in_sysfs(struct netlink_state *st, const struct nl_device *d, struct nl_port *p,
-		    const char *name, bool *out)
+		    const char *name, const struct sysfs_counter_name *known,
+		    struct nl_counter_seen *out)
 {
 	struct nl_counter_seen *s =
 		p->n_seen ? bsearch(name, p->seen, p->n_seen, sizeof(*p->seen), seen_cmp) : NULL;
-	char path[512];
+	bool look = st->sysfs_enabled && st->sysfs_fd >= 0;
 	size_t pos;
 
 	if (s) {
-		*out = s->in_sysfs;
+		*out = *s;
 		return 0;
 	}
 	if (p->n_seen == p->cap_seen) {
@@ -939,11 +986,10 @@ static int in_sysfs(struct netlink_state *st, const struct nl_device *d, struct 
 	s = &p->seen[pos];
 	p->n_seen++;
 	snprintf(s->name, sizeof(s->name), "%s", name);
-	snprintf(path, sizeof(path), "class/infiniband/%s/ports/%u/hw_counters/%s", d->name, p->num,
-		 name);
-	s->in_sysfs = st->sysfs_enabled && st->sysfs_fd >= 0 &&
-		      faccessat(st->sysfs_fd, path, F_OK, 0) == 0;
-	*out = s->in_sysfs;
+	s->in_sysfs = look && port_file(st, d, p, "hw_counters", name);
+	s->family_in_sysfs =
+		look && known && !s->in_sysfs && family_in_sysfs(st, d, p, known->metric);
+	*out = *s;
 	return 0;
 }
 
@@ -956,18 +1002,19 @@ static int emit_counters(struct netlink_state *st, struct metric_sink *sink, str
 			continue;
 		for (size_t j = 0; j < p->stats.n; j++) {
 			const struct nl_stat *c = &p->stats.v[j];
-			const struct sysfs_counter_name *known;
+			const struct sysfs_counter_name *known =
+				sysfs_counter_lookup(c->name, SYSFS_SRC_HW_COUNTERS);
+			struct nl_counter_seen seen;
 			uint64_t v = c->value;
-			bool skip;
 			int r;
 
-			r = in_sysfs(st, d, p, c->name, &skip);
+			r = in_sysfs(st, d, p, c->name, known, &seen);
 			if (r < 0)
 				return r;
-			if (skip)
+			if (seen.in_sysfs)
 				continue;
-			known = sysfs_counter_lookup(c->name, SYSFS_SRC_HW_COUNTERS);
-			if (known &&
+			/* the family once: sysfs's first, then netlink's own first */
+			if (known && !seen.family_in_sysfs &&
 			    !__builtin_mul_overflow(
 				    v, (uint64_t)(known->multiplier ? known->multiplier : 1), &v) &&
 			    !metric_sink_has(
@@ -1255,9 +1302,13 @@ int netlink_collector_init_with(const struct collector_ctx *ctx, const struct ne
 	st->timeout_ms = ctx->flags ? ctx->flags[NETLINK_FLAG_TIMEOUT] : 0;
 	st->attribution = ctx->flags ? ctx->flags[NETLINK_FLAG_ATTRIBUTION] != 0 : true;
 	st->top_wl = ctx->flags ? (unsigned)ctx->flags[NETLINK_FLAG_TOP_WORKLOADS] : 10;
-	/* Default budget: half the poll interval. */
+	/* Default budget: 3/4 of the poller's deadline for the whole run, so
+	 * that a slow dump ends here (the previous numbers served) before the
+	 * run is left behind, with room for /proc and the samples after it. */
 	if (!st->timeout_ms)
-		st->timeout_ms = ctx->poll_interval_ms ? ctx->poll_interval_ms / 2 : 2500;
+		st->timeout_ms = ctx->collector_timeout_ms ? ctx->collector_timeout_ms / 4 * 3
+				 : ctx->poll_interval_ms   ? ctx->poll_interval_ms / 2
+							   : 2500;
 	log_pid_namespace(st);
 	st->conn = nl_conn_new(seams->open_transport, seams->open_data);
 	if (!st->conn) {
@@ -1322,8 +1373,8 @@ static const struct collector_flag netlink_flags[NETLINK_FLAG_COUNT] = {
 		{
 			.name = "timeout",
 			.help = "Time budget of one poll's netlink requests; a dump that runs over "
-				"is abandoned and the previous numbers are served. Default: half "
-				"the poll interval.",
+				"is abandoned and the previous numbers are served. Default: 3/4 "
+				"of --poll.collector-timeout.",
 			.kind = COLLECTOR_FLAG_DURATION,
 			.def = 0,
 			.min = 10,

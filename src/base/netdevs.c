@@ -26,6 +26,11 @@ static size_t find(const struct netdev_set *s, const char *name, bool *found)
 	return lo;
 }
 
+void netdev_set_init(struct netdev_set *s)
+{
+	pthread_mutex_init(&s->lock, NULL);
+}
+
 void netdev_set_begin(struct netdev_set *s)
 {
 	for (size_t i = 0; i < s->n; i++)
@@ -59,10 +64,59 @@ int netdev_set_add(struct netdev_set *s, const char *name)
 	return 0;
 }
 
-void netdev_set_commit(struct netdev_set *s, uint64_t gen)
+/* names[0..n) and their strings in one block, so that a swap publishes them. */
+static char **copy_block(char *const *names, size_t n)
 {
+	size_t size = n * sizeof(char *);
+	char **v, *p;
+
+	for (size_t i = 0; i < n; i++)
+		size += strlen(names[i]) + 1;
+	v = malloc(size ? size : 1);
+	if (!v)
+		return NULL;
+	p = (char *)(v + n);
+	for (size_t i = 0; i < n; i++) {
+		size_t len = strlen(names[i]) + 1;
+
+		memcpy(p, names[i], len);
+		v[i] = p;
+		p += len;
+	}
+	return v;
+}
+
+int netdev_set_commit(struct netdev_set *s, uint64_t gen)
+{
+	char **block = copy_block(s->names, s->n), **old;
+
 	s->published = true;
 	s->published_gen = gen;
+	if (!block)
+		return -ENOMEM;
+	pthread_mutex_lock(&s->lock);
+	old = s->pub_names;
+	s->pub_names = block;
+	s->pub_n = s->n;
+	s->pub_done = true;
+	pthread_mutex_unlock(&s->lock);
+	free(old);
+	return 0;
+}
+
+int netdev_set_get_published(struct netdev_set *s, struct netdev_set *out)
+{
+	int r = 0;
+
+	netdev_set_begin(out);
+	pthread_mutex_lock(&s->lock);
+	/* already sorted and distinct: every add appends */
+	for (size_t i = 0; i < s->pub_n && r == 0; i++)
+		r = netdev_set_add(out, s->pub_names[i]);
+	if (r == 0)
+		r = s->pub_done ? 1 : 0;
+	pthread_mutex_unlock(&s->lock);
+	return r;
 }
 
 bool netdev_set_contains(const struct netdev_set *s, const char *name)
@@ -79,5 +133,8 @@ void netdev_set_free(struct netdev_set *s)
 		return;
 	netdev_set_begin(s);
 	free(s->names);
+	free(s->pub_names);
+	pthread_mutex_destroy(&s->lock);
+	/* all zero: usable again, as a new set */
 	memset(s, 0, sizeof(*s));
 }

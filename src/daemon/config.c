@@ -287,6 +287,51 @@ static int set_poll_min(struct exporter_config *cfg, const char *flag, const cha
 	return r;
 }
 
+static int set_collector_timeout(struct exporter_config *cfg, const char *flag, const char *v,
+				 char *err, size_t errlen)
+{
+	uint64_t n;
+	int r = parse_duration_flag(flag, strlen(flag), v, CONFIG_MIN_COLLECTOR_TIMEOUT_MS,
+				    CONFIG_MAX_POLL_INTERVAL_MS, &n, err, errlen);
+
+	if (r == 0)
+		cfg->poll_collector_timeout_ms = n;
+	return r;
+}
+
+uint64_t config_collector_timeout_ms(uint64_t poll_interval_ms)
+{
+	uint64_t t = poll_interval_ms / 2, most = poll_interval_ms / 10 * 9;
+
+	if (t < CONFIG_COLLECTOR_TIMEOUT_LOW_MS)
+		t = CONFIG_COLLECTOR_TIMEOUT_LOW_MS;
+	if (t > CONFIG_COLLECTOR_TIMEOUT_HIGH_MS)
+		t = CONFIG_COLLECTOR_TIMEOUT_HIGH_MS;
+	return t > most ? most : t;
+}
+
+/*
+ * After every flag (the two may come in any order): the default timeout
+ * follows the interval; a timeout given must leave room for the poll.
+ */
+static int finish_collector_timeout(struct exporter_config *cfg, char *err, size_t errlen)
+{
+	char t[32], iv[32];
+
+	if (!cfg->poll_collector_timeout_ms) {
+		cfg->poll_collector_timeout_ms = config_collector_timeout_ms(cfg->poll_interval_ms);
+		return 0;
+	}
+	if (cfg->poll_collector_timeout_ms < cfg->poll_interval_ms)
+		return 0;
+	format_duration_ms(cfg->poll_collector_timeout_ms, t, sizeof(t));
+	format_duration_ms(cfg->poll_interval_ms, iv, sizeof(iv));
+	return parse_fail(err, errlen,
+			  "--poll.collector-timeout=%s must be shorter than --poll.interval (%s): "
+			  "a poll waits that long for each collector",
+			  t, iv);
+}
+
 static int set_poll_mode(struct exporter_config *cfg, const char *flag, const char *v, char *err,
 			 size_t errlen)
 {
@@ -410,6 +455,7 @@ static const struct value_flag {
 	{"poll.interval", set_poll},
 	{"poll.min-interval", set_poll_min},
 	{"poll.mode", set_poll_mode},
+	{"poll.collector-timeout", set_collector_timeout},
 	{"collector.sysfs.rescan-interval", set_rescan},
 	{"collector.device-include", set_include},
 	{"collector.device-exclude", set_exclude},
@@ -751,7 +797,7 @@ int config_parse(struct exporter_config *cfg, int argc, char *const argv[],
 		if (r != 0)
 			return r < 0 ? r : 0;
 	}
-	return 0;
+	return finish_collector_timeout(cfg, err, errlen);
 }
 
 /* --- --help ------------------------------------------------------------ */
@@ -803,6 +849,12 @@ static const struct help_flag core_flags[] = {
 	 "5 times it between poll starts while the scraper followed did not authenticate. "
 	 "Default 1s.",
 	 COLLECTOR_FLAG_DURATION, CONFIG_MIN_POLL_INTERVAL_MS, CONFIG_MAX_POLL_INTERVAL_MS, NULL},
+	{"--poll.collector-timeout=D",
+	 "How long a poll waits for each collector; one that takes longer is left behind, "
+	 "its samples missing from the polls until it catches up. Default: half of "
+	 "--poll.interval, 1s to 10s, at most 9/10 of it. Shorter than --poll.interval.",
+	 COLLECTOR_FLAG_DURATION, CONFIG_MIN_COLLECTOR_TIMEOUT_MS, CONFIG_MAX_POLL_INTERVAL_MS,
+	 NULL},
 	{"--poll.mode=MODE",
 	 "aligned: poll just before the scrapes of one regular scraper "
 	 "(docs/configuration.md); fixed: every --poll.interval. Default aligned.",

@@ -19,6 +19,10 @@
 #define CONFIG_MIN_POLL_INTERVAL_MS 100
 #define CONFIG_MAX_POLL_INTERVAL_MS (24ull * 3600 * 1000)
 #define CONFIG_MAX_COLLECTOR_FLAGS  12
+/* --poll.collector-timeout: its range, and the bounds of its default */
+#define CONFIG_MIN_COLLECTOR_TIMEOUT_MS	 10
+#define CONFIG_COLLECTOR_TIMEOUT_LOW_MS	 1000
+#define CONFIG_COLLECTOR_TIMEOUT_HIGH_MS 10000
 /* Ranges of the --web.* numbers, shared by the parser and --help. */
 #define CONFIG_MAX_CONNECTIONS		 100000
 #define CONFIG_MIN_CONNECTION_TIMEOUT_MS 1000
@@ -51,6 +55,10 @@ struct exporter_config {
 	uint64_t poll_min_interval_ms;
 	/* --poll.mode=fixed: every --poll.interval; else aligned on the scrapes */
 	bool poll_fixed;
+	/* --poll.collector-timeout: how long a poll waits for each collector
+	 * before it leaves it behind; the default (config_collector_timeout_ms())
+	 * once parsed, always below poll_interval_ms */
+	uint64_t poll_collector_timeout_ms;
 	uint64_t rescan_interval_ms;
 	const char *device_include; /* NULL = all */
 	const char *device_exclude; /* NULL = none */
@@ -81,6 +89,12 @@ int config_parse(struct exporter_config *cfg, int argc, char *const argv[],
 /* Writes --help text. */
 void config_usage(FILE *out, const char *argv0, const struct config_collector *collectors,
 		  unsigned n_collectors);
+
+/*
+ * The default of --poll.collector-timeout for a --poll.interval: half of it,
+ * at least 1s and at most 10s, and never more than 9/10 of the interval.
+ */
+uint64_t config_collector_timeout_ms(uint64_t poll_interval_ms);
 
 /*
  * Parses a Prometheus-style duration: one or more NUMBER UNIT groups, units

@@ -308,6 +308,10 @@ struct daemon {
 	struct netdev_set rdma_netdevs;
 	struct web_settings *web;
 	struct web_reloader reloader;
+	/* The web server as the watchdog sees it (web_stuck()): set once it
+	 * listens, cleared before it stops, under watch_lock. */
+	pthread_mutex_t watch_lock;
+	struct http_server *watched_http;
 	sigset_t sigs;
 	char err[512];
 	char *sysfs_abs;
@@ -462,17 +466,45 @@ static void log_startup(const struct daemon *d)
 {
 	log_info("starting rdma_exporter",
 		 "version=%s revision=%s sysfs=%s poll_mode=%s poll_interval_ms=%llu "
-		 "poll_min_interval_ms=%llu",
+		 "poll_min_interval_ms=%llu collector_timeout_ms=%llu",
 		 RDMA_EXPORTER_VERSION, RDMA_EXPORTER_REVISION, sysfs_display_path(d),
 		 d->cfg.poll_fixed ? "fixed" : "aligned",
 		 (unsigned long long)d->cfg.poll_interval_ms,
-		 (unsigned long long)d->cfg.poll_min_interval_ms);
+		 (unsigned long long)d->cfg.poll_min_interval_ms,
+		 (unsigned long long)d->cfg.poll_collector_timeout_ms);
 	if (d->watchdog_usec)
 		log_info("systemd watchdog enabled", "watchdog_ms=%llu ping_interval_ms=%llu",
 			 (unsigned long long)(d->watchdog_usec / 1000),
 			 (unsigned long long)notify_watchdog_ping_ms(d->watchdog_usec));
 	if (!any_collector_enabled(&d->cfg))
 		log_warn("every collector is disabled: only the exporter's own metrics are served");
+}
+
+/*
+ * How long clients may wait in the accept queue, unaccepted, before the web
+ * server counts as stuck and the watchdog goes unpinged: far beyond any
+ * busy moment (the HTTP thread only hands out snapshot bytes), well inside
+ * the unit's WatchdogSec=60s.
+ */
+#define WEB_STUCK_MS 10000
+
+/* The poller asks before each watchdog ping (poller_config.stuck). */
+static bool web_stuck(void *arg)
+{
+	struct daemon *d = arg;
+	bool stuck;
+
+	pthread_mutex_lock(&d->watch_lock);
+	stuck = http_server_stuck(d->watched_http, WEB_STUCK_MS);
+	pthread_mutex_unlock(&d->watch_lock);
+	return stuck;
+}
+
+static void watch_http(struct daemon *d, struct http_server *http)
+{
+	pthread_mutex_lock(&d->watch_lock);
+	d->watched_http = http;
+	pthread_mutex_unlock(&d->watch_lock);
 }
 
 static int create_poller(struct daemon *d)
@@ -489,6 +521,7 @@ static int create_poller(struct daemon *d)
 				.filter = d->filter,
 				.rescan_interval_s = (double)cfg->rescan_interval_ms / 1000.0,
 				.poll_interval_ms = cfg->poll_interval_ms,
+				.collector_timeout_ms = cfg->poll_collector_timeout_ms,
 				.proc_root = "/proc",
 				.sysfs_collector_enabled = sysfs_enabled(cfg),
 				.rdma_netdevs = &d->rdma_netdevs,
@@ -504,8 +537,12 @@ static int create_poller(struct daemon *d)
 		.proc_root = "/proc",
 		.self_metrics = add_http_metrics,
 		.self_metrics_arg = &http_counters,
+		/* the watchdog also stands for the web server, when there is one */
+		.stuck = d->watchdog_usec ? web_stuck : NULL,
+		.stuck_arg = d,
 	};
 
+	netdev_set_init(&d->rdma_netdevs);
 	d->poller = poller_new(&pc, &d->slot);
 	if (!d->poller) {
 		log_error("out of memory");
@@ -551,6 +588,7 @@ static int start_web_server(struct daemon *d)
 	}
 	log_info("listening", "address=%s path=%s tls=%s", http_server_address(d->http),
 		 cfg->telemetry_path, d->web && d->web->wc->tls ? "on" : "off");
+	watch_http(d, d->http);
 	return 0;
 }
 
@@ -605,6 +643,7 @@ static int teardown(struct daemon *d, int rc)
 {
 	web_reloader_stop(&d->reloader);
 	test_hook("http_stop");
+	watch_http(d, NULL);
 	http_server_stop(d->http);
 	test_hook("poller_stop");
 	if (poller_free(d->poller) < 0) {
@@ -635,7 +674,7 @@ int daemon_main(int argc, char *argv[], void (*more_usage)(FILE *out))
 	static struct daemon d;
 	int rc;
 
-	d = (struct daemon){.sysfs_fd = -1};
+	d = (struct daemon){.sysfs_fd = -1, .watch_lock = PTHREAD_MUTEX_INITIALIZER};
 	rc = parse_command_line(&d, argc, argv, more_usage);
 	if (rc == DAEMON_CONTINUE)
 		rc = check_service_manager(&d);
@@ -709,7 +748,7 @@ int daemon_oneshot(int argc, char *argv[], const struct daemon_oneshot *ops)
 	static struct daemon d;
 	int rc;
 
-	d = (struct daemon){.sysfs_fd = -1};
+	d = (struct daemon){.sysfs_fd = -1, .watch_lock = PTHREAD_MUTEX_INITIALIZER};
 	rc = oneshot_flags(&d, argc, argv, ops);
 	if (rc == DAEMON_CONTINUE)
 		rc = open_resources(&d);

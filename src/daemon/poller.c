@@ -14,6 +14,7 @@
 #include "daemon/pollsched.h"
 #include "daemon/sdnotify.h"
 #include "daemon/selfstats.h"
+#include "daemon/worker.h"
 #include "exposition/expo_proto.h"
 #include "exposition/histogram.h"
 
@@ -23,8 +24,25 @@ struct instance {
 	void *state;
 	bool enabled;
 	bool init_ok;
-	uint64_t read_errors_total; /* cumulative, for a counter */
+	/* Its own thread; NULL: none could start, it runs on the polling thread. */
+	struct worker *worker;
+	/* The rest is the polling thread's. */
+	uint64_t read_errors_total; /* cumulative, for a counter (without a worker) */
 	bool last_ok;		    /* for logging state changes once */
+	/* Left behind: no fresh samples since stale_since_ms (clock_mono_ms()). */
+	bool stale;
+	uint64_t stale_since_ms;
+	uint64_t timeouts_total; /* runs that missed their deadline */
+};
+
+/* A collector's self metrics for one poll. */
+struct run_report {
+	bool ok, stale;
+	bool have_last;	  /* a run completed: duration and devices are known */
+	double took_s;	  /* of the last completed run */
+	uint64_t devices; /* of the last completed run */
+	uint64_t read_errors_total, timeouts_total;
+	double stale_s;
 };
 
 struct poller {
@@ -39,6 +57,14 @@ struct poller {
 	/* For systemd's STATUS= line, counted during a poll */
 	uint64_t poll_devices;
 	unsigned poll_failed;
+	/* --poll.collector-timeout: how long a poll waits for each collector */
+	uint64_t collector_timeout_ms;
+	/* While a poll waits for a collector: when it pings the watchdog next. */
+	uint64_t run_ping_ms;
+	/* poller_stop() began: polls in progress stop waiting (atomic). */
+	bool stopping;
+	/* cfg.stuck() said so at the last ping, which was not sent */
+	bool ping_withheld;
 
 	pthread_t thread;
 	bool running;
@@ -81,6 +107,37 @@ static const char *const build_labels_help =
 #define COMPILER __VERSION__
 #endif
 
+/* Initializes collector i and starts its thread. */
+static void init_collector(struct poller *p, unsigned i)
+{
+	const struct poller_config *cfg = &p->cfg;
+	struct instance *in = &p->inst[i];
+	int r;
+
+	in->ops = cfg->collectors[i];
+	in->enabled = cfg->enabled[i];
+	in->last_ok = true;
+	if (!in->enabled)
+		return;
+	in->ctx = cfg->ctx;
+	in->ctx.collector_timeout_ms = p->collector_timeout_ms;
+	in->ctx.flags = cfg->flag_values && in->ops->n_flags ? cfg->flag_values[i] : NULL;
+	in->ctx.flag_strs = cfg->flag_strs && in->ops->n_flags ? cfg->flag_strs[i] : NULL;
+	r = in->ops->init(&in->ctx, &in->state);
+	in->init_ok = r == 0;
+	if (r < 0) {
+		log_error("collector init failed; it reports success 0", "collector=%s err=%s",
+			  in->ops->name, strerror(-r));
+		return;
+	}
+	log_info("collector enabled", "collector=%s", in->ops->name);
+	in->worker = worker_start(in->ops, in->state);
+	if (!in->worker)
+		log_warn("cannot start the collector's thread; it runs on the polling thread, "
+			 "without a deadline",
+			 "collector=%s", in->ops->name);
+}
+
 struct poller *poller_new(const struct poller_config *cfg, struct snapshot_slot *slot)
 {
 	struct poller *p = calloc(1, sizeof(*p));
@@ -111,26 +168,11 @@ struct poller *poller_new(const struct poller_config *cfg, struct snapshot_slot 
 		return NULL;
 	}
 
-	for (unsigned i = 0; i < cfg->n_collectors; i++) {
-		struct instance *in = &p->inst[i];
-		int r;
-
-		in->ops = cfg->collectors[i];
-		in->enabled = cfg->enabled[i];
-		in->last_ok = true;
-		if (!in->enabled)
-			continue;
-		in->ctx = p->cfg.ctx;
-		in->ctx.flags = cfg->flag_values && in->ops->n_flags ? cfg->flag_values[i] : NULL;
-		in->ctx.flag_strs = cfg->flag_strs && in->ops->n_flags ? cfg->flag_strs[i] : NULL;
-		r = in->ops->init(&in->ctx, &in->state);
-		in->init_ok = r == 0;
-		if (r < 0)
-			log_error("collector init failed; it reports success 0",
-				  "collector=%s err=%s", in->ops->name, strerror(-r));
-		else
-			log_info("collector enabled", "collector=%s", in->ops->name);
-	}
+	p->collector_timeout_ms = cfg->ctx.collector_timeout_ms
+					  ? cfg->ctx.collector_timeout_ms
+					  : config_collector_timeout_ms(cfg->interval_ms);
+	for (unsigned i = 0; i < cfg->n_collectors; i++)
+		init_collector(p, i);
 	return p;
 }
 
@@ -169,50 +211,217 @@ static void add_self_metrics(struct poller *p, struct metric_sink *sink, double 
 			    METRIC_COUNTER, METRIC_NO_LABELS, p->self_errors_total);
 }
 
-static void run_collector(struct poller *p, struct instance *in, struct metric_sink *sink)
+static void watchdog_ping(struct poller *p)
+{
+	bool stuck = p->cfg.stuck && p->cfg.stuck(p->cfg.stuck_arg);
+
+	if (stuck != p->ping_withheld) {
+		if (stuck)
+			log_error("the web server accepts no connection: no more watchdog pings, "
+				  "systemd restarts the exporter");
+		else
+			log_info("the web server accepts connections again: watchdog pings resume");
+		p->ping_withheld = stuck;
+	}
+	if (stuck)
+		return;
+	if (p->cfg.watchdog_ping)
+		p->cfg.watchdog_ping();
+	else
+		notify_watchdog();
+}
+
+static void add_collector_metrics(struct metric_sink *sink, const char *name,
+				  const struct run_report *r)
+{
+	const struct metric_label l[] = {{"collector", name}};
+
+	metric_sink_add_u64(sink, "rdma_exporter_collector_success",
+			    "1 if the collector's last run succeeded, 0 if it failed as a whole "
+			    "or is left behind (rdma_exporter_collector_stale).",
+			    METRIC_GAUGE, l, 1, r->ok ? 1 : 0);
+	if (r->have_last)
+		metric_sink_add_double(sink, "rdma_exporter_collector_duration_seconds",
+				       "Time the collector's last completed run took, in time or "
+				       "late.",
+				       METRIC_GAUGE, l, 1, r->took_s);
+	metric_sink_add_u64(sink, "rdma_exporter_collector_read_errors_total",
+			    "Values the collector skipped because they could not be read or "
+			    "parsed (unsupported, N/A, not a number, vanished).",
+			    METRIC_COUNTER, l, 1, r->read_errors_total);
+	if (r->have_last)
+		metric_sink_add_u64(
+			sink, "rdma_exporter_collector_devices",
+			"RDMA devices the collector reported in its last completed run.",
+			METRIC_GAUGE, l, 1, r->devices);
+	metric_sink_add_u64(sink, "rdma_exporter_collector_stale",
+			    "1 while the collector is left behind: a run missed "
+			    "--poll.collector-timeout and its samples are missing until a run "
+			    "ends in time.",
+			    METRIC_GAUGE, l, 1, r->stale ? 1 : 0);
+	metric_sink_add_double(sink, "rdma_exporter_collector_stale_seconds",
+			       "Time since the collector was left behind (its first missed "
+			       "deadline); 0 while its samples are fresh.",
+			       METRIC_GAUGE, l, 1, r->stale_s);
+	metric_sink_add_u64(sink, "rdma_exporter_collector_timeouts_total",
+			    "Runs of the collector that missed --poll.collector-timeout and were "
+			    "left behind.",
+			    METRIC_COUNTER, l, 1, r->timeouts_total);
+}
+
+/* Logs once when a collector's run fails as a whole, once when it recovers. */
+static void note_outcome(struct instance *in, bool ok, int r)
+{
+	if (ok == in->last_ok)
+		return;
+	if (ok)
+		log_info("collector recovered", "collector=%s", in->ops->name);
+	else
+		log_warn("collector failed", "collector=%s err=%s", in->ops->name, strerror(-r));
+	in->last_ok = ok;
+}
+
+/* For the STATUS= line: how this collector's run went. */
+static void count_run(struct poller *p, const struct instance *in, bool ok, uint64_t devices)
+{
+	if (!ok)
+		p->poll_failed++;
+	/* ethtool counts netdevs, not RDMA devices */
+	if (strcmp(in->ops->name, "ethtool") != 0 && devices > p->poll_devices)
+		p->poll_devices = devices;
+}
+
+/* Without a thread of its own (or an init): on the polling thread, no deadline. */
+static void run_inline(struct poller *p, struct instance *in, struct metric_sink *sink)
 {
 	struct collector_stats stats = {0};
 	/* Integer ns, divided once: "0.000029957", not a difference of two
 	 * large doubles ("2.9957000037938997e-05"). */
 	uint64_t t0 = clock_mono_ns();
-	double dt;
-	bool ok = false;
+	struct run_report rep = {.have_last = true};
 	int r = -ENODEV;
 
-	if (in->init_ok) {
+	if (in->init_ok)
 		r = in->ops->collect(in->state, sink, &stats);
-		ok = r == 0;
-	}
-	dt = (double)(clock_mono_ns() - t0) / 1e9;
+	rep.ok = r == 0;
+	rep.took_s = (double)(clock_mono_ns() - t0) / 1e9;
 	in->read_errors_total += stats.read_errors;
-	if (!ok)
-		p->poll_failed++;
-	/* ethtool counts netdevs, not RDMA devices */
-	if (strcmp(in->ops->name, "ethtool") != 0 && stats.devices > p->poll_devices)
-		p->poll_devices = stats.devices;
-	if (ok != in->last_ok) {
-		if (ok)
-			log_info("collector recovered", "collector=%s", in->ops->name);
-		else
-			log_warn("collector failed", "collector=%s err=%s", in->ops->name,
-				 strerror(-r));
-		in->last_ok = ok;
-	}
+	rep.read_errors_total = in->read_errors_total;
+	rep.devices = stats.devices;
+	count_run(p, in, rep.ok, stats.devices);
+	note_outcome(in, rep.ok, r);
+	add_collector_metrics(sink, in->ops->name, &rep);
+}
 
-	metric_sink_add_u64(sink, "rdma_exporter_collector_success",
-			    "1 if the collector's last run succeeded, 0 if it failed as a whole.",
-			    METRIC_GAUGE, METRIC_LABELS({"collector", in->ops->name}), ok ? 1 : 0);
-	metric_sink_add_double(sink, "rdma_exporter_collector_duration_seconds",
-			       "Time the collector's last run took.", METRIC_GAUGE,
-			       METRIC_LABELS({"collector", in->ops->name}), dt);
-	metric_sink_add_u64(sink, "rdma_exporter_collector_read_errors_total",
-			    "Values the collector skipped because they could not be read or "
-			    "parsed (unsupported, N/A, not a number, vanished).",
-			    METRIC_COUNTER, METRIC_LABELS({"collector", in->ops->name}),
-			    in->read_errors_total);
-	metric_sink_add_u64(sink, "rdma_exporter_collector_devices",
-			    "RDMA devices the collector reported in its last run.", METRIC_GAUGE,
-			    METRIC_LABELS({"collector", in->ops->name}), stats.devices);
+/*
+ * Waits for the run until deadline_ms, pinging the watchdog on the way:
+ * WORKER_DONE with its result in *res, or WORKER_LEFT (left behind, also
+ * when poller_stop() came meanwhile).
+ */
+static enum worker_wait wait_for_run(struct poller *p, struct instance *in, uint64_t deadline_ms,
+				     struct worker_result *res)
+{
+	uint64_t every = p->cfg.watchdog_ping_ms;
+
+	for (;;) {
+		uint64_t now = clock_mono_ms(), until = deadline_ms;
+		bool last = now >= deadline_ms || __atomic_load_n(&p->stopping, __ATOMIC_ACQUIRE);
+		enum worker_wait w;
+
+		if (every && p->run_ping_ms < until)
+			until = p->run_ping_ms;
+		w = worker_wait(in->worker, last ? now : until, last, res);
+		if (w != WORKER_WAITING)
+			return w;
+		now = clock_mono_ms();
+		if (every && now >= p->run_ping_ms) {
+			watchdog_ping(p);
+			p->run_ping_ms = now + every;
+		}
+	}
+}
+
+/* Logs once when a collector is left behind, once when it is back. */
+static void note_stale(struct poller *p, struct instance *in, bool stale, uint64_t now)
+{
+	if (stale == in->stale)
+		return;
+	in->stale = stale;
+	if (stale) {
+		in->stale_since_ms = now;
+		log_warn("collector left behind: its run missed the deadline; its samples are "
+			 "missing until a run ends in time",
+			 "collector=%s timeout_ms=%llu", in->ops->name,
+			 (unsigned long long)p->collector_timeout_ms);
+	} else {
+		log_info("collector caught up", "collector=%s stale_ms=%llu", in->ops->name,
+			 (unsigned long long)(now - in->stale_since_ms));
+	}
+}
+
+/* A run that ended in time: its samples join the poll's. */
+static void take_run(struct poller *p, struct instance *in, struct metric_sink *sink,
+		     struct worker_result *res, struct run_report *rep)
+{
+	int r = res->rc;
+
+	if (res->sink) {
+		int a = metric_sink_absorb(sink, res->sink);
+
+		if (a < 0 && r == 0)
+			r = a;
+		metric_sink_free(res->sink);
+	}
+	rep->ok = r == 0;
+	rep->took_s = (double)res->took_ns / 1e9;
+	rep->devices = res->stats.devices;
+	count_run(p, in, rep->ok, res->stats.devices);
+	note_outcome(in, rep->ok, r);
+}
+
+/*
+ * On the collector's thread, waiting at most the deadline; one still busy
+ * with a run an earlier poll left behind is skipped at once.
+ */
+static void run_on_worker(struct poller *p, struct instance *in, struct metric_sink *sink)
+{
+	struct run_report rep = {0};
+	struct worker_result res;
+	struct worker_history h;
+	enum worker_wait w = WORKER_LEFT;
+	bool stopping = __atomic_load_n(&p->stopping, __ATOMIC_ACQUIRE);
+	bool asked = !stopping && worker_dispatch(in->worker);
+	uint64_t now;
+
+	if (asked)
+		w = wait_for_run(p, in, clock_mono_ms() + p->collector_timeout_ms, &res);
+	now = clock_mono_ms();
+	worker_history(in->worker, &h);
+	rep.have_last = h.runs > 0;
+	rep.took_s = (double)h.last_took_ns / 1e9;
+	rep.devices = h.last_devices;
+	if (w == WORKER_DONE) {
+		take_run(p, in, sink, &res, &rep);
+		note_stale(p, in, false, now);
+	} else if (!stopping) {
+		if (asked)
+			in->timeouts_total++;
+		note_stale(p, in, true, now);
+		count_run(p, in, false, 0);
+	}
+	rep.stale = in->stale;
+	rep.stale_s = in->stale ? (double)(now - in->stale_since_ms) / 1000.0 : 0;
+	rep.read_errors_total = h.read_errors_total;
+	rep.timeouts_total = in->timeouts_total;
+	add_collector_metrics(sink, in->ops->name, &rep);
+}
+
+static void run_collector(struct poller *p, struct instance *in, struct metric_sink *sink)
+{
+	if (in->worker)
+		run_on_worker(p, in, sink);
+	else
+		run_inline(p, in, sink);
 }
 
 /* systemctl status shows the last poll: when, how long, what it saw. */
@@ -313,6 +522,7 @@ int poller_poll_once(struct poller *p)
 	forms_wanted(p, &proto, &plain);
 	p->poll_devices = 0;
 	p->poll_failed = 0;
+	p->run_ping_ms = clock_mono_ms() + p->cfg.watchdog_ping_ms;
 	for (unsigned i = 0; i < p->cfg.n_collectors; i++)
 		if (p->inst[i].enabled)
 			run_collector(p, &p->inst[i], sink);
@@ -355,12 +565,15 @@ int poller_poll_once(struct poller *p)
 	return 0;
 }
 
+/* On each collector's own thread, before its next run (a busy one: after it). */
 static void reload_collectors(struct poller *p)
 {
 	for (unsigned i = 0; i < p->cfg.n_collectors; i++) {
 		struct instance *in = &p->inst[i];
 
-		if (in->enabled && in->init_ok && in->ops->reload)
+		if (in->worker)
+			worker_request_reload(in->worker);
+		else if (in->enabled && in->init_ok && in->ops->reload)
 			in->ops->reload(in->state);
 	}
 }
@@ -373,14 +586,6 @@ static void add_ms(struct timespec *ts, uint64_t ms)
 		ts->tv_sec++;
 		ts->tv_nsec -= 1000000000L;
 	}
-}
-
-static void watchdog_ping(struct poller *p)
-{
-	if (p->cfg.watchdog_ping)
-		p->cfg.watchdog_ping();
-	else
-		notify_watchdog();
 }
 
 /* Logs once when the schedule starts or stops following a scraper, or its period changes. */
@@ -566,26 +771,50 @@ void poller_request_reload(struct poller *p)
 	pthread_mutex_unlock(&p->lock);
 }
 
+/* Stops the polling thread, if it runs, by deadline. 0 or -ETIMEDOUT. */
+static int stop_thread(struct poller *p, const struct timespec *deadline)
+{
+	int r;
+
+	if (!p->running)
+		return 0;
+	pthread_mutex_lock(&p->lock);
+	p->stop = true;
+	pthread_cond_signal(&p->cond);
+	pthread_mutex_unlock(&p->lock);
+	r = pthread_timedjoin_np(p->thread, NULL, deadline);
+	if (r != 0)
+		return -r;
+	p->running = false;
+	return 0;
+}
+
 int poller_stop(struct poller *p)
 {
 	uint64_t ms = p && p->cfg.stop_timeout_ms ? p->cfg.stop_timeout_ms : POLLER_STOP_TIMEOUT_MS;
 	struct timespec deadline;
 	int r;
 
-	if (!p || !p->running)
+	if (!p)
 		return 0;
-	pthread_mutex_lock(&p->lock);
-	p->stop = true;
-	pthread_cond_signal(&p->cond);
-	pthread_mutex_unlock(&p->lock);
 	/* pthread_timedjoin_np takes a CLOCK_REALTIME deadline */
 	clock_gettime(CLOCK_REALTIME, &deadline);
 	add_ms(&deadline, ms);
-	r = pthread_timedjoin_np(p->thread, NULL, &deadline);
-	if (r != 0)
-		return -r;
-	p->running = false;
-	return 0;
+	/* a poll waiting for a collector stops waiting */
+	__atomic_store_n(&p->stopping, true, __ATOMIC_RELEASE);
+	for (unsigned i = 0; i < p->cfg.n_collectors; i++)
+		if (p->inst[i].worker)
+			worker_interrupt(p->inst[i].worker);
+	r = stop_thread(p, &deadline);
+	if (r < 0)
+		return r;
+	/* every worker told first, then joined: the idle ones end together */
+	for (unsigned i = 0; i < p->cfg.n_collectors; i++)
+		worker_request_stop(p->inst[i].worker);
+	for (unsigned i = 0; i < p->cfg.n_collectors; i++)
+		if (worker_join(p->inst[i].worker, &deadline) < 0)
+			r = -ETIMEDOUT;
+	return r;
 }
 
 int poller_free(struct poller *p)
@@ -600,6 +829,7 @@ int poller_free(struct poller *p)
 	for (unsigned i = 0; i < p->cfg.n_collectors; i++) {
 		struct instance *in = &p->inst[i];
 
+		worker_free(in->worker);
 		if (in->enabled && in->init_ok)
 			in->ops->free(in->state);
 	}

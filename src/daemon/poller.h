@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The poller: runs every enabled collector once per interval on its own
- * thread, adds the exporter's self metrics, renders the exposition text and
- * publishes it as an immutable snapshot.
+ * The poller: runs every enabled collector once per interval, each on a
+ * thread of its own under a deadline (--poll.collector-timeout; one that
+ * misses it is left behind: worker.h), adds the exporter's self metrics,
+ * renders the exposition text and publishes it as an immutable snapshot.
  */
 #ifndef RDMA_EXPORTER_POLLER_H
 #define RDMA_EXPORTER_POLLER_H
@@ -25,6 +26,8 @@ struct poller_config {
 	const uint64_t (*flag_values)[CONFIG_MAX_COLLECTOR_FLAGS];
 	/* n_collectors rows of text flag values; may be NULL. */
 	const char *const (*flag_strs)[CONFIG_MAX_COLLECTOR_FLAGS];
+	/* ctx.collector_timeout_ms is each collector's deadline; 0: the default
+	 * for interval_ms (config_collector_timeout_ms()). */
 	struct collector_ctx ctx;
 	/*
 	 * --poll.interval: the time between polls in fixed mode and in aligned
@@ -46,13 +49,24 @@ struct poller_config {
 	void *self_metrics_arg;
 	/*
 	 * systemd's watchdog: the thread sends WATCHDOG=1 after every poll and,
-	 * while it waits for the next one, every watchdog_ping_ms (0: only after
-	 * polls). Waiting is proof of life whatever the poll interval; a poll or
-	 * a reload stuck in a collector sends nothing, and systemd kills it.
+	 * while it waits for the next one or for a collector's run (bounded by
+	 * the collector's deadline), every watchdog_ping_ms (0: only after
+	 * polls). Waiting is proof of life whatever the poll interval; a
+	 * collector left behind stops nothing. What sends nothing, so that
+	 * systemd kills it: the polling thread stuck itself (rendering, the
+	 * self metrics, a collector without a thread of its own), or stuck()
+	 * saying another part is.
 	 */
 	uint64_t watchdog_ping_ms;
 	/* Sends one WATCHDOG=1; NULL: notify_watchdog(). A test seam. */
 	void (*watchdog_ping)(void);
+	/*
+	 * Whether another part the watchdog stands for is stuck (the HTTP
+	 * server: http_server_stuck()); no ping is sent while it says so.
+	 * NULL: none. Called on the polling thread before each ping.
+	 */
+	bool (*stuck)(void *arg);
+	void *stuck_arg;
 	/* How long poller_stop() waits for a poll in progress; 0: 5 s. */
 	uint64_t stop_timeout_ms;
 };
@@ -62,7 +76,8 @@ struct poller_config {
 /* Initializes every enabled collector (a failing init is logged and that
  * collector reports success 0). NULL on ENOMEM. */
 struct poller *poller_new(const struct poller_config *cfg, struct snapshot_slot *slot);
-/* One poll, on the caller's thread: collect, render, publish. 0 or -ENOMEM. */
+/* One poll, on the caller's thread: collect (waiting for each collector at
+ * most its deadline), render, publish. 0 or -ENOMEM. */
 int poller_poll_once(struct poller *p);
 /* Starts the polling thread (first poll after one interval). 0 or -errno. */
 int poller_start(struct poller *p);
@@ -97,11 +112,12 @@ bool poller_trim_due(size_t poll_bytes, size_t *high_bytes);
 /* SIGHUP: collectors reload before the next poll, which runs at once. */
 void poller_request_reload(struct poller *p);
 /*
- * Stops and joins the thread, waiting at most stop_timeout_ms for a poll in
- * progress (a collector stuck in a read must not make the daemon
- * unkillable). 0, or -ETIMEDOUT: the thread still runs and uses the poller,
- * its collectors and the snapshot slot, so none of them may be freed; it may
- * be called again.
+ * Stops and joins the polling thread and the collectors' threads, waiting
+ * at most stop_timeout_ms in all (a poll in progress stops waiting for
+ * collectors at once; a collector stuck in a read must not make the daemon
+ * unkillable). 0, or -ETIMEDOUT: a thread still runs and uses the poller,
+ * its collectors, what their context points to and the snapshot slot, so
+ * none of them may be freed; it may be called again.
  */
 int poller_stop(struct poller *p);
 /* Stops (as poller_stop) and frees the collectors and the poller; if the

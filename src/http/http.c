@@ -7,6 +7,7 @@
 #include <microhttpd.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdarg.h>
@@ -133,6 +134,12 @@ struct http_server {
 	struct authlimit limit;
 	/* TLS handshakes per client group; the HTTP thread's own */
 	struct tlslimit tls_limit;
+	/* http_server_stuck(): the listening socket, when the HTTP thread last
+	 * accepted a connection (clock_mono_ms(), atomic), and since when
+	 * clients wait unaccepted (0: none; its caller's own) */
+	int listen_fd;
+	uint64_t last_accept_ms;
+	uint64_t backlog_since_ms;
 };
 
 enum http_route http_route(const char *method, const char *url, const char *telemetry_path)
@@ -256,6 +263,7 @@ static enum MHD_Result accept_policy(void *cls, const struct sockaddr *addr, soc
 	enum http_reject verdict;
 
 	a.trusted = grouped && authlimit_recent(&srv->limit, addr, now, WEBAUTH_CACHE_TTL_MS);
+	__atomic_store_n(&srv->last_accept_ms, now, __ATOMIC_RELAXED);
 	pthread_mutex_lock(&srv->conn_lock);
 	for (struct http_conn *conn = srv->conns.next; conn != &srv->conns; conn = conn->next) {
 		a.open++;
@@ -1510,6 +1518,7 @@ struct http_server *http_server_start(const struct http_config *cfg, struct snap
 		close(fd);
 		goto fail;
 	}
+	srv->listen_fd = fd;
 	srv->mhd = start_mhd(srv, fd, err, errlen);
 	if (!srv->mhd) {
 		close(fd);
@@ -1520,6 +1529,50 @@ fail:
 	/* srv->mhd is NULL here: stop only frees what was set up */
 	http_server_stop(srv);
 	return NULL;
+}
+
+/* Connections waiting in the accept queue of a listening TCP socket; 0 when it cannot tell. */
+static unsigned accept_queue(int fd)
+{
+	struct tcp_info ti;
+	socklen_t len = sizeof(ti);
+
+	/* for a listening socket the kernel reports its accept queue there */
+	if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &len) < 0 || ti.tcpi_state != TCP_LISTEN)
+		return 0;
+	return ti.tcpi_unacked;
+}
+
+/* Below --web.max-connections (MHD stops accepting at its limit); true when busy. */
+static bool below_limit(struct http_server *srv)
+{
+	unsigned open = 0;
+
+	/* never wait here: the lock's holder may be what is stuck */
+	if (pthread_mutex_trylock(&srv->conn_lock) != 0)
+		return true;
+	for (struct http_conn *conn = srv->conns.next; conn != &srv->conns; conn = conn->next)
+		open++;
+	pthread_mutex_unlock(&srv->conn_lock);
+	return open < srv->cfg.max_connections;
+}
+
+bool http_server_stuck(struct http_server *srv, uint64_t after_ms)
+{
+	uint64_t now = clock_mono_ms(), last, since;
+
+	if (!srv || !srv->mhd || accept_queue(srv->listen_fd) == 0) {
+		if (srv)
+			srv->backlog_since_ms = 0;
+		return false;
+	}
+	if (!srv->backlog_since_ms)
+		srv->backlog_since_ms = now;
+	if (!below_limit(srv))
+		return false;
+	last = __atomic_load_n(&srv->last_accept_ms, __ATOMIC_RELAXED);
+	since = last > srv->backlog_since_ms ? last : srv->backlog_since_ms;
+	return now - since >= after_ms;
 }
 
 void http_server_stop(struct http_server *srv)

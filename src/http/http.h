@@ -143,6 +143,15 @@ struct http_server;
 struct http_server *http_server_start(const struct http_config *cfg, struct snapshot_slot *slot,
 				      char *err, size_t errlen);
 void http_server_stop(struct http_server *srv);
+/*
+ * Whether the HTTP thread has been stuck for after_ms: clients have waited
+ * in the listening socket's accept queue, with fewer than
+ * --web.max-connections open, and it accepted none for that long. An idle
+ * server (nobody connecting) is never stuck. Cheap (a getsockopt(TCP_INFO)
+ * and a try-lock); for one caller thread at a time (the poller, before each
+ * watchdog ping); false where it cannot tell (not a TCP socket).
+ */
+bool http_server_stuck(struct http_server *srv, uint64_t after_ms);
 /* The address actually bound, "host:port", for logs. */
 const char *http_server_address(const struct http_server *srv);
 /*

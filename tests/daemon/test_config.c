@@ -151,6 +151,8 @@ static void test_defaults(void **state)
 	assert_int_equal(cfg.poll_interval_ms, 15000);
 	assert_int_equal(cfg.poll_min_interval_ms, 1000);
 	assert_false(cfg.poll_fixed);
+	assert_int_equal(cfg.poll_collector_timeout_ms,
+			 config_collector_timeout_ms(cfg.poll_interval_ms));
 	assert_null(cfg.device_include);
 	assert_null(cfg.device_exclude);
 	assert_null(cfg.web_config_file);
@@ -220,6 +222,42 @@ static void expect_error(int rc, const char *needle)
 	assert_int_equal(rc, -EINVAL);
 	if (!strstr(err, needle))
 		fail_msg("error \"%s\" does not mention \"%s\"", err, needle);
+}
+
+/* --poll.collector-timeout: its default follows --poll.interval; a value given stays below it. */
+static void test_collector_timeout(void **state)
+{
+	struct exporter_config cfg;
+
+	(void)state;
+	/* half the interval, 1s to 10s, never above 9/10 of the interval */
+	assert_int_equal(config_collector_timeout_ms(5000), 2500);
+	assert_int_equal(config_collector_timeout_ms(15000), 7500);
+	assert_int_equal(config_collector_timeout_ms(60000), 10000);
+	assert_int_equal(config_collector_timeout_ms(24ull * 3600 * 1000), 10000);
+	assert_int_equal(config_collector_timeout_ms(1500), 1000);
+	assert_int_equal(config_collector_timeout_ms(2000), 1000);
+	assert_int_equal(config_collector_timeout_ms(1000), 900);
+	assert_int_equal(config_collector_timeout_ms(200), 180);
+	assert_int_equal(config_collector_timeout_ms(100), 90);
+
+	/* the default follows the interval, whatever the order of the flags */
+	assert_int_equal(PARSE(&cfg, "--poll.interval=30s"), 0);
+	assert_int_equal(cfg.poll_collector_timeout_ms, 10000);
+	assert_int_equal(PARSE(&cfg, "--poll.interval=200ms"), 0);
+	assert_int_equal(cfg.poll_collector_timeout_ms, 180);
+	assert_int_equal(PARSE(&cfg, "--poll.collector-timeout=3s", "--poll.interval=4s"), 0);
+	assert_int_equal(cfg.poll_collector_timeout_ms, 3000);
+	assert_int_equal(PARSE(&cfg, "--poll.collector-timeout", "250ms"), 0);
+	assert_int_equal(cfg.poll_collector_timeout_ms, 250);
+	/* not below the interval: the poll would wait longer than the interval */
+	expect_error(PARSE(&cfg, "--poll.collector-timeout=5s"),
+		     "--poll.collector-timeout=5s must be shorter than --poll.interval (5s): a "
+		     "poll waits that long for each collector");
+	expect_error(PARSE(&cfg, "--poll.interval=2s", "--poll.collector-timeout=2500ms"),
+		     "--poll.collector-timeout=2500ms must be shorter than --poll.interval (2s)");
+	expect_error(PARSE(&cfg, "--poll.collector-timeout=5ms"), "out of range (10ms to 24h)");
+	expect_error(PARSE(&cfg, "--poll.collector-timeout=soon"), "not a duration");
 }
 
 static void test_errors(void **state)
@@ -441,6 +479,7 @@ int main(void)
 		cmocka_unit_test(test_durations),
 		cmocka_unit_test(test_usage_layout),
 		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_collector_timeout),
 		cmocka_unit_test(test_values),
 		cmocka_unit_test(test_disable_defaults),
 		cmocka_unit_test(test_help_version),

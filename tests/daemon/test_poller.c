@@ -2,7 +2,8 @@
 /*
  * The poller's bounded stop: a collector stuck in a read (a FIFO, a hung
  * driver) must not make shutdown wait forever. Its watchdog pings: sent
- * while it waits whatever the interval, never while a poll is stuck. And what
+ * while it waits whatever the interval, never while the polling thread itself
+ * is stuck (a collector stuck is left behind: test_poller_deadline.c). And what
  * one poll publishes: the text, the protobuf exposition with every family of
  * the text, and the gzip copy of each. And when a poll ends with
  * malloc_trim(): only after one bigger than every poll before it.
@@ -29,7 +30,8 @@
 /* The fake collector blocks in collect() until a byte arrives on release[0]. */
 static int release[2] = {-1, -1};
 static int entered[2] = {-1, -1};
-static bool block_in_collect;
+static bool block_in_collect; /* read and written with __atomic */
+static bool block_in_self_metrics;
 static bool add_histogram;
 static unsigned collects; /* fake_collect() runs */
 
@@ -58,7 +60,7 @@ static int fake_collect(void *state, struct metric_sink *sink, struct collector_
 				 0);
 		histogram_free(&h);
 	}
-	if (block_in_collect) {
+	if (__atomic_load_n(&block_in_collect, __ATOMIC_SEQ_CST)) {
 		assert_int_equal(write(entered[1], &c, 1), 1);
 		/* blocks like a read of a FIFO without a writer */
 		assert_int_equal(read(release[0], &c, 1), 1);
@@ -81,6 +83,24 @@ static const struct collector_ops fake_ops = {
 };
 static const struct collector_ops *const table[] = {&fake_ops};
 static const bool enabled[] = {true};
+
+/* The polling thread's own work (the self_metrics seam) blocks on demand. */
+static void blocking_self_metrics(void *arg, struct metric_sink *sink)
+{
+	char c = 1;
+
+	(void)arg;
+	(void)sink;
+	if (__atomic_load_n(&block_in_self_metrics, __ATOMIC_SEQ_CST)) {
+		assert_int_equal(write(entered[1], &c, 1), 1);
+		assert_int_equal(read(release[0], &c, 1), 1);
+	}
+}
+
+static void set_block(bool *flag, bool on)
+{
+	__atomic_store_n(flag, on, __ATOMIC_SEQ_CST);
+}
 
 static uint64_t now_ms(void)
 {
@@ -116,6 +136,7 @@ static struct poller *start_pinging(struct snapshot_slot *slot, uint64_t interva
 		.watchdog_ping_ms = ping_ms,
 		.watchdog_ping = count_ping,
 		.stop_timeout_ms = stop_timeout_ms,
+		.self_metrics = blocking_self_metrics,
 	};
 	struct poller *p;
 
@@ -158,7 +179,7 @@ static void test_stop_idle(void **state)
 	uint64_t t0;
 
 	(void)state;
-	block_in_collect = false;
+	set_block(&block_in_collect, false);
 	p = start(&slot, 200);
 	usleep(50 * 1000);
 	t0 = now_ms();
@@ -170,8 +191,9 @@ static void test_stop_idle(void **state)
 	snapshot_slot_destroy(&slot);
 }
 
-/* A poll stuck in a collector: poller_stop gives up after the bound, says so,
- * and can be called again once the collector returns. */
+/* A collector stuck in a read (its run left behind, its thread busy):
+ * poller_stop gives up after the bound, says so, and can be called again
+ * once the collector returns. */
 static void test_stop_stuck_collector_bounded(void **state)
 {
 	struct snapshot_slot slot;
@@ -180,7 +202,7 @@ static void test_stop_stuck_collector_bounded(void **state)
 	char c = 1;
 
 	(void)state;
-	block_in_collect = true;
+	set_block(&block_in_collect, true);
 	p = start(&slot, 300);
 	/* the first poll is one interval after the start: wait until it blocks */
 	assert_int_equal(read(entered[0], &c, 1), 1);
@@ -194,7 +216,7 @@ static void test_stop_stuck_collector_bounded(void **state)
 	assert_int_equal(poller_free(p), -ETIMEDOUT);
 
 	/* the read returns: the thread sees stop and ends */
-	block_in_collect = false;
+	set_block(&block_in_collect, false);
 	assert_int_equal(write(release[1], &c, 1), 1);
 	assert_int_equal(poller_stop(p), 0);
 	assert_int_equal(poller_free(p), 0);
@@ -211,7 +233,7 @@ static void test_watchdog_pinged_between_polls(void **state)
 	struct poller *p;
 
 	(void)state;
-	block_in_collect = false;
+	set_block(&block_in_collect, false);
 	__atomic_store_n(&pings, 0, __ATOMIC_SEQ_CST);
 	p = start_pinging(&slot, 3600 * 1000, 20, 200);
 	usleep(300 * 1000);
@@ -221,8 +243,11 @@ static void test_watchdog_pinged_between_polls(void **state)
 	snapshot_slot_destroy(&slot);
 }
 
-/* A poll stuck in a collector sends no ping: systemd's watchdog catches it. */
-static void test_watchdog_starved_by_stuck_poll(void **state)
+/*
+ * A polling thread stuck in its own work (here the self metrics; a collector
+ * stuck is left behind instead) sends no ping: systemd's watchdog catches it.
+ */
+static void test_watchdog_starved_by_stuck_poller(void **state)
 {
 	struct snapshot_slot slot;
 	struct poller *p;
@@ -230,7 +255,8 @@ static void test_watchdog_starved_by_stuck_poll(void **state)
 	char c = 1;
 
 	(void)state;
-	block_in_collect = true;
+	set_block(&block_in_collect, false);
+	set_block(&block_in_self_metrics, true);
 	__atomic_store_n(&pings, 0, __ATOMIC_SEQ_CST);
 	p = start_pinging(&slot, 10, 5, 200);
 	assert_int_equal(read(entered[0], &c, 1), 1);
@@ -238,12 +264,66 @@ static void test_watchdog_starved_by_stuck_poll(void **state)
 	usleep(200 * 1000);
 	assert_int_equal(pings_sent(), before_stuck);
 
-	block_in_collect = false;
+	set_block(&block_in_self_metrics, false);
 	assert_int_equal(write(release[1], &c, 1), 1);
 	/* once the poll returns, pings resume */
 	for (int i = 0; i < 200 && pings_sent() == before_stuck; i++)
 		usleep(10 * 1000);
 	assert_true(pings_sent() > before_stuck);
+	assert_int_equal(poller_free(p), 0);
+	snapshot_slot_destroy(&slot);
+}
+
+/* What the stuck() seam answers: another part the watchdog stands for is stuck. */
+static bool other_part_stuck;
+
+static bool fake_stuck(void *arg)
+{
+	(void)arg;
+	return __atomic_load_n(&other_part_stuck, __ATOMIC_SEQ_CST);
+}
+
+/* While stuck() says another part (the web server) is stuck, no ping goes out. */
+static void test_watchdog_withheld_while_stuck(void **state)
+{
+	const struct poller_config pc = {
+		.collectors = table,
+		.n_collectors = 1,
+		.enabled = enabled,
+		.ctx = {.sysfs_fd = -1},
+		.interval_ms = 3600 * 1000,
+		.proc_root = "/proc",
+		.watchdog_ping_ms = 10,
+		.watchdog_ping = count_ping,
+		.stuck = fake_stuck,
+		.stop_timeout_ms = 200,
+	};
+	struct snapshot_slot slot;
+	struct poller *p;
+	unsigned before;
+
+	(void)state;
+	set_block(&block_in_collect, false);
+	set_block(&other_part_stuck, false);
+	__atomic_store_n(&pings, 0, __ATOMIC_SEQ_CST);
+	snapshot_slot_init(&slot);
+	p = poller_new(&pc, &slot);
+	assert_non_null(p);
+	assert_int_equal(poller_start(p), 0);
+	for (int i = 0; i < 200 && pings_sent() == 0; i++)
+		usleep(10 * 1000);
+	assert_true(pings_sent() > 0);
+
+	set_block(&other_part_stuck, true);
+	usleep(50 * 1000); /* a ping on its way when it turned */
+	before = pings_sent();
+	usleep(200 * 1000);
+	assert_int_equal(pings_sent(), before);
+
+	set_block(&other_part_stuck, false);
+	for (int i = 0; i < 200 && pings_sent() == before; i++)
+		usleep(10 * 1000);
+	assert_true(pings_sent() > before);
 	assert_int_equal(poller_free(p), 0);
 	snapshot_slot_destroy(&slot);
 }
@@ -295,7 +375,7 @@ static void test_poll_publishes_proto(void **state)
 	char *copy;
 
 	(void)state;
-	block_in_collect = false;
+	set_block(&block_in_collect, false);
 	add_histogram = true;
 	snapshot_slot_init(&slot);
 	p = poller_new(&pc, &slot);
@@ -376,7 +456,7 @@ static unsigned polls_for_scrapes(bool fixed)
 	struct poller *p;
 	unsigned n;
 
-	block_in_collect = false;
+	set_block(&block_in_collect, false);
 	snapshot_slot_init(&slot);
 	p = poller_new(&pc, &slot);
 	assert_non_null(p);
@@ -538,7 +618,8 @@ int main(void)
 		cmocka_unit_test(test_stop_idle),
 		cmocka_unit_test(test_stop_stuck_collector_bounded),
 		cmocka_unit_test(test_watchdog_pinged_between_polls),
-		cmocka_unit_test(test_watchdog_starved_by_stuck_poll),
+		cmocka_unit_test(test_watchdog_starved_by_stuck_poller),
+		cmocka_unit_test(test_watchdog_withheld_while_stuck),
 		cmocka_unit_test(test_poll_publishes_proto),
 		cmocka_unit_test(test_scrapes_drive_polls),
 		cmocka_unit_test(test_data_age_by_scraper),

@@ -4,7 +4,8 @@
  * accept policy without sockets; then the server itself on a loopback
  * socket: keep-alive, the request deadline, the per-client and global
  * limits (an idle connection replaced for a trusted client, the connections
- * reserved for trusted clients) and the gzip body.
+ * reserved for trusted clients) and the gzip body; and whether its thread
+ * is stuck (clients left in the accept queue), for the watchdog.
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -163,6 +164,9 @@ static uint64_t now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
+/* The on_scrape of the next server started (NULL: none). */
+static void (*fixture_on_scrape)(void *arg, const struct http_scrape *scrape);
+
 static void start_limits(struct fixture *f, unsigned max, unsigned per_client,
 			 uint64_t header_timeout_ms)
 {
@@ -177,6 +181,7 @@ static void start_limits(struct fixture *f, unsigned max, unsigned per_client,
 		.request_header_timeout_ms = header_timeout_ms,
 		.stale_after_ms = 60000,
 		.counters = &f->counters,
+		.on_scrape = fixture_on_scrape,
 	};
 	struct snapshot *s;
 	char err[256];
@@ -593,6 +598,63 @@ static void test_reserved_connections(void **state)
 	stop(&f);
 }
 
+/* A scrape that blocks the HTTP thread until a byte comes (a hung handler). */
+static int scrape_entered[2] = {-1, -1}, scrape_release[2] = {-1, -1};
+
+static void blocking_scrape(void *arg, const struct http_scrape *scrape)
+{
+	char c = 1;
+
+	(void)arg;
+	(void)scrape;
+	assert_int_equal(write(scrape_entered[1], &c, 1), 1);
+	assert_int_equal(read(scrape_release[0], &c, 1), 1);
+}
+
+/*
+ * The HTTP thread blocked: a client that connects waits in the accept
+ * queue, and once it has waited after_ms the server counts as stuck; an idle
+ * server never does, and one that accepts again no longer does.
+ */
+static void test_stuck(void **state)
+{
+	const char *req = "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n";
+	struct fixture f;
+	char buf[4096], c = 1;
+	int a, b;
+
+	(void)state;
+	assert_int_equal(pipe(scrape_entered), 0);
+	assert_int_equal(pipe(scrape_release), 0);
+	fixture_on_scrape = blocking_scrape;
+	start(&f, 8, 5000);
+	fixture_on_scrape = NULL;
+	assert_false(http_server_stuck(f.srv, 0));
+	a = client(&f);
+	assert_int_equal(send(a, req, strlen(req), 0), (ssize_t)strlen(req));
+	assert_int_equal(read(scrape_entered[0], &c, 1), 1);
+	/* the thread is in the handler: b stays in the accept queue */
+	b = client(&f);
+	assert_false(http_server_stuck(f.srv, 60000));
+	usleep(300 * 1000);
+	assert_true(http_server_stuck(f.srv, 200));
+
+	assert_int_equal(write(scrape_release[1], &c, 1), 1);
+	for (int i = 0; i < 300 && http_server_stuck(f.srv, 0); i++)
+		usleep(10 * 1000);
+	assert_false(http_server_stuck(f.srv, 0));
+	/* and the blocked request was answered */
+	assert_true(recv(a, buf, sizeof(buf), 0) > 0);
+	assert_int_equal(strncmp(buf, "HTTP/1.1 200", 12), 0);
+	close(a);
+	close(b);
+	stop(&f);
+	close(scrape_entered[0]);
+	close(scrape_entered[1]);
+	close(scrape_release[0]);
+	close(scrape_release[1]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -612,6 +674,7 @@ int main(void)
 		cmocka_unit_test(test_reserved_connections),
 		cmocka_unit_test(test_framing_problem),
 		cmocka_unit_test(test_ambiguous_framing),
+		cmocka_unit_test(test_stuck),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

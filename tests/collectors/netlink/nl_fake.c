@@ -7,9 +7,12 @@
 #include "nl_fake.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <libmnl/libmnl.h>
 
@@ -27,6 +30,8 @@ struct nl_fake {
 	uint32_t portid;
 	struct datagram *q;
 	size_t head, tail, cap;
+	bool silent;
+	int stuck_fd; /* -1: not stuck */
 };
 
 static int fake_send(struct nl_transport *t, const void *buf, size_t len)
@@ -45,7 +50,22 @@ static ssize_t fake_recv(struct nl_transport *t, void *buf, size_t len, int time
 	struct nl_fake *f = (struct nl_fake *)t;
 	struct datagram g;
 
-	(void)timeout_ms;
+	if (f->stuck_fd >= 0) {
+		char c;
+
+		/* a real socket cannot be woken either: only the release */
+		while (read(f->stuck_fd, &c, 1) < 0 && errno == EINTR)
+			;
+		return -ETIMEDOUT;
+	}
+	if (f->silent) {
+		struct timespec ts = {.tv_sec = timeout_ms / 1000,
+				      .tv_nsec = (long)(timeout_ms % 1000) * 1000000L};
+
+		while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+			;
+		return -ETIMEDOUT;
+	}
 	if (f->head == f->tail)
 		return -ETIMEDOUT;
 	g = f->q[f->head++];
@@ -91,10 +111,21 @@ struct nl_transport *nl_fake_new(nl_fake_reply_fn reply, void *data, uint32_t po
 	if (!f)
 		return NULL;
 	f->t.ops = &fake_ops;
+	f->stuck_fd = -1;
 	f->reply = reply;
 	f->data = data;
 	f->portid = portid;
 	return &f->t;
+}
+
+void nl_fake_silent(struct nl_fake *f)
+{
+	f->silent = true;
+}
+
+void nl_fake_stuck(struct nl_fake *f, int fd)
+{
+	f->stuck_fd = fd;
 }
 
 int nl_fake_push(struct nl_fake *f, const struct nlmsghdr *nlh, uint32_t seq)

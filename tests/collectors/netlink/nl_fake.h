@@ -4,6 +4,10 @@
  * collector through its open_transport seam: send() hands each request to a
  * reply callback, which queues the answer's datagrams; recv() hands them out
  * in order, and -ETIMEDOUT once none is left (nothing more will come).
+ * Two modes leave a request unanswered: silent (recv() waits out its
+ * timeout, as poll() on the real socket does) and stuck (recv() blocks
+ * whatever its timeout, as a dump hung in the kernel, which runs it inside
+ * recvmsg(), would).
  */
 #ifndef RDMA_EXPORTER_TEST_NL_FAKE_H
 #define RDMA_EXPORTER_TEST_NL_FAKE_H
@@ -40,6 +44,18 @@ int nl_fake_push(struct nl_fake *f, const struct nlmsghdr *nlh, uint32_t seq);
 
 /* Each message of d as a datagram of its own (as nl_fake_push): 0 or -ENOMEM. */
 int nl_fake_push_dg(struct nl_fake *f, struct dg *d, uint32_t seq);
+
+/*
+ * Silent: from now on recv() finds nothing, waits its timeout_ms and returns
+ * -ETIMEDOUT (the queue is kept for later).
+ */
+void nl_fake_silent(struct nl_fake *f);
+
+/*
+ * Stuck: from now on recv() blocks until it can read one byte from fd
+ * (ignoring its timeout), then returns -ETIMEDOUT; each byte ends one recv().
+ */
+void nl_fake_stuck(struct nl_fake *f, int fd);
 
 /*
  * tb[type]: the request's top-level attribute of that type, for every type

@@ -1758,6 +1758,58 @@ static void test_counters_left_to_sysfs(void **state)
 	world_free(w);
 }
 
+/*
+ * sysfs exports a counter's family from another file (rcvd_pkts and
+ * counters/port_rcv_packets both make rdma_port_packets_received_total):
+ * netlink leaves the family to sysfs and exports its counter by name. Each
+ * collector has its own sink (they run on threads of their own), so this
+ * is decided from the files, not from what the sink already holds.
+ */
+static void test_family_left_to_sysfs(void **state)
+{
+	struct world *w = world_new("rxe-busy");
+	char tmp[64], path[256];
+	struct opts o = defaults;
+	struct run r;
+	FILE *f;
+	int fd;
+
+	(void)state;
+	snprintf(tmp, sizeof(tmp), "/tmp/test_netlink_XXXXXX");
+	assert_non_null(mkdtemp(tmp));
+	snprintf(path, sizeof(path), "%s/class/infiniband/rxe0/ports/1/counters", tmp);
+	for (char *p = path + strlen(tmp) + 1; (p = strchr(p, '/')); p++) {
+		*p = '\0';
+		assert_int_equal(mkdir(path, 0755), 0);
+		*p = '/';
+	}
+	assert_int_equal(mkdir(path, 0755), 0);
+	strcat(path, "/port_rcv_packets");
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("7\n", f);
+	assert_int_equal(fclose(f), 0);
+	fd = open(tmp, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	assert_true(fd >= 0);
+
+	o.sysfs_fd = fd;
+	o.sysfs_enabled = true;
+	run_start(&r, w, &o);
+	run_ok(&r);
+	assert_null(strstr(r.text, "\nrdma_port_packets_received_total{"));
+	assert_line(r.text,
+		    "rdma_port_statistic_total{device=\"rxe0\",port=\"1\",source=\"netlink\","
+		    "counter=\"rcvd_pkts\"} 132141");
+	/* the other direction has no sysfs file: netlink's own */
+	assert_line(r.text,
+		    "rdma_port_packets_transmitted_total{device=\"rxe0\",port=\"1\"} 132141");
+	run_stop(&r);
+
+	close(fd);
+	assert_int_equal(nftw(tmp, remove_one, 16, FTW_DEPTH | FTW_PHYS), 0);
+	world_free(w);
+}
+
 /* ---- devices: filter, SIGHUP, re-creation ------------------------------------------------- */
 
 static void test_device_filter(void **state)
@@ -1916,6 +1968,7 @@ int main(void)
 		cmocka_unit_test(test_device_dump_fails),
 		cmocka_unit_test(test_srq_and_stat_unsupported),
 		cmocka_unit_test(test_counters_left_to_sysfs),
+		cmocka_unit_test(test_family_left_to_sysfs),
 		cmocka_unit_test(test_device_filter),
 		cmocka_unit_test(test_reload),
 		cmocka_unit_test(test_rescan_interval),
