@@ -251,8 +251,8 @@ static void test_collector_timeout(void **state)
 	assert_int_equal(PARSE(&cfg, "--poll.collector-timeout", "250ms"), 0);
 	assert_int_equal(cfg.poll_collector_timeout_ms, 250);
 	/* not below the interval: the poll would wait longer than the interval */
-	expect_error(PARSE(&cfg, "--poll.collector-timeout=5s"),
-		     "--poll.collector-timeout=5s must be shorter than --poll.interval (5s): a "
+	expect_error(PARSE(&cfg, "--poll.collector-timeout=15s"),
+		     "--poll.collector-timeout=15s must be shorter than --poll.interval (15s): a "
 		     "poll waits that long for each collector");
 	expect_error(PARSE(&cfg, "--poll.interval=2s", "--poll.collector-timeout=2500ms"),
 		     "--poll.collector-timeout=2500ms must be shorter than --poll.interval (2s)");
