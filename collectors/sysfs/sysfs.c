@@ -1111,19 +1111,23 @@ static int sysfs_collect(void *state, struct metric_sink *sink, struct collector
 uint64_t sysfs_device_timeout_ms(uint64_t flag_ms, uint64_t collector_timeout_ms,
 				 uint64_t poll_interval_ms)
 {
-	uint64_t ms = flag_ms;
+	/* The collector thread scans and merges besides waiting: half of its
+	 * own deadline, or of half the interval (where the poller has none). */
+	uint64_t half = collector_timeout_ms / 2;
+	uint64_t ms = (collector_timeout_ms ? collector_timeout_ms : poll_interval_ms / 2) / 2;
+	uint64_t min = SYSFS_DEVICE_TIMEOUT_MIN_MS;
 
-	if (!ms) {
-		/* half of what the collector may take: the scan and the
-		 * merge get the rest */
-		ms = (collector_timeout_ms ? collector_timeout_ms : poll_interval_ms / 2) / 2;
-		ms = ms < SYSFS_DEVICE_TIMEOUT_MIN_MS	? SYSFS_DEVICE_TIMEOUT_MIN_MS
+	if (collector_timeout_ms && half < min)
+		min = half ? half : 1;
+	if (flag_ms)
+		ms = flag_ms;
+	else
+		ms = ms < min				? min
 		     : ms > SYSFS_DEVICE_TIMEOUT_MAX_MS ? SYSFS_DEVICE_TIMEOUT_MAX_MS
 							: ms;
-	}
 	/* the collector as a whole must return within its own deadline */
 	if (collector_timeout_ms && ms >= collector_timeout_ms)
-		ms = collector_timeout_ms / 2 ? collector_timeout_ms / 2 : 1;
+		ms = half ? half : 1;
 	return ms;
 }
 

@@ -29,6 +29,7 @@ struct sysfs_pool {
 	unsigned n_active;  /* threads free or running a task of the current batch */
 	unsigned n_blocked; /* threads in a late task */
 	unsigned n_threads; /* both */
+	unsigned n_idle;    /* threads waiting for a task */
 	size_t waiting;	    /* tasks of the current batch not done */
 	bool stop;	    /* the owner is freeing the pool */
 	bool owner_gone;    /* ... and no longer waits: the last thread frees it */
@@ -116,8 +117,11 @@ static void *reader_main(void *arg)
 	for (;;) {
 		struct sysfs_task *t;
 
-		while (!p->stop && !p->head)
+		while (!p->stop && !p->head) {
+			p->n_idle++;
 			pthread_cond_wait(&p->work, &p->lock);
+			p->n_idle--;
+		}
 		if (p->stop)
 			break;
 		t = pop(p);
@@ -288,9 +292,8 @@ void sysfs_pool_run(struct sysfs_pool *p, struct sysfs_task *const *tasks, size_
 		p->tail = t;
 	}
 	p->waiting = n;
-	if (n > 1)
-		pthread_cond_broadcast(&p->work);
-	else
+	/* as many as there are tasks: each wake-up costs a context switch */
+	for (size_t i = 0; i < n && i < p->n_idle; i++)
 		pthread_cond_signal(&p->work);
 	while (p->waiting > 0 && clock_mono_ms() < deadline_ms)
 		pthread_cond_timedwait(&p->done, &p->lock, &ts);
