@@ -112,7 +112,6 @@ static void *reader_main(void *arg)
 	void *reader = p->reader_new ? p->reader_new(p->arg) : NULL;
 	bool active = true, last;
 
-	pthread_setname_np(pthread_self(), "rdma-sysfs-read");
 	pthread_mutex_lock(&p->lock);
 	for (;;) {
 		struct sysfs_task *t;
@@ -167,6 +166,9 @@ static void start_reader(struct sysfs_pool *p)
 		p->start_errors++;
 		return;
 	}
+	/* named here, before it runs anything: the thread cannot exit before
+	 * it takes the lock this caller holds */
+	pthread_setname_np(t, "rdma-sysfs-read");
 	p->n_active++;
 	p->n_threads++;
 }

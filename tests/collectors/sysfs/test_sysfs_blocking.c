@@ -212,17 +212,44 @@ static bool has_values(const struct run *r, int dev)
 	return value(r, s) >= 0;
 }
 
-/* Threads of this process. */
+/* Reader threads of the collector alive in this process (by their name:
+ * sanitizers start threads of their own). */
 static unsigned threads(void)
 {
 	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
 	unsigned n = 0;
 
 	assert_non_null(d);
-	while (readdir(d))
-		n++;
+	while ((e = readdir(d))) {
+		char path[300], comm[32] = "";
+		FILE *f;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/comm", e->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue; /* exited meanwhile */
+		if (fgets(comm, sizeof(comm), f) && strcmp(comm, "rdma-sysfs-read\n") == 0)
+			n++;
+		fclose(f);
+	}
 	closedir(d);
-	return n - 2; /* . and .. */
+	return n;
+}
+
+/* The reader threads once those on their way out are gone: a thread that
+ * was let go still shows for a moment (bounded wait). */
+static unsigned threads_settled(unsigned want)
+{
+	unsigned n = threads();
+
+	for (int attempt = 0; attempt < 300 && n != want; attempt++) {
+		usleep(10 * 1000);
+		n = threads();
+	}
+	return n;
 }
 
 /* Polls until every device in [0, n) answers again; bounded (a reader
@@ -305,7 +332,7 @@ static void test_one_device_blocks(void **state)
 	size_t loglen = 0;
 	FILE *logf = open_memstream(&logbuf, &loglen);
 	struct run r = {0};
-	unsigned base_threads = threads();
+	unsigned base_threads = threads_settled(0);
 
 	assert_non_null(logf);
 	log_set_output(logf);
@@ -361,7 +388,7 @@ static void test_one_device_blocks(void **state)
 static void test_blocked_reader_limit(void **state)
 {
 	enum { N = 12, READERS = 2 };
-	unsigned base_threads = threads(), max_threads = 0;
+	unsigned base_threads = threads_settled(0), max_threads = 0;
 	struct run r = {0};
 
 	run_start(&r, symlink_tree(&r, N), READERS);
@@ -407,9 +434,7 @@ static void test_blocked_reader_limit(void **state)
 	assert_int_equal(value(&r, "rdma_exporter_sysfs_readers"), READERS);
 	run_stop(&r);
 	/* the threads past the pool size exited */
-	for (int attempt = 0; attempt < 200 && threads() > base_threads; attempt++)
-		usleep(10 * 1000);
-	assert_int_equal(threads(), base_threads);
+	assert_int_equal(threads_settled(base_threads), base_threads);
 	symlink_tree_remove(&r, N);
 	(void)state;
 }
@@ -418,7 +443,7 @@ static void test_blocked_reader_limit(void **state)
  * returns at once; the reader frees the job when the read returns. */
 static void test_free_while_blocked(void **state)
 {
-	unsigned base_threads = threads();
+	unsigned base_threads = threads_settled(0);
 	struct run r = {0};
 
 	run_start(&r, open_fixture("mlx5-roce"), 2);
@@ -428,12 +453,10 @@ static void test_free_while_blocked(void **state)
 	assert_int_equal(responsive(&r, 1), 1);
 	run_stop(&r);
 	/* only the blocked reader is left */
-	assert_int_equal(threads(), base_threads + 1);
+	assert_int_equal(threads_settled(base_threads + 1), base_threads + 1);
 	set_block(0, false);
 	wait_released();
-	for (int attempt = 0; attempt < 200 && threads() > base_threads; attempt++)
-		usleep(10 * 1000);
-	assert_int_equal(threads(), base_threads);
+	assert_int_equal(threads_settled(base_threads), base_threads);
 	(void)state;
 }
 
