@@ -76,7 +76,7 @@ static const char help_device_counter[] =
 static const char help_responsive[] =
 	"1 if the device's reads of the last poll finished within "
 	"--collector.sysfs.device-timeout, 0 if they did not (a read blocks: hung firmware?); "
-	"while 0 its other samples are left out.";
+	"while 0 its values are left out (rdma_device_info and rdma_port_info stay).";
 static const char help_readers[] =
 	"Reader threads of the sysfs collector free to read devices (--collector.sysfs.readers, "
 	"fewer while more than 8 are blocked).";
@@ -510,26 +510,37 @@ static int emit_port_values(struct sysfs_job *job, struct sysfs_port *p)
 	return r;
 }
 
-static int emit_port(struct sysfs_job *job, struct sysfs_port *p)
+/* The port's scan-time samples: its link layer and netdevs. */
+static int emit_port_info(struct metric_sink *sink, const struct sysfs_device *dev,
+			  const struct sysfs_port *p)
 {
-	const char *dev = job->dev->name;
-	bool from_nl;
 	int r;
 
-	r = metric_sink_add_u64(
-		job->sink, FAM_PORT_INFO, help_port_info, METRIC_GAUGE,
-		METRIC_LABELS({"device", dev}, {"port", p->num_str}, {"link_layer", p->link_layer}),
-		1);
+	r = metric_sink_add_u64(sink, FAM_PORT_INFO, help_port_info, METRIC_GAUGE,
+				METRIC_LABELS({"device", dev->name}, {"port", p->num_str},
+					      {"link_layer", p->link_layer}),
+				1);
 	if ((r = collector_sink_result(r)) < 0)
 		return r;
 	for (size_t i = 0; i < p->n_netdevs; i++) {
-		r = metric_sink_add_u64(job->sink, FAM_PORT_NETDEV, help_port_netdev, METRIC_GAUGE,
-					METRIC_LABELS({"device", dev}, {"port", p->num_str},
+		r = metric_sink_add_u64(sink, FAM_PORT_NETDEV, help_port_netdev, METRIC_GAUGE,
+					METRIC_LABELS({"device", dev->name}, {"port", p->num_str},
 						      {"netdev", p->netdevs[i]}),
 					1);
 		if ((r = collector_sink_result(r)) < 0)
 			return r;
 	}
+	return 0;
+}
+
+static int emit_port(struct sysfs_job *job, struct sysfs_port *p)
+{
+	bool from_nl;
+	int r;
+
+	r = emit_port_info(job->sink, job->dev, p);
+	if (r < 0)
+		return r;
 	r = emit_port_values(job, p);
 	if (r < 0)
 		return r;
@@ -544,19 +555,40 @@ static int emit_port(struct sysfs_job *job, struct sysfs_port *p)
 	return 0;
 }
 
+/* The device's attributes, read at scan time. */
+static int emit_device_info(struct metric_sink *sink, const struct sysfs_device *dev)
+{
+	return collector_sink_result(metric_sink_add_u64(
+		sink, FAM_DEVICE_INFO, help_device_info, METRIC_GAUGE,
+		METRIC_LABELS({"device", dev->name}, {"node_type", dev->node_type},
+			      {"hca_type", dev->hca_type}, {"board_id", dev->board_id},
+			      {"fw_ver", dev->fw_ver}, {"node_guid", dev->node_guid},
+			      {"sys_image_guid", dev->sys_image_guid}, {"driver", dev->driver}),
+		1));
+}
+
+/*
+ * What is known of a device without reading it, for one whose reads did not
+ * finish: its attributes and ports as scanned (not read again each poll), so
+ * that it stays in the inventory while its values are left out. Called while
+ * its job may still run: those fields are never written then.
+ */
+static int emit_scanned(struct metric_sink *sink, const struct sysfs_device *dev)
+{
+	int r = emit_device_info(sink, dev);
+
+	for (size_t i = 0; i < dev->n_ports && r == 0; i++)
+		r = emit_port_info(sink, dev, &dev->ports[i]);
+	return r;
+}
+
 static int emit_device(struct sysfs_job *job)
 {
 	struct sysfs_device *dev = job->dev;
 	int r;
 
-	r = metric_sink_add_u64(
-		job->sink, FAM_DEVICE_INFO, help_device_info, METRIC_GAUGE,
-		METRIC_LABELS({"device", dev->name}, {"node_type", dev->node_type},
-			      {"hca_type", dev->hca_type}, {"board_id", dev->board_id},
-			      {"fw_ver", dev->fw_ver}, {"node_guid", dev->node_guid},
-			      {"sys_image_guid", dev->sys_image_guid}, {"driver", dev->driver}),
-		1);
-	if ((r = collector_sink_result(r)) < 0)
+	r = emit_device_info(job->sink, dev);
+	if (r < 0)
 		return r;
 	for (size_t i = 0; i < dev->n_ports; i++) {
 		r = emit_port(job, &dev->ports[i]);
@@ -1014,33 +1046,33 @@ static int take_samples(struct metric_sink *sink, struct sysfs_job *job,
 
 /*
  * One device's outcome: its samples, and rdma_device_responsive (none for a
- * device that was skipped: whether it answers is not known). 0 or -ENOMEM.
+ * device that was skipped: whether it answers is not known). A device not
+ * read in time keeps its scan-time samples. 0 or -ENOMEM.
  */
 static int device_outcome(struct sysfs_state *st, struct metric_sink *sink, struct sysfs_job *job,
 			  size_t *skipped, struct collector_stats *stats)
 {
-	bool responsive = false;
-	int r = 0;
+	enum sysfs_task_outcome outcome = job->blocked ? SYSFS_TASK_LATE : job->task.outcome;
+	int r;
 
-	if (!job->blocked) {
-		switch (job->task.outcome) {
-		case SYSFS_TASK_DONE:
-			r = take_samples(sink, job, stats);
-			responsive = true;
-			break;
-		case SYSFS_TASK_LATE:
+	stats->devices++;
+	if (outcome == SYSFS_TASK_DONE) {
+		r = take_samples(sink, job, stats);
+	} else {
+		if (outcome == SYSFS_TASK_LATE) {
+			/* a late run leaves samples in its sink (when it ran this poll) */
 			job->leftovers = true;
 			device_late(st, job);
-			break;
-		case SYSFS_TASK_SKIPPED:
+		} else {
 			(*skipped)++;
-			return 0;
 		}
+		r = emit_scanned(sink, job->dev);
+		if (outcome == SYSFS_TASK_SKIPPED || r < 0)
+			return r;
 	}
-	stats->devices++;
-	if (collector_sink_result(
-		    metric_sink_add_u64(sink, FAM_RESPONSIVE, help_responsive, METRIC_GAUGE,
-					METRIC_LABELS({"device", job->dev->name}), responsive)) < 0)
+	if (collector_sink_result(metric_sink_add_u64(
+		    sink, FAM_RESPONSIVE, help_responsive, METRIC_GAUGE,
+		    METRIC_LABELS({"device", job->dev->name}), outcome == SYSFS_TASK_DONE)) < 0)
 		return -ENOMEM;
 	return r;
 }

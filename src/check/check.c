@@ -246,7 +246,7 @@ static int eval_expected(const struct check_config *c, const struct check_table 
 		}
 		snprintf(obj, sizeof(obj), "%s/%u", x->device, x->port);
 		value_of(t, "rdma_port_info", x->device, port, &found);
-		if (!found && device_unresponsive(t, x->device))
+		if (device_unresponsive(t, x->device))
 			r = add_result(out, CHECK_FAIL, "ports", obj, "device %s does not answer",
 				       x->device);
 		else if (found)
@@ -278,7 +278,8 @@ static int eval_stateless(const struct check_table *t, struct check_results *out
 		if (!dev || !port)
 			continue;
 		value_of(t, "rdma_port_state", dev, port, &found);
-		if (found)
+		/* a device that does not answer is a FAIL of its own */
+		if (found || device_unresponsive(t, dev))
 			continue;
 		(*total)++;
 		snprintf(obj, sizeof(obj), "%s/%s", dev, port);
