@@ -1328,7 +1328,7 @@ static const struct collector_flag sysfs_flags[SYSFS_FLAG_COUNT] = {
 			.name = "device-timeout",
 			.help = "How long a poll waits for one device's reads; a device that "
 				"takes longer (hung firmware) is reported unresponsive, its "
-				"samples left out, and not read again until its blocked read "
+				"values left out, and not read again until its blocked read "
 				"returns. Default: a quarter of the poll interval, 500ms to 5s "
 				"(half of --poll.collector-timeout where that is set).",
 			.kind = COLLECTOR_FLAG_DURATION,
@@ -1339,8 +1339,9 @@ static const struct collector_flag sysfs_flags[SYSFS_FLAG_COUNT] = {
 	[SYSFS_FLAG_READERS] =
 		{
 			.name = "readers",
-			.help = "Threads that read the devices, in parallel; one whose read of "
-				"an unresponsive device blocks is replaced, up to 8 blocked.",
+			.help = "Threads that read the devices in parallel, however many "
+				"there are; one blocked in an unresponsive device is replaced, "
+				"up to 8 blocked. Default 4.",
 			.kind = COLLECTOR_FLAG_UINT,
 			.def = SYSFS_READERS_DEFAULT,
 			.min = 1,
