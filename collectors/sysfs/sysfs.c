@@ -9,8 +9,9 @@
  * sink of its own; the collector thread waits for the jobs until the device
  * deadline and takes the samples of those done, in device order. A device
  * whose job misses the deadline is unresponsive (rdma_device_responsive 0):
- * its samples are left out, and it gets no new job while that one still
- * runs, so a hung device holds one thread and never the poll.
+ * its values are left out (what its scan found stays), and it gets no new
+ * job while that one still runs, so a hung device holds one thread and
+ * never the poll.
  */
 #include "sysfs.h"
 #include "base/clock.h"
@@ -995,8 +996,10 @@ static size_t jobs_to_run(struct sysfs_state *st)
 			/* a late run's samples, wanted by no one */
 			struct metric_sink *fresh = metric_sink_new();
 
-			if (!fresh)
+			if (!fresh) {
+				job->task.outcome = SYSFS_TASK_SKIPPED; /* not read */
 				continue;
+			}
 			metric_sink_free(job->sink);
 			job->sink = fresh;
 			job->leftovers = false;
@@ -1014,7 +1017,7 @@ static void device_late(struct sysfs_state *st, struct sysfs_job *job)
 		return;
 	job->unresponsive = true;
 	job->unresponsive_ms = clock_mono_ms();
-	log_warn("device does not answer: its reads block; its samples are left out and it is "
+	log_warn("device does not answer: its reads block; its values are left out and it is "
 		 "not read again until the blocked read returns",
 		 "collector=sysfs device=%s timeout_ms=%llu", job->dev->name,
 		 (unsigned long long)st->device_timeout_ms);
