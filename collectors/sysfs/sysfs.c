@@ -1380,8 +1380,8 @@ static const struct collector_flag sysfs_flags[SYSFS_FLAG_COUNT] = {
 			.help = "How long a poll waits for one device's reads; a device that "
 				"takes longer (hung firmware) is reported unresponsive, its "
 				"values left out, and not read again until its blocked read "
-				"returns. Default: a quarter of the poll interval, 500ms to 5s "
-				"(half of --poll.collector-timeout where that is set).",
+				"returns. Default: half the poll's deadline for the collector "
+				"(--poll.collector-timeout), 500ms to 5s and always below it.",
 			.kind = COLLECTOR_FLAG_DURATION,
 			.def = 0,
 			.min = 10,

@@ -5,8 +5,9 @@
 # mlx5-roce fixture over FUSE and blocks every read of mlx5_1's port hw_counters
 # while a gate file exists: a few seconds here, not the minutes a firmware command
 # can take (nothing changes once a read outlives the device deadline, and CI stays
-# fast). The daemon polls every second (device deadline 500ms, the default for
-# that interval) with WATCHDOG_USEC=2000000 and a NOTIFY_SOCKET of the test's own:
+# fast). The daemon polls every second (the default device deadline for that
+# interval is about 500ms) with WATCHDOG_USEC=2000000 and a NOTIFY_SOCKET of the
+# test's own:
 #   1. mlx5_1 hangs while the daemon runs: every scrape answers within 1 s with
 #      mlx5_0's values and a fresh poll, rdma_device_responsive{device="mlx5_1"} 0,
 #      one blocked reader, WATCHDOG=1 never more than 2 s apart, the same process
@@ -145,7 +146,7 @@ gap=$(watchdog_gap)
 check "WATCHDOG=1 never more than 2 s apart (longest gap ${gap}ms)" test "$gap" -lt 2000
 check "the same process throughout (no restart, no crash)" kill -0 "$first_pid"
 check "the hang is logged once, with the device and the deadline" \
-	test "$(grep -c 'msg="device does not answer: its reads block;.*device=mlx5_1 timeout_ms=500' "$TMP/log")" = 1
+	test "$(grep -cE 'msg="device does not answer: its reads block;.*device=mlx5_1 timeout_ms=[0-9]+$' "$TMP/log")" = 1
 rm -f "$GATE"
 check "released: mlx5_1 answers again by itself" wait_sample "$RESP1" 1 10
 check "released: mlx5_1's values are back" wait_sample "$STATE1" 4
@@ -165,7 +166,7 @@ start_receiver
 t0=$(now_ms)
 if start_on_free_port launch ready; then
 	took=$(($(now_ms) - t0))
-	check "hung at start: the daemon serves within 5 s (${took}ms; the device deadline is 500ms)" \
+	check "hung at start: the daemon serves within 5 s (${took}ms; the device deadline is about 500ms)" \
 		test "$took" -lt 5000
 	check "hung at start: the first poll gave up on mlx5_1 before listening" \
 		awk '/msg="device does not answer/ { d = NR } /msg=listening/ { l = NR } END { exit !(d && l && d < l) }' \
