@@ -263,7 +263,7 @@ static struct sysfs_shared *shared_ref(struct sysfs_shared *sh)
 	return sh;
 }
 
-/* --- reading one device: runs on a reader thread --------------------------- */
+/* --- one device: read by its job (a reader thread), emitted by the collector */
 
 /* The job's deadline passed: nothing it does now is used, so it stops at the
  * next file (each read of a hung device would block again). */
