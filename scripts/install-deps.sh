@@ -6,6 +6,7 @@
 #   scripts/install-deps.sh --test   also what the test suite needs (cmocka,
 #                                    promtool, curl, QEMU and rdma-core tools for the VM test,
 #                                    openssl and htpasswd for the web config test,
+#                                    libfuse3-dev and fuse3 for the hung-device test,
 #                                    systemd-analyze, systemd-socket-activate, python3,
 #                                    dpkg-dev, lintian, rpm and rpmlint for the service and
 #                                    package tests, podman, buildah and runc for the
@@ -24,6 +25,7 @@ BUILD_PKGS="build-essential cmake pkg-config libmicrohttpd-dev libmnl-dev libibv
 	librdmacm-dev libsystemd-dev zlib1g-dev libyaml-dev libgnutls28-dev libcrypt-dev help2man
 	libprotobuf-c-dev protobuf-c-compiler"
 TEST_PKGS="libcmocka-dev prometheus prometheus-alertmanager curl gzip clang-format pmccabe
+	libfuse3-dev fuse3
 	qemu-system-x86 busybox-static cpio kmod xz-utils rdma-core ibverbs-utils ibverbs-providers
 	perftest rdmacm-utils iproute2 ethtool openssl apache2-utils
 	systemd python3 python3-yaml dpkg-dev lintian rpm rpmlint podman buildah runc nodejs"

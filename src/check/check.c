@@ -133,6 +133,39 @@ static double value_of(const struct check_table *t, const char *family, const ch
 
 /* --- ports ------------------------------------------------------------- */
 
+/* rdma_device_responsive 0: the device's reads did not finish within the
+ * sysfs collector's device deadline (they block: hung firmware), and its
+ * ports are left out of the reading. */
+static bool device_unresponsive(const struct check_table *t, const char *dev)
+{
+	const struct check_sample *s = check_table_find(t, "rdma_device_responsive",
+							&(struct metric_label){"device", dev}, 1);
+
+	return s && s->value == 0;
+}
+
+/*
+ * One FAIL per device that did not answer in time: a node with a hung HCA
+ * is not fit for work (and its ports cannot be judged). Counts them in *n.
+ */
+static int eval_unresponsive(const struct check_table *t, struct check_results *out, unsigned *n)
+{
+	size_t k, i = check_table_family(t, "rdma_device_responsive", &k);
+	int r = 0;
+
+	for (; k > 0 && r == 0; i++, k--) {
+		const char *dev = check_sample_label(&t->v[i], "device");
+
+		if (!dev || t->v[i].value != 0)
+			continue;
+		(*n)++;
+		r = add_result(out, CHECK_FAIL, "ports", dev,
+			       "the device does not answer: its sysfs reads did not finish within "
+			       "--collector.sysfs.device-timeout (hung firmware?)");
+	}
+	return r;
+}
+
 static const char *const state_names[] = {"NOP", "DOWN", "INIT", "ARMED", "ACTIVE", "ACTIVE_DEFER"};
 static const char *const phys_names[] = {
 	"NoStateChange",
@@ -213,7 +246,10 @@ static int eval_expected(const struct check_config *c, const struct check_table 
 		}
 		snprintf(obj, sizeof(obj), "%s/%u", x->device, x->port);
 		value_of(t, "rdma_port_info", x->device, port, &found);
-		if (found)
+		if (device_unresponsive(t, x->device))
+			r = add_result(out, CHECK_FAIL, "ports", obj, "device %s does not answer",
+				       x->device);
+		else if (found)
 			r = add_result(out, CHECK_UNKNOWN, "ports", obj,
 				       "the port state cannot be read (see the log)");
 		else if (check_table_find(t, "rdma_device_info",
@@ -242,7 +278,8 @@ static int eval_stateless(const struct check_table *t, struct check_results *out
 		if (!dev || !port)
 			continue;
 		value_of(t, "rdma_port_state", dev, port, &found);
-		if (found)
+		/* a device that does not answer is a FAIL of its own */
+		if (found || device_unresponsive(t, dev))
 			continue;
 		(*total)++;
 		snprintf(obj, sizeof(obj), "%s/%s", dev, port);
@@ -271,12 +308,14 @@ static int eval_ports(const struct check_config *c, const struct check_table *t,
 		      struct check_results *out)
 {
 	int sysfs = collector_state(t, "sysfs"), r = 0;
-	unsigned healthy = 0, total;
+	unsigned healthy = 0, total, hung = 0;
 	size_t n, i = check_table_family(t, "rdma_port_state", &n);
 
 	if (sysfs != 1)
 		return add_result(out, CHECK_UNKNOWN, "ports", "node", "the sysfs collector %s",
 				  sysfs < 0 ? "is disabled" : "failed (see the log)");
+	if ((r = eval_unresponsive(t, out, &hung)) < 0)
+		return r;
 	if (c->expect) {
 		r = eval_expected(c, t, out, &healthy);
 		total = (unsigned)c->expect->n;
@@ -300,7 +339,7 @@ static int eval_ports(const struct check_config *c, const struct check_table *t,
 		r = add_result(out, healthy >= c->ports_min ? CHECK_OK : CHECK_FAIL, "ports",
 			       "node", "%u of %u ports healthy, want at least %u", healthy, total,
 			       c->ports_min);
-	else if (r == 0 && !c->expect && total == 0)
+	else if (r == 0 && !c->expect && total == 0 && !hung)
 		r = no_ports(t, out);
 	return r;
 }

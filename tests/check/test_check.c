@@ -253,6 +253,52 @@ static void test_eval_expect(void **state)
 	check_expect_free(&x);
 }
 
+/* A device whose reads block (rdma_device_responsive 0): its port states are
+ * not in the reading (its rdma_port_info is); the device is a FAIL of its own,
+ * named, its ports are not UNKNOWN besides, and with --check.expect they say
+ * why they cannot be judged. */
+static void test_eval_unresponsive(void **state)
+{
+	const char *t = SUCCESS("sysfs", 1) "rdma_device_info{device=\"mlx5_0\"} 1\n" PORT(
+		"state", "mlx5_0", "1", 4) PORT("phys_state", "mlx5_0", "1", 5)
+		PORT("rate_bytes_per_second", "mlx5_0", "1",
+		     50000000000) "rdma_device_responsive{device=\"mlx5_0\"} 1\n"
+				  "rdma_device_responsive{device=\"mlx5_1\"} 0\n"
+				  "rdma_device_info{device=\"mlx5_1\"} 1\n"
+				  "rdma_port_info{device=\"mlx5_1\",port=\"1\"} 1\n";
+	const char *none = SUCCESS("sysfs", 1) "rdma_device_responsive{device=\"mlx5_0\"} 0\n";
+	struct eval e = {0};
+	struct check_expect x;
+	char why[100];
+
+	(void)state;
+	check_config_defaults(&e.cfg);
+	assert_int_equal(run(&e, t, t), CHECK_FAIL);
+	has_line(&e, "FAIL    ports mlx5_1: the device does not answer: its sysfs reads did not "
+		     "finish within --collector.sysfs.device-timeout (hung firmware?)\n");
+	has_line(&e, "OK      ports mlx5_0/1: ACTIVE, LinkUp, 400 Gb/s\n");
+	assert_memory_equal(e.text.data, "FAIL: 1 of 2 failed; ports mlx5_1: the device", 45);
+	assert_null(strstr(e.text.data, "UNKNOWN"));
+	done(&e);
+
+	assert_int_equal(check_expect_parse("mlx5_[0-1]", &x, why, sizeof(why)), 0);
+	e = (struct eval){0};
+	check_config_defaults(&e.cfg);
+	e.cfg.expect = &x;
+	assert_int_equal(run(&e, t, t), CHECK_FAIL);
+	has_line(&e, "FAIL    ports mlx5_1/1: device mlx5_1 does not answer\n");
+	done(&e);
+	check_expect_free(&x);
+
+	/* the only device hangs: a FAIL, not "no RDMA ports found" */
+	e = (struct eval){0};
+	check_config_defaults(&e.cfg);
+	assert_int_equal(run(&e, none, none), CHECK_FAIL);
+	has_line(&e, "FAIL    ports mlx5_0: the device does not answer");
+	assert_null(strstr(e.text.data, "no RDMA ports found"));
+	done(&e);
+}
+
 static void test_eval_counters(void **state)
 {
 	const char *t1 = HEALTHY PORT("symbol_errors_total", "mlx5_0", "1", 10)
@@ -521,6 +567,7 @@ int main(void)
 		cmocka_unit_test(test_eval_healthy),
 		cmocka_unit_test(test_eval_port_down_and_degraded),
 		cmocka_unit_test(test_eval_expect),
+		cmocka_unit_test(test_eval_unresponsive),
 		cmocka_unit_test(test_eval_counters),
 		cmocka_unit_test(test_eval_pfc_resources),
 		cmocka_unit_test(test_eval_pfc_edges),

@@ -9,7 +9,8 @@
 #   - a real Alertmanager on 127.0.0.1 with the file, fed alerts through its API:
 #     the inhibitions hold (RDMADeviceDown mutes the other alerts of its port and
 #     only of its port, RDMAExporterDown those of its instance, a missing device
-#     its missing ports), and the alerts group by instance and device; probe
+#     its missing ports, RDMAExporterSnapshotStale all of its instance's but
+#     RDMADeviceUnresponsive), and the alerts group by instance and device; probe
 #     alerts page once per problem (a target's alerts from many probers group
 #     per target and are muted under RDMAProbePeerUnreachable, a prober's under
 #     RDMAProbeLocalPortSuspect).
@@ -52,6 +53,7 @@ t(r.returncode == 0, "amtool check-config alerts/alertmanager.example.yml", r.st
 ROUTES = [
     ("rdma-pager", "alertname=RDMADeviceDown severity=critical job=rdma instance=n1 device=mlx5_0 port=1"),
     ("rdma-pager", "alertname=RDMADeviceMissing severity=critical job=rdma instance=n1 object=device"),
+    ("rdma-pager", "alertname=RDMADeviceUnresponsive severity=critical job=rdma instance=n1 device=mlx5_1"),
     ("rdma-tickets", "alertname=RDMAPortSymbolErrors severity=warning job=rdma instance=n1 device=mlx5_0 port=1"),
     ("blackhole", "alertname=RDMAPortDownUnused severity=info job=rdma instance=n1 device=mlx5_0 port=2"),
     ("default", "alertname=NodeDown severity=critical job=node instance=n1"),
@@ -117,6 +119,13 @@ try:
             alert(alertname="RDMAExporterDown", severity="warning", job="rdma", instance="n2"),
             alert(alertname="RDMANetdevPhysicalErrors", severity="warning", job="rdma", instance="n2",
                   netdev="eth0", counter="crc_errors"),
+            # n4's poller is stuck (a stale snapshot) and one of its devices hangs: the
+            # snapshot mutes n4's other alerts, never the hung device's page
+            alert(alertname="RDMAExporterSnapshotStale", severity="warning", job="rdma", instance="n4"),
+            alert(alertname="RDMADeviceUnresponsive", severity="critical", job="rdma", instance="n4",
+                  device="mlx5_1"),
+            alert(alertname="RDMAPortSymbolErrors", severity="warning", job="rdma", instance="n4",
+                  device="mlx5_0", port="1"),
             # n3 lost a device and with it its ports
             alert(alertname="RDMADeviceMissing", severity="critical", job="rdma", instance="n3", object="device"),
             alert(alertname="RDMADeviceMissing", severity="critical", job="rdma", instance="n3", object="port"),
@@ -139,6 +148,7 @@ try:
         api("alerts", sent)
         muted = {("RDMAPortFlapping", "n1", "1", "", ""), ("RDMAHighErrorRate", "n1", "1", "", ""),
                  ("RDMANetdevPhysicalErrors", "n2", "", "", ""), ("RDMADeviceMissing", "n3", "", "port", ""),
+                 ("RDMAPortSymbolErrors", "n4", "1", "", ""),
                  ("RDMAProbeLoss", "n6:9879", "1", "", "n2:4791"),
                  ("RDMAProbePeerUnreachable", "", "", "", "n6:4791")}
         muted |= {("RDMAProbeLoss", f"n{i}:9879", "1", "", "n5:4791") for i in (1, 2, 3, 4)}

@@ -8,7 +8,9 @@
 #     `broken`), plus an "erroring" copy of mlx5-roce whose error, transport and
 #     data counters this script raises every 0.5 s and whose mlx5_1 port is DOWN;
 #     the mlx5-roce exporter also runs the probe collector with a targets file
-#     naming a peer that never answers (so its resolve errors rise);
+#     naming a peer that never answers (so its resolve errors rise); and a "hung"
+#     mlx5-roce mirrored over FUSE (tests/tools/blockfs, $BLOCKFS) whose mlx5_1
+#     hw_counters reads block for the whole test (RDMADeviceUnresponsive);
 #   - a small HTTP server (this process) serving
 #     tests/monitoring/fixtures/synthetic-roce-node.prom, hand-made input for
 #     the families this machine cannot produce (netlink, ethtool, probe RTT),
@@ -53,6 +55,7 @@ BIN = os.path.abspath(sys.argv[1])
 ROOT = os.path.abspath(sys.argv[2] if len(sys.argv) > 2 else os.path.join(HERE, "..", ".."))
 FIXTURES = os.path.join(ROOT, "tests", "fixtures", "sysfs")
 SYNTHETIC = os.path.join(HERE, "fixtures", "synthetic-roce-node.prom")
+BLOCKFS = os.environ.get("BLOCKFS")  # tests/tools/blockfs, set by ctest
 DEADLINE = time.monotonic() + 110  # the whole test stays under 2 minutes
 
 for tool in ("prometheus", "promtool"):
@@ -93,6 +96,8 @@ def wait_for(pred, seconds, step=0.1):
 
 def cleanup():
     """Stop everything (SIGTERM); the exporters must exit 0 (under ASan too)."""
+    if os.path.exists(GATE):
+        os.unlink(GATE)  # the blocked read returns
     running = [(p, p.poll() is None) for p in procs]
     for p, alive in running:
         if alive:
@@ -105,6 +110,8 @@ def cleanup():
             rc = p.wait()
         if alive and getattr(p, "fixture", None):
             t(rc == 0, f"exporter on {p.fixture} exits 0 on SIGTERM", f"exit status {rc}")
+    if os.path.ismount(HUNG_MNT):
+        subprocess.run(["fusermount3", "-u", "-z", HUNG_MNT], capture_output=True)
     shutil.rmtree(TMP, ignore_errors=True)
 
 
@@ -170,6 +177,29 @@ def bump_counters():
                 fh.truncate()
 
 
+# the hung tree: mlx5-roce over FUSE, mlx5_1's port hw_counters reads blocked while
+# GATE exists (the whole test)
+HUNG_MNT = os.path.join(TMP, "hung")
+GATE = os.path.join(TMP, "gate")
+
+
+def mount_hung():
+    """blockfs on HUNG_MNT; True once mounted."""
+    if not t(bool(BLOCKFS) and os.access(BLOCKFS, os.X_OK),
+             "BLOCKFS names tests/tools/blockfs (built where libfuse3-dev is installed)", BLOCKFS):
+        return False
+    os.mkdir(HUNG_MNT)
+    open(GATE, "w").close()
+    log = open(os.path.join(TMP, "blockfs.log"), "w")
+    p = subprocess.Popen([BLOCKFS, "--block=/mlx5_1/ports/1/hw_counters/", f"--gate={GATE}",
+                          "--max-block=150", os.path.join(FIXTURES, "mlx5-roce"), HUNG_MNT],
+                         stdout=log, stderr=subprocess.STDOUT)
+    procs.append(p)
+    ok = wait_for(lambda: os.path.ismount(HUNG_MNT), 10)
+    with open(os.path.join(TMP, "blockfs.log")) as fh:
+        return t(ok, "the FUSE mirror mounts (root and /dev/fuse)", fh.read())
+
+
 targets_file = os.path.join(TMP, "targets.json")
 with open(targets_file, "w") as fh:
     json.dump([{"targets": [f"127.0.0.1:{free_port(socket.SOCK_DGRAM)}"], "labels": {"rack": "r1"}}], fh)
@@ -182,6 +212,8 @@ try:
             ("erroring", ERR_TREE, SYSFS_ONLY)]
     plan += [(n, os.path.join(FIXTURES, n), SYSFS_ONLY)
              for n in ("broken", "rxe", "efa", "procfs-mixed", "node-exporter-mixed")]
+    if mount_hung():
+        plan.append(("hung", HUNG_MNT, SYSFS_ONLY))
     for name, tree, extra in plan:
         addr = start_exporter(name, tree, extra)
         if t(addr is not None, f"exporter starts on fixture {name}"):
@@ -321,6 +353,8 @@ try:
         # both synthetic probers lose every probe to 10.10.1.4: one alert for the target
         ("RDMAProbePeerUnreachable", dict(target="10.10.1.4")),
     ]
+    if inst_of.get("hung"):
+        expect.append(("RDMADeviceUnresponsive", dict(instance=inst_of.get("hung"), device="mlx5_1")))
     for name, labels in expect:
         got = alert(name, **labels)
         t(bool(got), f"alert {name} is pending or firing on " + ",".join(f"{k}={v}" for k, v in labels.items()),
@@ -332,6 +366,15 @@ try:
     t(not alert("RDMAProbePeerUnreachable", target="10.10.1.3"), "no RDMAProbePeerUnreachable for a lossy target")
     t(not alert("RDMAProbeLocalPortSuspect"), "no RDMAProbeLocalPortSuspect: no prober fails most of its targets")
     t(not alert("RDMADeviceDown", instance=inst_of.get("mlx5-roce")), "no RDMADeviceDown on the healthy exporter")
+    t([a["labels"].get("device") for a in alert("RDMADeviceUnresponsive")] == ["mlx5_1"],
+      "RDMADeviceUnresponsive only for the hung exporter's mlx5_1",
+      json.dumps([a["labels"] for a in alert("RDMADeviceUnresponsive")]))
+    if inst_of.get("hung"):
+        res = api("query", query='rdma_device_info{instance="%s", device="mlx5_1"} '
+                                 'and on (instance, device) rdma_device_responsive == 0' % inst_of["hung"])
+        t(len(res["data"]["result"]) == 1,
+          "the hung device stays in the inventory (rdma_device_info) while it does not answer: "
+          "RDMADeviceMissing cannot fire beside RDMADeviceUnresponsive", json.dumps(res.get("data")))
     t(not alert("RDMADeviceDown", instance=inst_of.get("erroring"), device="mlx5_1"),
       "no RDMADeviceDown for the port that was never ACTIVE")
     down = alert("RDMAPortDownUnused", instance=inst_of.get("erroring"), device="mlx5_1")

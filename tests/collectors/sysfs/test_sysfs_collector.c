@@ -335,8 +335,9 @@ static void test_procfs_mlx5_counters(void **state)
 			fail_msg("missing %s", needle);
 	}
 	/* info, port_info, state, phys_state, rate + 21 counters/ + 24 hw_counters/
-	 * (25 files less lifespan): one line each, none dropped or doubled */
-	assert_int_equal(count_lines(r.text, "rdma_", "device=\"mlx5_0\""), 5 + 21 + 24);
+	 * (25 files less lifespan) + responsive: one line each, none dropped or
+	 * doubled */
+	assert_int_equal(count_lines(r.text, "rdma_", "device=\"mlx5_0\""), 5 + 21 + 24 + 1);
 	run_stop(&r);
 }
 
