@@ -486,6 +486,30 @@ static const struct metric_histogram_view *copy_hist(struct metric_sink *s, cons
 	return h;
 }
 
+static void index_put(void **index, size_t cap, void *e, uint64_t h)
+{
+	size_t i;
+
+	for (i = h & (cap - 1); index[i]; i = (i + 1) & (cap - 1))
+		;
+	index[i] = e;
+}
+
+/* Links smp at the end of dst's family f and into dst's sample set. */
+static void adopt_sample(struct metric_sink *dst, struct family *f, struct sample *smp)
+{
+	smp->next = NULL;
+	smp->family = f;
+	index_put(dst->smp_index, dst->smp_cap, smp, smp->hash);
+	dst->smp_len++;
+	if (f->tail)
+		f->tail->next = smp;
+	else
+		f->head = smp;
+	f->tail = smp;
+	f->n_samples++;
+}
+
 static int add_sample(struct metric_sink *s, const char *family, const char *help,
 		      enum metric_type type, const struct metric_label *labels, size_t n_labels,
 		      bool is_u64, uint64_t u, double d, const struct hist_in *hist)
@@ -493,7 +517,6 @@ static int add_sample(struct metric_sink *s, const char *family, const char *hel
 	struct family *f;
 	struct sample *smp;
 	uint64_t h;
-	size_t i;
 	int r;
 
 	r = render_labels(&s->scratch, labels, n_labels);
@@ -522,8 +545,6 @@ static int add_sample(struct metric_sink *s, const char *family, const char *hel
 		r = -ENOMEM;
 		goto err;
 	}
-	smp->next = NULL;
-	smp->family = f;
 	smp->hash = h;
 	smp->is_u64 = is_u64;
 	if (hist) {
@@ -537,16 +558,7 @@ static int add_sample(struct metric_sink *s, const char *family, const char *hel
 	} else {
 		smp->v.d = d;
 	}
-	for (i = h & (s->smp_cap - 1); s->smp_index[i]; i = (i + 1) & (s->smp_cap - 1))
-		;
-	s->smp_index[i] = smp;
-	s->smp_len++;
-	if (f->tail)
-		f->tail->next = smp;
-	else
-		f->head = smp;
-	f->tail = smp;
-	f->n_samples++;
+	adopt_sample(s, f, smp);
 	return 0;
 err:
 	s->errors++;
@@ -570,30 +582,6 @@ static int reserve_index(void ***index, size_t *cap, size_t len, uint64_t (*hash
 		if (grow_index(index, cap, *cap / 2, hash_of) < 0)
 			return -ENOMEM;
 	return 0;
-}
-
-static void index_put(void **index, size_t cap, void *e, uint64_t h)
-{
-	size_t i;
-
-	for (i = h & (cap - 1); index[i]; i = (i + 1) & (cap - 1))
-		;
-	index[i] = e;
-}
-
-/* Links smp at the end of dst's family f and into dst's sample set. */
-static void adopt_sample(struct metric_sink *dst, struct family *f, struct sample *smp)
-{
-	smp->next = NULL;
-	smp->family = f;
-	index_put(dst->smp_index, dst->smp_cap, smp, smp->hash);
-	dst->smp_len++;
-	if (f->tail)
-		f->tail->next = smp;
-	else
-		f->head = smp;
-	f->tail = smp;
-	f->n_samples++;
 }
 
 int metric_sink_absorb(struct metric_sink *dst, struct metric_sink *src)
