@@ -68,8 +68,9 @@ static void on_recv(void *arg, struct probe_port *p, const struct probe_rx *rx)
 	struct probe_state *st = arg;
 	struct slot *s = (struct slot *)((char *)p - offsetof(struct slot, p));
 	struct probe_packet got;
-	/* the poll that returned it, not now: the receive time of a software
-	 * round trip (completions of one poll are handled one after another) */
+	/* The poll that returned it, not now: the receive time of a software
+	 * round trip, and the responder's first reading (completions of one
+	 * poll are handled one after another). */
 	uint64_t now = rx->poll_ns ? rx->poll_ns : clock_mono_ns();
 
 	if (probe_packet_decode(rx->data, rx->len, &got) < 0) {
@@ -77,8 +78,7 @@ static void on_recv(void *arg, struct probe_port *p, const struct probe_rx *rx)
 		return;
 	}
 	if (got.type == PROBE_PACKET_REQUEST) {
-		probe_answer_request(st, s, rx, clock_mono_ns(),
-				     (got.flags & PROBE_PACKET_F_WAKEUP) != 0);
+		probe_answer_request(st, s, rx, now, (got.flags & PROBE_PACKET_F_WAKEUP) != 0);
 		return;
 	}
 	if (got.flags & PROBE_PACKET_F_WAKEUP) {
@@ -140,25 +140,53 @@ static void on_send_done(void *arg, struct probe_port *p, uint64_t wr_id, uint64
 	}
 }
 
-/* Under lock: drains every open port; a port whose CQ or QP failed is
- * returned in *failed for closing. */
-static void drain_all(struct probe_state *st, int *failed)
+/* Under lock: drains every open port; returns the completions handled. A
+ * port whose CQ or QP failed is returned in *failed for closing. */
+static int drain_all(struct probe_state *st, int *failed)
 {
 	const struct probe_port_handler h = {on_recv, on_send_error, on_send_done, st};
+	int total = 0;
 
 	*failed = -1;
 	for (int i = 0; i < MAX_SLOTS; i++) {
 		struct slot *s = &st->slots[i];
 		const char *what = "";
+		int n;
 
 		if (!s->used || !s->open)
 			continue;
-		if (probe_port_drain(&s->p, &h, &what) < 0) {
+		n = probe_port_drain(&s->p, &h, &what);
+		if (n < 0) {
 			st->peers[s->loop]
 				.errors[strcmp(what, "completion") == 0 ? R_COMPLETION : R_POLL]++;
 			*failed = i;
-			return;
+			return total;
 		}
+		total += n;
+	}
+	return total;
+}
+
+/*
+ * While spinning, up to SPIN_PASSES passes of the loop only drain the CQs:
+ * no clock read (in a VM whose clocksource traps, each costs microseconds,
+ * tens of them under TCG, and would sit inside the RTT), no requests
+ * looked at. A completion, or the last pass, goes back to a full step,
+ * which reads the clock and decides whether to keep spinning.
+ */
+#define SPIN_PASSES 16
+
+static void spin_passes(struct probe_state *st, int *failed)
+{
+	*failed = -1;
+	for (int i = 0; i < SPIN_PASSES; i++) {
+		int n;
+
+		pthread_mutex_lock(&st->lock);
+		n = drain_all(st, failed);
+		pthread_mutex_unlock(&st->lock);
+		if (n > 0 || *failed >= 0)
+			return;
 	}
 }
 
@@ -582,6 +610,9 @@ void *probe_engine(void *arg)
 		}
 		if (spin) {
 			udp_ready = 0;
+			spin_passes(st, &failed);
+			if (failed >= 0)
+				rebuild_slot(st, &st->slots[failed]);
 			continue;
 		}
 		udp_ready = wait_events(st, wake_time_ms(next_sync, next_round, next_ns));
