@@ -87,6 +87,8 @@ setting() {
         > "$OUT/exporter-$name.log" 2>&1 &
     exp=$!
     sleep 3
+    : > /tmp/s0.norm
+    : > /tmp/s1.norm
     scrape /tmp/s0.txt "$URL" && normalize < /tmp/s0.txt > /tmp/s0.norm
     c0=$(cpu_ns $exp); t0=$(uptime_s)
     sleep "$PS_SECS"
