@@ -651,7 +651,7 @@ static void test_network_rtt_export(void **state)
 	free(st);
 }
 
-/* After an answer the engine keeps polling for 500 us, then sleeps again. */
+/* After answering a wake-up request the engine keeps polling for 500 us, then sleeps again. */
 static void test_responder_spin(void **state)
 {
 	struct probe_state st = {0};
