@@ -122,6 +122,7 @@ static int probe_init(const struct collector_ctx *ctx, void **state)
 	st->udp_port = (uint16_t)flag(ctx, PROBE_FLAG_PORT, 9879);
 	st->responder = flag(ctx, PROBE_FLAG_RESPONDER, 1) != 0;
 	st->rotation_ms = flag(ctx, PROBE_FLAG_SAMPLE_ROTATION, 0);
+	st->spin_max_ns = flag(ctx, PROBE_FLAG_SPIN_MAX, 1) * 1000000ull;
 	st->window = 0;
 	st->pace = (struct probe_pace_cfg){.interval_ns = st->interval_ms * 1000000ull,
 					   .timeout_ns = st->timeout_ms * 1000000ull,
@@ -274,6 +275,20 @@ static const struct collector_flag probe_flags[PROBE_FLAG_COUNT_] = {
 			.def = 0,
 			.min = 0,
 			.max = 7 * 24 * 3600 * 1000ull,
+		},
+	[PROBE_FLAG_SPIN_MAX] =
+		{
+			.name = "spin-max",
+			.help = "Longest time the probe engine polls its completion queues "
+				"without sleeping after a probe (twice the target's recent RTT, "
+				"200us at least, this at most) and after the wake-up request sent "
+				"before each probe to a remote target; then it sleeps on the "
+				"completion channel. 0: never spin, no wake-up requests (the "
+				"probes then hold both ends' thread wake-ups). Default 1ms.",
+			.kind = COLLECTOR_FLAG_DURATION,
+			.def = 1,
+			.min = 0,
+			.max = 100,
 		},
 };
 

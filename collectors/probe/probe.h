@@ -15,6 +15,8 @@
  * Families: rdma_probe_rtt_seconds (histogram), rdma_probe_sent_total,
  * rdma_probe_replies_total, rdma_probe_timeouts_total, rdma_probe_errors_total,
  * rdma_probe_last_rtt_seconds, rdma_probe_timestamp_info,
+ * rdma_probe_network_rtt_seconds, rdma_probe_responder_turnaround_seconds_total,
+ * rdma_probe_responder_turnarounds_total, rdma_probe_wakeup_requests_total,
  * rdma_probe_responder_requests_total, rdma_probe_responder_dropped_total,
  * rdma_probe_targets, rdma_probe_targets_probed,
  * rdma_probe_targets_file_reload_success, rdma_probe_discovery_requests_total,
@@ -38,6 +40,7 @@ enum {
 	PROBE_FLAG_LISTEN_ADDRESS,  /* ADDR[,ADDR...], in flag_strs (probe_bind.h) */
 	PROBE_FLAG_SAMPLE_ROTATION, /* ms, 0: a fixed sample */
 	PROBE_FLAG_TARGETS_DNS,	    /* NAME[:PORT], in flag_strs (probe_dns.h) */
+	PROBE_FLAG_SPIN_MAX,	    /* ms, 0: never spin, no wake-ups */
 	PROBE_FLAG_COUNT_,
 };
 

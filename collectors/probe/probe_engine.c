@@ -9,10 +9,18 @@
  * One event loop: poll() on the stop eventfd, the sideband socket and every
  * port's completion channel, with a timeout at the next due event (a probe
  * to send or time out, a round, the next second's sync). After a send it
- * spins on the CQs for up to SPIN_NS before it sleeps again, so a
- * microsecond RTT is not measured as a wake-up latency; after its responder
- * answered a request it spins too (probe_responder_spin), for the rest of
- * the prober's burst.
+ * spins on the CQs (polls them without blocking) for the peer's spin window
+ * (probe_pace_spin_window_ns: twice its recent RTT, 200 us at least,
+ * --collector.probe.spin-max at most) before it sleeps again, so a
+ * microsecond RTT is not measured as a thread wake-up; for loopback the
+ * same loop answers the request while it spins.
+ *
+ * A remote peer's responder sleeps between probes too, and its wake-up
+ * would stay in the RTT (software readings cannot see it). So each remote
+ * probe is preceded by a wake-up request (PROBE_PACKET_F_WAKEUP): the probe
+ * is sent as soon as its reply is in, while that responder still polls
+ * (probe_responder_spin), or after WAKE_WAIT_MAX_NS without one. The
+ * wake-up's own RTT is not measured.
  */
 #include "base/clock.h"
 #include "probe_internal.h"
@@ -35,8 +43,9 @@
  * a sixth of an idle exporter's CPU); with a device, every SYNC_PERIOD_MS, so
  * that a device being removed is let go within a second. */
 #define IDLE_PORTS_PERIOD_MS 10000
-#define SPIN_NS		     200000ull
-#define SPIN_MAX_NS	     1000000ull
+/* The longest a probe waits for its wake-up's reply (or the timeout, if
+ * shorter): a lost wake-up delays its probe by this much, no more. */
+#define WAKE_WAIT_MAX_NS 10000000ull
 
 static struct peer *peer_by_seq(struct probe_state *st, uint64_t seq)
 {
@@ -46,19 +55,41 @@ static struct peer *peer_by_seq(struct probe_state *st, uint64_t seq)
 	return NULL;
 }
 
+static struct peer *wakeup_by_seq(struct probe_state *st, uint64_t seq)
+{
+	for (size_t i = 0; i < st->n_peers; i++)
+		if (st->peers[i].used && st->peers[i].waking && st->peers[i].wake_seq == seq)
+			return &st->peers[i];
+	return NULL;
+}
+
 static void on_recv(void *arg, struct probe_port *p, const struct probe_rx *rx)
 {
 	struct probe_state *st = arg;
 	struct slot *s = (struct slot *)((char *)p - offsetof(struct slot, p));
 	struct probe_packet got;
-	uint64_t now = clock_mono_ns();
+	/* The poll that returned it, not now: the receive time of a software
+	 * round trip, and the responder's first reading (completions of one
+	 * poll are handled one after another). */
+	uint64_t now = rx->poll_ns ? rx->poll_ns : clock_mono_ns();
 
 	if (probe_packet_decode(rx->data, rx->len, &got) < 0) {
 		s->dropped[D_MALFORMED]++;
 		return;
 	}
 	if (got.type == PROBE_PACKET_REQUEST) {
-		probe_answer_request(st, s, rx, now);
+		probe_answer_request(st, s, rx, now, (got.flags & PROBE_PACKET_F_WAKEUP) != 0);
+		return;
+	}
+	if (got.flags & PROBE_PACKET_F_WAKEUP) {
+		struct peer *pe = got.session == st->session ? wakeup_by_seq(st, got.seq) : NULL;
+
+		if (!pe || pe->slot != (int)(s - st->slots)) {
+			s->dropped[D_UNEXPECTED]++;
+			return;
+		}
+		pe->waking = false;
+		pe->woken = true; /* step_peers sends the probe in this pass */
 		return;
 	}
 	{
@@ -109,53 +140,134 @@ static void on_send_done(void *arg, struct probe_port *p, uint64_t wr_id, uint64
 	}
 }
 
-/* Under lock: drains every open port; a port whose CQ or QP failed is
- * returned in *failed for closing. */
-static void drain_all(struct probe_state *st, int *failed)
+/* Under lock: drains every open port; returns the completions handled. A
+ * port whose CQ or QP failed is returned in *failed for closing. */
+static int drain_all(struct probe_state *st, int *failed)
 {
 	const struct probe_port_handler h = {on_recv, on_send_error, on_send_done, st};
+	int total = 0;
 
 	*failed = -1;
 	for (int i = 0; i < MAX_SLOTS; i++) {
 		struct slot *s = &st->slots[i];
 		const char *what = "";
+		int n;
 
 		if (!s->used || !s->open)
 			continue;
-		if (probe_port_drain(&s->p, &h, &what) < 0) {
+		n = probe_port_drain(&s->p, &h, &what);
+		if (n < 0) {
 			st->peers[s->loop]
 				.errors[strcmp(what, "completion") == 0 ? R_COMPLETION : R_POLL]++;
 			*failed = i;
-			return;
+			return total;
 		}
+		total += n;
+	}
+	return total;
+}
+
+/*
+ * While spinning, up to SPIN_PASSES passes of the loop only drain the CQs:
+ * no clock read (in a VM whose clocksource traps, each costs microseconds,
+ * tens of them under TCG, and would sit inside the RTT), no requests
+ * looked at. A completion, or the last pass, goes back to a full step,
+ * which reads the clock and decides whether to keep spinning.
+ */
+#define SPIN_PASSES 16
+
+static void spin_passes(struct probe_state *st, int *failed)
+{
+	*failed = -1;
+	for (int i = 0; i < SPIN_PASSES; i++) {
+		int n;
+
+		pthread_mutex_lock(&st->lock);
+		n = drain_all(st, failed);
+		pthread_mutex_unlock(&st->lock);
+		if (n > 0 || *failed >= 0)
+			return;
 	}
 }
 
-static void send_probe(struct probe_state *st, struct peer *pe, uint64_t now)
+/* Posts a request to pe (a probe, or a wake-up with PROBE_PACKET_F_WAKEUP);
+ * returns its sequence number, or 0 when the post failed. *posted_ns: the
+ * clock immediately before the post (probe_port_send), not the step's: the
+ * resolves and posts of the peers before this one in the same step would
+ * count in its RTT. */
+static uint64_t post_request(struct probe_state *st, struct peer *pe, uint16_t flags,
+			     uint64_t *posted_ns)
 {
 	struct slot *s = &st->slots[pe->slot];
 	struct probe_packet req = {.type = PROBE_PACKET_REQUEST,
+				   .flags = flags,
 				   .seq = ++st->seq & ~(PROBE_WR_SEND | PROBE_WR_REPLY),
-				   .send_ns = now,
 				   .session = st->session};
 	unsigned char pkt[PROBE_PACKET_LEN];
 	struct ibv_ah *ah = pe->loopback ? s->p.self_ah : pe->ah;
-	int r;
+
+	if (req.seq == 0)
+		req.seq = ++st->seq & ~(PROBE_WR_SEND | PROBE_WR_REPLY);
+	/* send_ns is informative (the RTT is taken from *posted_ns): the clock
+	 * read before encoding, a few hundred ns before the post */
+	req.send_ns = clock_mono_ns();
+	probe_packet_encode(&req, pkt, sizeof(pkt));
+	if (probe_port_send(&s->p, ah, pe->qpn, pkt, req.seq, posted_ns) < 0)
+		return 0;
+	return req.seq;
+}
+
+static void send_probe(struct probe_state *st, struct peer *pe)
+{
+	uint64_t seq, posted_ns = 0;
 
 	probe_pace_take(&pe->pace);
-	/* The clock now, not the step's: the resolves and posts of the peers
-	 * before this one in the same step would count in its RTT. */
-	req.send_ns = now = clock_mono_ns();
-	probe_packet_encode(&req, pkt, sizeof(pkt));
-	r = probe_port_send(&s->p, ah, pe->qpn, pkt, req.seq);
-	if (r < 0) {
+	pe->woken = false;
+	seq = post_request(st, pe, 0, &posted_ns);
+	if (!seq) {
 		pe->errors[R_SEND]++;
 		return;
 	}
 	pe->sent++;
-	probe_pace_sent(&st->pace, &pe->pace, now);
+	probe_pace_sent(&st->pace, &pe->pace, posted_ns);
 	pe->have_sent_ts = false;
-	pe->seq = req.seq;
+	pe->seq = seq;
+}
+
+/* Whether pe's next probe is preceded by a wake-up: remote peers, while the
+ * engine spins at all. */
+static bool wants_wakeup(const struct probe_state *st, const struct peer *pe)
+{
+	return !pe->loopback && st->spin_max_ns > 0;
+}
+
+/* Under lock: a probe of pe is due at now. Sends its wake-up first, or the
+ * probe once the wake-up's reply came or its wait ended. */
+static void probe_due(struct probe_state *st, struct peer *pe, uint64_t now)
+{
+	uint64_t wait, posted_ns = 0;
+
+	if (!wants_wakeup(st, pe) || pe->woken) {
+		send_probe(st, pe);
+		return;
+	}
+	if (pe->waking) {
+		if (now < pe->wake_deadline_ns)
+			return;
+		pe->waking = false; /* lost or slow: the probe goes anyway */
+		send_probe(st, pe);
+		return;
+	}
+	pe->wake_seq = post_request(st, pe, PROBE_PACKET_F_WAKEUP, &posted_ns);
+	if (!pe->wake_seq) {
+		send_probe(st, pe); /* counted there if it fails too */
+		return;
+	}
+	pe->wakeups_sent++;
+	pe->waking = true;
+	pe->wake_sent_ns = posted_ns;
+	wait = st->pace.timeout_ns < WAKE_WAIT_MAX_NS ? st->pace.timeout_ns : WAKE_WAIT_MAX_NS;
+	pe->wake_deadline_ns = posted_ns + wait;
 }
 
 /* Under lock: a new round; each peer gets count probes, spread over it
@@ -206,7 +318,7 @@ static void check_liveness(struct probe_state *st, struct peer *pe, uint64_t now
  */
 static uint64_t step_peers(struct probe_state *st, uint64_t now, bool *spin)
 {
-	uint64_t next = UINT64_MAX, now_ms = now / 1000000ull;
+	uint64_t next = UINT64_MAX, now_ms = now / 1000000ull, window;
 
 	*spin = false;
 	for (size_t i = 0; i < st->n_peers; i++) {
@@ -242,19 +354,31 @@ static uint64_t step_peers(struct probe_state *st, uint64_t now, bool *spin)
 		due = probe_pace_due(&st->pace, &pe->pace);
 		if (pe->rs == RS_READY && pe->slot >= 0 && st->slots[pe->slot].open) {
 			if (due <= now)
-				send_probe(st, pe, now);
+				probe_due(st, pe, now);
 			else if (due < next)
 				next = due;
+		} else {
+			pe->waking = pe->woken = false;
+		}
+		/* A peer that left its last probe unanswered is not spun for: a
+		 * dead peer would cost a window per probe. */
+		window = pe->pace.unanswered
+				 ? 0
+				 : probe_pace_spin_window_ns(pe->recent_rtt_ns, st->spin_max_ns);
+		if (pe->waking) {
+			/* The wake-up's reply holds the responder's wake-up, which its
+			 * RTT does not: spun for up to the cap. If this engine slept
+			 * through it, its own wake-up could outlast the responder's
+			 * polling, and the probe would meet a sleeping responder. */
+			struct probe_pace w = {.in_flight = true, .sent_ns = pe->wake_sent_ns};
+
+			if (window && probe_pace_spinning(&w, now, st->spin_max_ns))
+				*spin = true;
+			if (pe->wake_deadline_ns < next)
+				next = pe->wake_deadline_ns;
 		}
 		if (pe->pace.in_flight) {
-			/* Spin for twice the last RTT, 200 us to 1 ms. */
-			uint64_t spin_ns = pe->have_last ? (uint64_t)(pe->last_rtt * 2e9) : 0;
-
-			if (spin_ns < SPIN_NS)
-				spin_ns = SPIN_NS;
-			if (spin_ns > SPIN_MAX_NS)
-				spin_ns = SPIN_MAX_NS;
-			if (now - pe->pace.sent_ns < spin_ns)
+			if (probe_pace_spinning(&pe->pace, now, window))
 				*spin = true;
 			if (pe->pace.deadline_ns < next)
 				next = pe->pace.deadline_ns;
@@ -486,6 +610,9 @@ void *probe_engine(void *arg)
 		}
 		if (spin) {
 			udp_ready = 0;
+			spin_passes(st, &failed);
+			if (failed >= 0)
+				rebuild_slot(st, &st->slots[failed]);
 			continue;
 		}
 		udp_ready = wait_events(st, wake_time_ms(next_sync, next_round, next_ns));

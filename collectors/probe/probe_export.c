@@ -27,6 +27,8 @@ void probe_peer_record_reply(struct peer *pe, uint64_t rtt_ns, const struct prob
 	probe_packet_split_rtt(reply, rtt_ns, &sp);
 	pe->last_rtt = (double)rtt_ns / 1e9;
 	pe->have_last = true;
+	pe->recent_rtt_ns = probe_pace_recent_rtt(pe->recent_rtt_ns, rtt_ns);
+	pe->turnarounds[reply->flags & PROBE_PACKET_F_NIC_CLOCK ? 1 : 0]++;
 	histogram_observe(&pe->rtt, pe->last_rtt);
 	histogram_observe(&pe->net_rtt, (double)sp.network_ns / 1e9);
 	pe->turnaround_sum += (double)sp.turnaround_ns / 1e9;
@@ -61,8 +63,26 @@ static int emit_peer(struct metric_sink *sink, const struct peer *pe)
 		"of the replies in rdma_probe_rtt_seconds; mean host delay is its rate over "
 		"rdma_probe_rtt_seconds_count's.",
 		METRIC_COUNTER, l, nl, pe->turnaround_sum));
+	for (int i = 0; i < 2 && r == 0; i++) {
+		l[nl] = (struct metric_label){"source", i ? "hardware" : "software"};
+		ADD(metric_sink_add_u64(
+			sink, "rdma_probe_responder_turnarounds_total",
+			"Replies in rdma_probe_rtt_seconds by the clock of the responder's two "
+			"readings: hardware (its NIC's completion timestamps: its wake-up is taken "
+			"out of rdma_probe_network_rtt_seconds) or software (CLOCK_MONOTONIC when "
+			"its "
+			"engine polled the request: its wake-up stays in the network part).",
+			METRIC_COUNTER, l, nl + 1, pe->turnarounds[i]));
+	}
 	ADD(metric_sink_add_u64(sink, "rdma_probe_sent_total", "Probe messages sent.",
 				METRIC_COUNTER, l, nl, pe->sent));
+	if (!pe->loopback)
+		ADD(metric_sink_add_u64(
+			sink, "rdma_probe_wakeup_requests_total",
+			"Wake-up requests sent just before each probe to a remote target so that "
+			"its responder polls when the probe arrives; not in rdma_probe_sent_total, "
+			"their replies not measured (none with --collector.probe.spin-max=0).",
+			METRIC_COUNTER, l, nl, pe->wakeups_sent));
 	ADD(metric_sink_add_u64(sink, "rdma_probe_replies_total", "Probe replies received in time.",
 				METRIC_COUNTER, l, nl, pe->replies));
 	ADD(metric_sink_add_u64(sink, "rdma_probe_timeouts_total",

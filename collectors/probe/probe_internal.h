@@ -106,6 +106,12 @@ struct peer {
 	uint64_t sent, replies, timeouts, errors[R_REASONS];
 	double last_rtt;
 	bool have_last;
+	uint64_t recent_rtt_ns; /* probe_pace_recent_rtt: sizes the spin window */
+	/* The wake-up request sent before each remote probe (probe_engine.c). */
+	bool waking, woken; /* one in flight; its reply came (or its wait ended) */
+	uint64_t wake_seq, wake_sent_ns, wake_deadline_ns;
+	uint64_t wakeups_sent;
+	uint64_t turnarounds[2]; /* replies by the clock of their turnaround: software, NIC */
 };
 
 struct probe_state {
@@ -169,7 +175,8 @@ struct probe_state {
 	size_t n_graves;
 
 	uint64_t disc_requests, disc_dropped[DD_N];
-	uint64_t answered_ns; /* when the responder last answered a probe request */
+	uint64_t answered_ns; /* when the responder last answered a wake-up request */
+	uint64_t spin_max_ns; /* --collector.probe.spin-max; 0: never spin after a probe */
 };
 
 /* probe_engine.c: the thread start routine; the sideband's datagrams of one
@@ -215,7 +222,7 @@ int probe_sideband_for(const struct probe_state *st, const uint8_t *src, bool ha
 
 /* probe_responder.c */
 void probe_answer_request(struct probe_state *st, struct slot *s, const struct probe_rx *rx,
-			  uint64_t now);
+			  uint64_t now, bool wakeup);
 bool probe_responder_spin(const struct probe_state *st, uint64_t now_ns);
 void probe_answer_query(struct probe_state *st, int fd, const struct probe_disc *q,
 			const struct sockaddr *from, socklen_t fl, const uint8_t *dst_gid);

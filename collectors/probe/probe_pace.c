@@ -79,3 +79,31 @@ uint64_t probe_pace_recovery_bound_ms(uint64_t interval_ms, unsigned count, uint
 
 	return stale > waited ? stale : waited;
 }
+
+uint64_t probe_pace_recent_rtt(uint64_t recent_ns, uint64_t rtt_ns)
+{
+	if (rtt_ns >= recent_ns)
+		return rtt_ns;
+	return recent_ns - (recent_ns - rtt_ns) / 4;
+}
+
+uint64_t probe_pace_spin_window_ns(uint64_t recent_ns, uint64_t cap_ns)
+{
+	uint64_t w = recent_ns < (1ull << 62) ? 2 * recent_ns : UINT64_MAX;
+
+	if (w < PROBE_PACE_SPIN_MIN_NS)
+		w = PROBE_PACE_SPIN_MIN_NS;
+	return w < cap_ns ? w : cap_ns;
+}
+
+bool probe_pace_spinning(const struct probe_pace *p, uint64_t now_ns, uint64_t window_ns)
+{
+	if (!p->in_flight || window_ns == 0)
+		return false;
+	/* A reading from before the send: no time has passed yet. An unsigned
+	 * now_ns - sent_ns there wraps to ~2^64 and stopped the spin right
+	 * after every send (issue 30). */
+	if (now_ns <= p->sent_ns)
+		return true;
+	return now_ns - p->sent_ns < window_ns;
+}

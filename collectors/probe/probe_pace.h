@@ -94,4 +94,25 @@ uint64_t probe_pace_backoff_ms(uint64_t interval_ms, unsigned fails);
  */
 uint64_t probe_pace_recovery_bound_ms(uint64_t interval_ms, unsigned count, uint64_t timeout_ms);
 
+/*
+ * Spinning around a probe. After posting a probe (and a wake-up request,
+ * see probe_engine.c) the engine polls its CQs without blocking for a
+ * window, so that a reply is read when it lands and not a thread wake-up
+ * later; then it arms the completion channel and sleeps. The window is
+ * twice the peer's recent RTT, at least PROBE_PACE_SPIN_MIN_NS, at most
+ * cap_ns (--collector.probe.spin-max; 0: never spin). The recent RTT
+ * follows a slower reply at once and a faster one slowly (it loses a
+ * quarter of its excess per reply), so one fast reply does not shrink the
+ * window below the RTTs the peer usually has.
+ */
+#define PROBE_PACE_SPIN_MIN_NS 200000ull
+
+uint64_t probe_pace_recent_rtt(uint64_t recent_ns, uint64_t rtt_ns);
+uint64_t probe_pace_spin_window_ns(uint64_t recent_ns, uint64_t cap_ns);
+
+/* Whether the engine still spins for the probe in flight, sent at
+ * p->sent_ns: now_ns may be a reading taken before the send (a step's
+ * clock), which counts as no time elapsed, never as a wrapped difference. */
+bool probe_pace_spinning(const struct probe_pace *p, uint64_t now_ns, uint64_t window_ns);
+
 #endif

@@ -85,7 +85,7 @@ int probe_packet_decode(const void *buf, size_t len, struct probe_packet *p)
 }
 
 int probe_packet_make_reply(void *buf, size_t len, uint32_t responder, uint64_t rx_ns,
-			    uint64_t tx_ns)
+			    uint64_t tx_ns, uint16_t set_flags)
 {
 	uint8_t *b = buf;
 	int rc = check(b, len);
@@ -95,6 +95,7 @@ int probe_packet_make_reply(void *buf, size_t len, uint32_t responder, uint64_t 
 	if (b[OFF_TYPE] != PROBE_PACKET_REQUEST)
 		return -EPROTO;
 	b[OFF_TYPE] = PROBE_PACKET_REPLY;
+	put_be(b + OFF_FLAGS, get_be(b + OFF_FLAGS, 2) | set_flags, 2);
 	put_be(b + OFF_RESPONDER, responder, 4);
 	put_be(b + OFF_RESP_RX_NS, rx_ns, 8);
 	put_be(b + OFF_RESP_TX_NS, tx_ns, 8);

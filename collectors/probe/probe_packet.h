@@ -12,7 +12,7 @@
  *        0    4 magic          0x52445850 "RDXP"        same
  *        4    1 version        1                        same
  *        5    1 type           1 (request)              2 (reply)
- *        6    2 flags          0 in version 1           echoed
+ *        6    2 flags          bit 0: wake-up           echoed; bit 1 set: NIC clock
  *        8    8 seq            sender's sequence        echoed
  *       16    8 send_ns        sender's clock, ns       echoed
  *       24    4 session        sender's random id       echoed
@@ -26,6 +26,12 @@
  * too): the two clocks are never compared with each other. session lets a
  * restarted requester drop replies meant for its previous run, seq those
  * of earlier rounds.
+ *
+ * Flags (in version 1, ignored by peers that know none): a request with
+ * PROBE_PACKET_F_WAKEUP is a wake-up sent just before a probe, whose reply
+ * is not measured (probe_engine.c); its responder keeps polling after it.
+ * A reply with PROBE_PACKET_F_NIC_CLOCK carries readings of the responder's
+ * NIC clock (completion timestamps), without it of its CLOCK_MONOTONIC.
  *
  * Decoding checks, in this order: magic (-EBADMSG: not ours, a foreign or
  * garbled packet), version (-EPROTO: a later version may have another
@@ -43,6 +49,9 @@
 #define PROBE_PACKET_LEN     64
 #define PROBE_PACKET_MAGIC   0x52445850u /* "RDXP" in network order */
 #define PROBE_PACKET_VERSION 1
+
+#define PROBE_PACKET_F_WAKEUP	 0x0001u /* request: a wake-up, echoed in its reply */
+#define PROBE_PACKET_F_NIC_CLOCK 0x0002u /* reply: the readings are the NIC clock's */
 
 enum probe_packet_type {
 	PROBE_PACKET_REQUEST = 1,
@@ -84,12 +93,13 @@ int probe_packet_decode(const void *buf, size_t len, struct probe_packet *p);
 
 /*
  * The responder's step: turns the valid request in buf into its reply in
- * place (type, responder, resp_rx_ns, resp_tx_ns set, reserved zeroed; the
- * rest echoed byte for byte). Returns 0, a decode error, or -EPROTO when the
- * packet is a reply (never answer a reply: two responders would loop).
+ * place (type, responder, resp_rx_ns, resp_tx_ns set, set_flags or-ed into
+ * the flags, reserved zeroed; the rest echoed byte for byte). Returns 0, a
+ * decode error, or -EPROTO when the packet is a reply (never answer a
+ * reply: two responders would loop).
  */
 int probe_packet_make_reply(void *buf, size_t len, uint32_t responder, uint64_t rx_ns,
-			    uint64_t tx_ns);
+			    uint64_t tx_ns, uint16_t set_flags);
 
 /*
  * A reply's round trip, split into the network's part and the responder's

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/clock.h"
 #include "probe_packet.h"
 
 /* UD receives start with a 40-byte GRH (present or not). */
@@ -311,7 +312,7 @@ int probe_port_fd(const struct probe_port *p)
 }
 
 int probe_port_send(struct probe_port *p, struct ibv_ah *ah, uint32_t qpn, const void *pkt,
-		    uint64_t wr_id)
+		    uint64_t wr_id, uint64_t *posted_ns)
 {
 	unsigned char *slot;
 	struct ibv_sge sge;
@@ -334,6 +335,8 @@ int probe_port_send(struct probe_port *p, struct ibv_ah *ah, uint32_t qpn, const
 		.send_flags = IBV_SEND_SIGNALED,
 		.wr.ud = {.ah = ah, .remote_qpn = qpn, .remote_qkey = PROBE_QKEY},
 	};
+	if (posted_ns)
+		*posted_ns = clock_mono_ns();
 	r = ibv_post_send(p->qp, &wr, &bad);
 	if (r)
 		return -r;
@@ -368,7 +371,7 @@ int probe_port_reply(struct probe_port *p, const struct probe_rx *rx, const void
 		e->ah = ah;
 		p->ah_next = (p->ah_next + 1) % PROBE_AH_CACHE;
 	}
-	return probe_port_send(p, ah, rx->src_qp, pkt, PROBE_WR_REPLY);
+	return probe_port_send(p, ah, rx->src_qp, pkt, PROBE_WR_REPLY, NULL);
 }
 
 /*
@@ -403,7 +406,7 @@ void probe_port_take_events(struct probe_port *p)
 
 /* One completion, from either kind of CQ. Returns 0 or -EIO with *what. */
 static int complete(struct probe_port *p, const struct probe_port_handler *h,
-		    const struct ibv_wc *c, uint64_t ts, const char **what)
+		    const struct ibv_wc *c, uint64_t ts, uint64_t poll_ns, const char **what)
 {
 	unsigned char *slot;
 	struct probe_rx rx;
@@ -435,6 +438,7 @@ static int complete(struct probe_port *p, const struct probe_port_handler *h,
 	rx.wc = c;
 	rx.grh = slot;
 	rx.ts = ts;
+	rx.poll_ns = poll_ns;
 	if (h->recv)
 		h->recv(h->arg, p, &rx);
 	if (post_recv(p, (unsigned)c->wr_id) < 0) {
@@ -457,7 +461,7 @@ static int drain_ex(struct probe_port *p, const struct probe_port_handler *h, co
 	for (;;) {
 		struct ibv_poll_cq_attr pa = {0};
 		struct ibv_wc wc[16];
-		uint64_t ts[16];
+		uint64_t ts[16], poll_ns;
 		int n = 0, r = ibv_start_poll(p->cqx, &pa);
 
 		if (r == ENOENT)
@@ -487,13 +491,14 @@ static int drain_ex(struct probe_port *p, const struct probe_port_handler *h, co
 			n++;
 		} while (n < 16 && (r = ibv_next_poll(p->cqx)) == 0);
 		ibv_end_poll(p->cqx);
+		poll_ns = clock_mono_ns();
 		if (r != 0 && r != ENOENT) {
 			*what = "poll";
 			return -EIO;
 		}
 		total += n;
 		for (int i = 0; i < n; i++) {
-			r = complete(p, h, &wc[i], ts[i], what);
+			r = complete(p, h, &wc[i], ts[i], poll_ns, what);
 			if (r < 0)
 				return r;
 		}
@@ -511,6 +516,7 @@ int probe_port_drain(struct probe_port *p, const struct probe_port_handler *h, c
 	for (;;) {
 		struct ibv_wc wc[16];
 		int n = ibv_poll_cq(p->cq, 16, wc);
+		uint64_t poll_ns;
 
 		if (n < 0) {
 			*what = "poll";
@@ -518,9 +524,12 @@ int probe_port_drain(struct probe_port *p, const struct probe_port_handler *h, c
 		}
 		if (n == 0)
 			return total;
+		/* the receive time of software timestamps: the poll that returned
+		 * the completions, one reading for the batch */
+		poll_ns = clock_mono_ns();
 		total += n;
 		for (int i = 0; i < n; i++) {
-			int r = complete(p, h, &wc[i], 0, what);
+			int r = complete(p, h, &wc[i], 0, poll_ns, what);
 
 			if (r < 0)
 				return r;

@@ -77,8 +77,9 @@ struct probe_rx {
 	uint8_t sgid[16]; /* the sender's GID from the GRH, zeros without one */
 	uint16_t slid;
 	const struct ibv_wc *wc;
-	const void *grh; /* the GRH bytes, for ibv_create_ah_from_wc */
-	uint64_t ts;	 /* NIC completion timestamp (ticks), when p->hw_ts */
+	const void *grh;  /* the GRH bytes, for ibv_create_ah_from_wc */
+	uint64_t ts;	  /* NIC completion timestamp (ticks), when p->hw_ts */
+	uint64_t poll_ns; /* CLOCK_MONOTONIC right after the poll that returned it */
 };
 
 /*
@@ -100,11 +101,14 @@ int probe_port_fd(const struct probe_port *p);
 
 /*
  * Posts one PROBE_PACKET_LEN-byte send of pkt to qpn through ah, with
- * wr_id (PROBE_WR_SEND is or-ed in). Returns 0, -ENOBUFS when every send
- * slot is still in flight, or -errno of ibv_post_send.
+ * wr_id (PROBE_WR_SEND is or-ed in). *posted_ns (when not NULL) is
+ * CLOCK_MONOTONIC read immediately before ibv_post_send, after the packet
+ * was copied and the work request built, so a round trip measured from it
+ * holds no preparation. Returns 0, -ENOBUFS when every send slot is still
+ * in flight, or -errno of ibv_post_send.
  */
 int probe_port_send(struct probe_port *p, struct ibv_ah *ah, uint32_t qpn, const void *pkt,
-		    uint64_t wr_id);
+		    uint64_t wr_id, uint64_t *posted_ns);
 
 /* Answers rx with the 64-byte pkt, through a cached AH to its source. */
 int probe_port_reply(struct probe_port *p, const struct probe_rx *rx, const void *pkt);

@@ -55,9 +55,10 @@ void probe_answer_query(struct probe_state *st, int fd, const struct probe_disc 
  * CLOCK_MONOTONIC (now_ns, taken when the receive was polled, and now).
  * Only their difference means anything to the requester. The software
  * readings miss the time the receive waited in the CQ for the engine to
- * wake up; the NIC's include it.
+ * wake up; the NIC's include it. Returns whether they are the NIC's (the
+ * reply says so: PROBE_PACKET_F_NIC_CLOCK).
  */
-static void turnaround_readings(struct probe_port *p, const struct probe_rx *rx, uint64_t now_ns,
+static bool turnaround_readings(struct probe_port *p, const struct probe_rx *rx, uint64_t now_ns,
 				uint64_t *rx_ns, uint64_t *tx_ns)
 {
 	uint64_t ticks;
@@ -68,22 +69,25 @@ static void turnaround_readings(struct probe_port *p, const struct probe_rx *rx,
 		if (turn < MAX_HW_TURNAROUND_NS) {
 			*rx_ns = probe_port_ts_delta_ns(p, 0, rx->ts);
 			*tx_ns = *rx_ns + turn;
-			return;
+			return true;
 		}
 	}
 	*rx_ns = now_ns;
 	*tx_ns = clock_mono_ns();
+	return false;
 }
 
 /* A probe request that came to slot s's QP: answered unless over the
  * per-source (GID or LID, and QP) limit; with the responder off only the
- * port's own loopback requests are. */
+ * port's own loopback requests are. After a wake-up request the engine
+ * keeps polling (probe_responder_spin) for the probe that follows it. */
 void probe_answer_request(struct probe_state *st, struct slot *s, const struct probe_rx *rx,
-			  uint64_t now)
+			  uint64_t now, bool wakeup)
 {
 	struct probe_port *p = &s->p;
 	uint8_t key[PROBE_RL_KEY_MAX] = {0}, pkt[PROBE_PACKET_LEN];
 	uint64_t rx_ns, tx_ns;
+	bool nic;
 
 	if (!st->responder && rx->src_qp != p->qp->qp_num)
 		return;
@@ -97,22 +101,26 @@ void probe_answer_request(struct probe_state *st, struct slot *s, const struct p
 		return;
 	}
 	memcpy(pkt, rx->data, sizeof(pkt));
-	turnaround_readings(p, rx, now, &rx_ns, &tx_ns);
-	if (probe_packet_make_reply(pkt, sizeof(pkt), p->qp->qp_num, rx_ns, tx_ns) < 0 ||
+	nic = turnaround_readings(p, rx, now, &rx_ns, &tx_ns);
+	if (probe_packet_make_reply(pkt, sizeof(pkt), p->qp->qp_num, rx_ns, tx_ns,
+				    nic ? PROBE_PACKET_F_NIC_CLOCK : 0) < 0 ||
 	    probe_port_reply(p, rx, pkt) < 0) {
 		s->dropped[D_SEND]++;
 		return;
 	}
 	s->responder_requests++;
-	st->answered_ns = now;
+	if (wakeup)
+		st->answered_ns = now;
 }
 
-/* Probes come in bursts (--collector.probe.count per round, each sent as soon as
- * the previous reply is in): after answering one, the engine polls its CQs for
- * RESPONDER_SPIN_NS instead of sleeping, so that the next request of the burst
- * is not answered a wake-up later. A wake-up costs the responder's host delay,
- * which software timestamps cannot take out of the network RTT (the request's
- * wait in the CQ comes before the first reading). */
+/* A prober sends each remote probe right after the reply to its wake-up
+ * request (probe_engine.c): after answering a wake-up, the engine polls its
+ * CQs for RESPONDER_SPIN_NS instead of sleeping, so that the probe is not
+ * answered a wake-up later. A wake-up costs the responder's host delay,
+ * which software timestamps cannot take out of the network RTT (the
+ * request's wait in the CQ comes before the first reading). The window
+ * covers one round trip and the prober's handling of the reply; it is not
+ * cut short when the probe comes, since other probers' may follow. */
 #define RESPONDER_SPIN_NS 500000ull
 
 bool probe_responder_spin(const struct probe_state *st, uint64_t now_ns)

@@ -63,7 +63,7 @@ static void check_packet(const uint8_t *data, size_t size)
 			    q.resp_tx_ns == p.resp_tx_ns));
 		check_split(&p);
 	}
-	rrc = probe_packet_make_reply(copy, size, 7, 8, 9);
+	rrc = probe_packet_make_reply(copy, size, 7, 8, 9, 0);
 	if (rc) {
 		FUZZ_CHECK(rrc == rc);
 	} else if (p.type == PROBE_PACKET_REQUEST) {
@@ -73,7 +73,7 @@ static void check_packet(const uint8_t *data, size_t size)
 			   q.send_ns == p.send_ns && q.session == p.session && q.responder == 7 &&
 			   q.resp_rx_ns == 8 && q.resp_tx_ns == 9);
 		/* never answer a reply */
-		FUZZ_CHECK(probe_packet_make_reply(copy, size, 7, 8, 9) == -EPROTO);
+		FUZZ_CHECK(probe_packet_make_reply(copy, size, 7, 8, 9, 0) == -EPROTO);
 	} else {
 		FUZZ_CHECK(rrc == -EPROTO);
 	}

@@ -579,7 +579,7 @@ static struct probe_packet reply_with(uint64_t rx_ns, uint64_t tx_ns)
 	uint8_t pkt[PROBE_PACKET_LEN];
 
 	assert_int_equal(probe_packet_encode(&req, pkt, sizeof(pkt)), PROBE_PACKET_LEN);
-	assert_int_equal(probe_packet_make_reply(pkt, sizeof(pkt), 5, rx_ns, tx_ns), 0);
+	assert_int_equal(probe_packet_make_reply(pkt, sizeof(pkt), 5, rx_ns, tx_ns, 0), 0);
 	assert_int_equal(probe_packet_decode(pkt, sizeof(pkt), &rep), 0);
 	return rep;
 }
@@ -651,7 +651,7 @@ static void test_network_rtt_export(void **state)
 	free(st);
 }
 
-/* After an answer the engine keeps polling for 500 us, then sleeps again. */
+/* After answering a wake-up request the engine keeps polling for 500 us, then sleeps again. */
 static void test_responder_spin(void **state)
 {
 	struct probe_state st = {0};

@@ -117,7 +117,7 @@ static void fuzz_packet(const uint8_t *data, size_t size)
 		assert_int_equal(probe_packet_encode(&p, again, sizeof(again)), PROBE_PACKET_LEN);
 		assert_memory_equal(again, copy, 48);
 	}
-	rrc = probe_packet_make_reply(copy, size, 7, 8, 9);
+	rrc = probe_packet_make_reply(copy, size, 7, 8, 9, 0);
 	if (rc)
 		assert_int_equal(rrc, rc);
 	else if (p.type == PROBE_PACKET_REQUEST)

@@ -306,6 +306,57 @@ static void test_restart_recovers_within_bound(void **state)
 	}
 }
 
+/* The spin window: twice the recent RTT within [PROBE_PACE_SPIN_MIN_NS, cap];
+ * the recent RTT follows a slower reply at once, a faster one by a quarter. */
+static void test_spin_window(void **state)
+{
+	uint64_t r = 0;
+
+	(void)state;
+	assert_true(probe_pace_spin_window_ns(0, MS) == PROBE_PACE_SPIN_MIN_NS);
+	assert_true(probe_pace_spin_window_ns(300000, MS) == 600000);
+	assert_true(probe_pace_spin_window_ns(5 * MS, MS) == MS);
+	assert_true(probe_pace_spin_window_ns(5 * MS, 0) == 0); /* --collector.probe.spin-max=0 */
+	assert_true(probe_pace_spin_window_ns(0, 100000) == 100000); /* a cap below the floor */
+	assert_true(probe_pace_spin_window_ns(UINT64_MAX, 100 * MS) == 100 * MS);
+	r = probe_pace_recent_rtt(r, 40000);
+	assert_true(r == 40000);
+	r = probe_pace_recent_rtt(r, 2 * MS); /* one wake-up: at once */
+	assert_true(r == 2 * MS);
+	r = probe_pace_recent_rtt(r, 40000); /* back down by a quarter of the excess */
+	assert_true(r == 2 * MS - (2 * MS - 40000) / 4);
+	for (int i = 0; i < 100; i++)
+		r = probe_pace_recent_rtt(r, 40000);
+	assert_true(r >= 40000 && r < 41000);
+}
+
+/*
+ * Whether the engine spins for the probe in flight. The engine's step reads
+ * the clock once, then sends, and the send time is read just before the
+ * post: a reading from before the send is no time elapsed. It was an
+ * unsigned difference that wrapped, and the engine slept right after every
+ * send (issue 30).
+ */
+static void test_spinning(void **state)
+{
+	struct probe_pace_cfg c = cfg(10000, 5, 1000);
+	struct probe_pace p = {0};
+	uint64_t step = T0, window = probe_pace_spin_window_ns(20000, MS);
+
+	(void)state;
+	assert_false(probe_pace_spinning(&p, step, window)); /* nothing in flight */
+	probe_pace_round(&c, &p, step);
+	probe_pace_take(&p);
+	probe_pace_sent(&c, &p, step + 3000); /* posted 3 us after the step's reading */
+	assert_true(probe_pace_spinning(&p, step, window));
+	assert_true(probe_pace_spinning(&p, step + 3000, window));
+	assert_true(probe_pace_spinning(&p, step + 3000 + window - 1, window));
+	assert_false(probe_pace_spinning(&p, step + 3000 + window, window));
+	assert_false(probe_pace_spinning(&p, step, 0)); /* spin-max=0 */
+	probe_pace_reply(&p);
+	assert_false(probe_pace_spinning(&p, step + 3000, window));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -314,6 +365,8 @@ int main(void)
 		cmocka_unit_test(test_liveness),
 		cmocka_unit_test(test_backoff_and_bound),
 		cmocka_unit_test(test_restart_recovers_within_bound),
+		cmocka_unit_test(test_spin_window),
+		cmocka_unit_test(test_spinning),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

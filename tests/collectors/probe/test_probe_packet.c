@@ -162,7 +162,7 @@ static void test_reply_in_place(void **state)
 	buf[50] = 0x77; /* a reserved byte set by some later sender */
 	memcpy(before, buf, sizeof(buf));
 
-	assert_int_equal(probe_packet_make_reply(buf, sizeof(buf), 0xa1a2a3a4, 1000, 1250), 0);
+	assert_int_equal(probe_packet_make_reply(buf, sizeof(buf), 0xa1a2a3a4, 1000, 1250, 0), 0);
 	/* Echoed byte for byte: magic, version, flags, seq, send_ns, session. */
 	assert_memory_equal(buf, before, 5);
 	assert_int_equal(buf[5], PROBE_PACKET_REPLY);
@@ -182,8 +182,30 @@ static void test_reply_in_place(void **state)
 
 	/* Never answer a reply. */
 	memcpy(before, buf, sizeof(buf));
-	assert_int_equal(probe_packet_make_reply(buf, sizeof(buf), 1, 2, 3), -EPROTO);
+	assert_int_equal(probe_packet_make_reply(buf, sizeof(buf), 1, 2, 3, 0), -EPROTO);
 	assert_memory_equal(buf, before, sizeof(buf));
+}
+
+/* A wake-up request's flag is echoed, the responder's clock flag or-ed in. */
+static void test_reply_flags(void **state)
+{
+	struct probe_packet req = {.type = PROBE_PACKET_REQUEST,
+				   .seq = 3,
+				   .flags = PROBE_PACKET_F_WAKEUP},
+			    rep;
+	uint8_t buf[PROBE_PACKET_LEN];
+
+	(void)state;
+	assert_int_equal(probe_packet_encode(&req, buf, sizeof(buf)), PROBE_PACKET_LEN);
+	assert_int_equal(
+		probe_packet_make_reply(buf, sizeof(buf), 1, 2, 3, PROBE_PACKET_F_NIC_CLOCK), 0);
+	assert_int_equal(probe_packet_decode(buf, sizeof(buf), &rep), 0);
+	assert_int_equal(rep.flags, PROBE_PACKET_F_WAKEUP | PROBE_PACKET_F_NIC_CLOCK);
+	req.flags = 0;
+	assert_int_equal(probe_packet_encode(&req, buf, sizeof(buf)), PROBE_PACKET_LEN);
+	assert_int_equal(probe_packet_make_reply(buf, sizeof(buf), 1, 2, 3, 0), 0);
+	assert_int_equal(probe_packet_decode(buf, sizeof(buf), &rep), 0);
+	assert_int_equal(rep.flags, 0);
 }
 
 static void test_reply_errors(void **state)
@@ -193,17 +215,17 @@ static void test_reply_errors(void **state)
 	memcpy(buf, sample_bytes, PROBE_PACKET_LEN);
 	buf[PROBE_PACKET_LEN] = 0;
 	memcpy(before, buf, sizeof(buf));
-	assert_int_equal(probe_packet_make_reply(buf, PROBE_PACKET_LEN + 1, 1, 2, 3), -EMSGSIZE);
-	assert_int_equal(probe_packet_make_reply(buf, PROBE_PACKET_LEN - 1, 1, 2, 3), -EMSGSIZE);
-	assert_int_equal(probe_packet_make_reply(buf, 0, 1, 2, 3), -EBADMSG);
+	assert_int_equal(probe_packet_make_reply(buf, PROBE_PACKET_LEN + 1, 1, 2, 3, 0), -EMSGSIZE);
+	assert_int_equal(probe_packet_make_reply(buf, PROBE_PACKET_LEN - 1, 1, 2, 3, 0), -EMSGSIZE);
+	assert_int_equal(probe_packet_make_reply(buf, 0, 1, 2, 3, 0), -EBADMSG);
 	buf[0] = 'X';
-	assert_int_equal(probe_packet_make_reply(buf, PROBE_PACKET_LEN, 1, 2, 3), -EBADMSG);
+	assert_int_equal(probe_packet_make_reply(buf, PROBE_PACKET_LEN, 1, 2, 3, 0), -EBADMSG);
 	buf[0] = 'R';
 	buf[4] = 2;
-	assert_int_equal(probe_packet_make_reply(buf, PROBE_PACKET_LEN, 1, 2, 3), -EPROTO);
+	assert_int_equal(probe_packet_make_reply(buf, PROBE_PACKET_LEN, 1, 2, 3, 0), -EPROTO);
 	buf[4] = 1;
 	buf[5] = 9;
-	assert_int_equal(probe_packet_make_reply(buf, PROBE_PACKET_LEN, 1, 2, 3), -EPROTO);
+	assert_int_equal(probe_packet_make_reply(buf, PROBE_PACKET_LEN, 1, 2, 3, 0), -EPROTO);
 	buf[5] = 1;
 	assert_memory_equal(buf, before, sizeof(buf));
 }
@@ -217,7 +239,7 @@ static struct probe_packet built_reply(uint64_t rx_ns, uint64_t tx_ns)
 	uint8_t buf[PROBE_PACKET_LEN];
 
 	assert_int_equal(probe_packet_encode(&req, buf, sizeof(buf)), PROBE_PACKET_LEN);
-	assert_int_equal(probe_packet_make_reply(buf, sizeof(buf), 9, rx_ns, tx_ns), 0);
+	assert_int_equal(probe_packet_make_reply(buf, sizeof(buf), 9, rx_ns, tx_ns, 0), 0);
 	assert_int_equal(probe_packet_decode(buf, sizeof(buf), &rep), 0);
 	assert_int_equal(rep.type, PROBE_PACKET_REPLY);
 	return rep;
@@ -276,8 +298,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_layout_exact),   cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_encode_errors),  cmocka_unit_test(test_decode_errors),
-		cmocka_unit_test(test_reply_in_place), cmocka_unit_test(test_reply_errors),
-		cmocka_unit_test(test_split_rtt),
+		cmocka_unit_test(test_reply_in_place), cmocka_unit_test(test_reply_flags),
+		cmocka_unit_test(test_reply_errors),   cmocka_unit_test(test_split_rtt),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
