@@ -31,23 +31,10 @@ bench_counter_files() {
 	find "$1/sys" -path '*counters*' -type f | wc -l
 }
 
-# bench_free_port: a loopback TCP port nobody listens on (random, checked),
-# below the ephemeral range: the load tool's thousands of closed client
-# connections sit in TIME_WAIT on ephemeral ports, and a listener cannot
-# bind one of those.
-bench_free_port() {
-	local port low
-	read -r low _ </proc/sys/net/ipv4/ip_local_port_range
-	[ "$low" -gt 11000 ] || low=32768
-	for _ in $(seq 1 50); do
-		port=$((10000 + RANDOM % (low - 10000)))
-		if ! (: </dev/tcp/127.0.0.1/"$port") 2>/dev/null; then
-			echo "$port"
-			return 0
-		fi
-	done
-	return 1
-}
+# bench_free_port: a loopback TCP port nobody listens on, below the ephemeral
+# range (the load tool's closed connections sit in TIME_WAIT there).
+. "$(dirname "${BASH_SOURCE[0]}")/../include/port.sh"
+bench_free_port() { free_port; }
 
 # bench_wait_http URL [SECONDS]: waits until URL answers 200 (asking for gzip,
 # as Prometheus does: a plain-text request makes ours keep the text beside

@@ -43,7 +43,7 @@ start_on_free_port launch ready || { echo "not ok - the aligned exporter starts"
 ALIGNED_PID=$PID
 ALIGNED_PORT=$PORT
 
-PROM_PORT=$((20000 + RANDOM % 40000))
+PROM_PORT=$(free_port)
 cat >"$TMP/prometheus.yml" <<YML
 global:
   scrape_interval: 2s

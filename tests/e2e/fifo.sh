@@ -23,7 +23,7 @@ done < <(find "$TMP/sys/devices" -type f -print0)
 mkfifo "$TMP/targets.json"
 
 for _ in 1 2 3 4 5; do
-    PORT=$((20000 + RANDOM % 40000))
+    PORT=$(free_port)
     timeout 60 "$BIN" --web.listen-address="127.0.0.1:$PORT" --path.sysfs="$TMP/sys" \
         --poll.interval=200ms --no-collector.netlink --no-collector.ethtool \
         --collector.probe.targets-file="$TMP/targets.json" --no-collector.probe.responder \

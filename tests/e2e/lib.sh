@@ -27,7 +27,7 @@ PORT=
 start_on_free_port() {
 	local launch=$1 ready=$2 try
 	for try in 1 2 3 4 5 6 7 8 9 10; do
-		PORT=$((20000 + RANDOM % 40000))
+		PORT=$(free_port)
 		"$launch"
 		for _ in $(seq 1 100); do
 			"$ready" && return 0

@@ -50,7 +50,7 @@ check "the text keeps the classic buckets (21 per series)" test \
 	"$(grep -c '^rdma_probe_network_rtt_seconds_bucket{.*target="10.0.0.2"' "$TMP/scrape.txt")" = 21
 
 # --- Prometheus 2.42 with native histograms
-PROM_PORT=$((20000 + RANDOM % 40000))
+PROM_PORT=$(free_port)
 # The shipped recording rules load too: their RTT quantiles must answer on
 # native data (2.42 stores no _bucket series of a protobuf-scraped histogram).
 RULES=$(readlink -f "$HERE/../../alerts/rdma-recording.rules.yml")

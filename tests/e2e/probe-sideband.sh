@@ -23,7 +23,7 @@ JSON
 start() {
 	local i
 	for i in 1 2 3 4 5; do
-		PORT=$((20000 + RANDOM % 40000))
+		PORT=$(free_port)
 		"$BIN" --web.listen-address="127.0.0.1:$PORT" --path.sysfs="$TMP/sys" \
 			--poll.interval="${POLL:-200ms}" "$@" >"$TMP/log" 2>&1 &
 		PID=$!

@@ -3,7 +3,9 @@
 # Sourced by the shell tests: a scratch dir ($TMP, removed at exit), TAP-like
 # counting (ok, not_ok, check; totals in $pass and $fail) and, at exit, SIGKILL
 # for the daemon in $PID and any other process in $EXTRA_PIDS that a test
-# left running.
+# left running. free_port (port.sh) picks a port for a listener.
+
+. "$(dirname "${BASH_SOURCE[0]}")/port.sh"
 
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/rdma-exporter-test.XXXXXX")
 PID=

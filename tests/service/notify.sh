@@ -46,7 +46,7 @@ start_notified() {
 	local log=$1 try
 	shift
 	for try in 1 2 3 4 5; do
-		PORT=$((20000 + RANDOM % 40000))
+		PORT=$(free_port)
 		NOTIFY_SOCKET=$TMP/notify.sock WATCHDOG_USEC=${WD:-2000000} \
 			bash -c 'export WATCHDOG_PID=$$; exec "$@"' sh "$BIN" --path.sysfs="$TREE" \
 			--web.listen-address="127.0.0.1:$PORT" "${NOHOST[@]}" "$@" >"$log" 2>&1 &
@@ -145,7 +145,7 @@ check "SIGTERM exits 0 (got $rc)" [ "$rc" -eq 0 ]
 # it starts, and its log says nothing of a watchdog.
 # A random port another test holds ("cannot listen") is tried again on another.
 for try in 1 2 3 4 5; do
-	PORT=$((20000 + RANDOM % 40000))
+	PORT=$(free_port)
 	WATCHDOG_USEC=1000000 WATCHDOG_PID=1 "$BIN" --path.sysfs="$TREE" \
 		--web.listen-address="127.0.0.1:$PORT" "${NOHOST[@]}" >"$TMP/log" 2>&1 &
 	PID=$!

@@ -19,7 +19,7 @@ NOHOST=(--no-collector.netlink --no-collector.ethtool --no-collector.probe)
 # systemd-socket-activate execs the daemon in its own process: PID is the daemon's.
 started=0
 for _ in 1 2 3 4 5 6 7 8 9 10; do
-	PORT=$((20000 + RANDOM % 40000))
+	PORT=$(free_port)
 	OTHER=$((PORT + 1))
 	systemd-socket-activate -l "127.0.0.1:$PORT" "$BIN" --path.sysfs="$TREE" \
 		--web.listen-address="127.0.0.1:$OTHER" "${NOHOST[@]}" >"$TMP/log" 2>&1 &
@@ -55,19 +55,34 @@ rc=$?
 PID=
 check "SIGTERM exits 0 (got $rc)" [ "$rc" -eq 0 ]
 
-# Two ListenStream= sockets: the exporter serves one and says so.
-P1=$((20000 + RANDOM % 40000))
-timeout 20 systemd-socket-activate -l "127.0.0.1:$P1" -l "127.0.0.1:$((P1 + 1))" "$BIN" \
-	--path.sysfs="$TREE" "${NOHOST[@]}" >"$TMP/log2" 2>&1 &
-PID=$!
-for _ in $(seq 1 50); do
-	grep -q "^Listening on" "$TMP/log2" && break
-	sleep 0.05
+# Two ListenStream= sockets: the exporter serves one and says so. A port pair taken by
+# another process makes systemd-socket-activate itself fail (exit 1, before the daemon
+# runs): try another pair, as above.
+rc=-1
+for _ in 1 2 3 4 5 6 7 8 9 10; do
+	P1=$(free_port)
+	timeout 30 systemd-socket-activate -l "127.0.0.1:$P1" -l "127.0.0.1:$((P1 + 1))" "$BIN" \
+		--path.sysfs="$TREE" "${NOHOST[@]}" >"$TMP/log2" 2>&1 &
+	PID=$!
+	listening=0
+	for _ in $(seq 1 200); do
+		if [ "$(grep -c "^Listening on" "$TMP/log2")" -ge 2 ]; then
+			listening=1
+			break
+		fi
+		kill -0 "$PID" 2>/dev/null || break
+		sleep 0.05
+	done
+	if [ "$listening" -eq 1 ]; then
+		curl -fsS --max-time 5 -o /dev/null "http://127.0.0.1:$P1/metrics" 2>/dev/null
+		wait "$PID"
+		rc=$?
+		PID=
+		break
+	fi
+	wait "$PID" 2>/dev/null
+	PID=
 done
-curl -fsS --max-time 2 -o /dev/null "http://127.0.0.1:$P1/metrics" 2>/dev/null
-wait "$PID"
-rc=$?
-PID=
 check "two passed sockets: exit 2 (got $rc)" [ "$rc" -eq 2 ]
 check "two passed sockets: one clear line" \
 	grep -q '^rdma_exporter: error: socket activation passed 2 sockets' "$TMP/log2"
