@@ -107,3 +107,35 @@ bool probe_pace_spinning(const struct probe_pace *p, uint64_t now_ns, uint64_t w
 		return true;
 	return now_ns - p->sent_ns < window_ns;
 }
+
+enum probe_wake_next probe_wake_due(struct probe_wake *w, bool enabled, uint64_t now_ns)
+{
+	if (!enabled || w->woken)
+		return PROBE_WAKE_SEND_PROBE;
+	if (!w->waking)
+		return PROBE_WAKE_SEND_WAKEUP;
+	if (now_ns < w->deadline_ns)
+		return PROBE_WAKE_WAIT;
+	w->waking = false; /* lost or slow: the probe goes anyway */
+	return PROBE_WAKE_SEND_PROBE;
+}
+
+void probe_wake_sent(struct probe_wake *w, uint64_t posted_ns, uint64_t wait_ns)
+{
+	w->waking = true;
+	w->woken = false;
+	w->sent_ns = posted_ns;
+	w->deadline_ns = posted_ns + wait_ns;
+}
+
+void probe_wake_answered(struct probe_wake *w)
+{
+	w->waking = false;
+	w->woken = true;
+}
+
+void probe_wake_reset(struct probe_wake *w)
+{
+	w->waking = false;
+	w->woken = false;
+}

@@ -115,4 +115,38 @@ uint64_t probe_pace_spin_window_ns(uint64_t recent_ns, uint64_t cap_ns);
  * clock), which counts as no time elapsed, never as a wrapped difference. */
 bool probe_pace_spinning(const struct probe_pace *p, uint64_t now_ns, uint64_t window_ns);
 
+/*
+ * The wake-up before a probe (issue 30). When a probe is due and wake-ups
+ * are on, a wake-up request goes first (PROBE_WAKE_SEND_WAKEUP); the probe
+ * goes as soon as the wake-up's reply came (PROBE_WAKE_SEND_PROBE), or when
+ * the wait for it ended (a peer that does not answer it is probed anyway);
+ * until then PROBE_WAKE_WAIT. Zeroed: nothing in flight.
+ */
+struct probe_wake {
+	bool waking;	      /* a wake-up request is in flight */
+	bool woken;	      /* its reply came: the probe goes now */
+	uint64_t sent_ns;     /* when it was posted */
+	uint64_t deadline_ns; /* when the probe goes without its reply */
+};
+
+enum probe_wake_next {
+	PROBE_WAKE_SEND_PROBE,
+	PROBE_WAKE_SEND_WAKEUP,
+	PROBE_WAKE_WAIT,
+};
+
+/* A probe is due at now_ns: what to send, if anything. */
+enum probe_wake_next probe_wake_due(struct probe_wake *w, bool enabled, uint64_t now_ns);
+
+/* The wake-up request was posted at posted_ns; the probe waits for its reply
+ * at most wait_ns. */
+void probe_wake_sent(struct probe_wake *w, uint64_t posted_ns, uint64_t wait_ns);
+
+/* Its reply came. */
+void probe_wake_answered(struct probe_wake *w);
+
+/* The probe was taken (sent or not), or the peer cannot be probed now:
+ * the next probe starts with a wake-up again. */
+void probe_wake_reset(struct probe_wake *w);
+
 #endif

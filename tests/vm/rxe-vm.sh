@@ -39,6 +39,7 @@
 #   RXEVM_TIMEOUT   seconds before QEMU is killed (default 900)
 #   RXEVM_ACCEL     tcg|kvm (default tcg)   RXEVM_MEM  MiB (1024)   RXEVM_SMP  vCPUs (2)
 #   RXEVM_BOOT      pvh|bzimage (default pvh)
+#   RXEVM_APPEND    more guest kernel arguments (e.g. 'tsc=reliable': a tsc clocksource)
 #   RXEVM_KPKG      kernel package (default: what linux-image-amd64 depends on)
 #   RXEVM_REBUILD=1 force an initramfs rebuild   RXEVM_BUILD_ONLY=1  stop after building
 #   RXEVM_UDP_PORT  first of the two host UDP ports that wire PEER VMs (default: a free one)
@@ -306,7 +307,7 @@ qemu_cmd() {              # $1 share dir, $2 eth0 IPv4, $3 MAC prefix (5 octets)
     # shellcheck disable=SC2054
     QEMU=(qemu-system-x86_64 "${accel_opts[@]}" -smp "$SMP" -m "$MEM" -nographic -no-reboot
           -kernel "$KERNEL" -initrd "$RUN/initrd"
-          -append "console=ttyS0 panic=-1 loglevel=4 rxevm.mode=$MODE rxevm.ip=$2"
+          -append "console=ttyS0 panic=-1 loglevel=4 rxevm.mode=$MODE rxevm.ip=$2${RXEVM_APPEND:+ $RXEVM_APPEND}"
           -netdev "$4" -device "virtio-net-pci,netdev=n0,mac=$3:56,speed=100000,duplex=full"
           -netdev user,id=n1,net=10.0.3.0/24 -device "e1000,netdev=n1,mac=$3:57"
           -virtfs "local,path=$1,mount_tag=hostshare,security_model=none,id=hostshare")

@@ -357,6 +357,42 @@ static void test_spinning(void **state)
 	assert_false(probe_pace_spinning(&p, step + 3000, window));
 }
 
+/* The wake-up before each probe: sent first, the probe right after its reply,
+ * or when its wait ends without one; off, the probe goes at once. */
+static void test_wakeup_flow(void **state)
+{
+	struct probe_wake w = {0};
+
+	(void)state;
+	/* off (--collector.probe.spin-max=0): never a wake-up */
+	assert_int_equal(probe_wake_due(&w, false, 1000), PROBE_WAKE_SEND_PROBE);
+
+	/* answered: wake-up, wait, probe after the reply, then a wake-up again */
+	assert_int_equal(probe_wake_due(&w, true, 1000), PROBE_WAKE_SEND_WAKEUP);
+	probe_wake_sent(&w, 1100, 10000);
+	assert_true(w.waking);
+	assert_int_equal(w.sent_ns, 1100);
+	assert_int_equal(probe_wake_due(&w, true, 1200), PROBE_WAKE_WAIT);
+	assert_int_equal(probe_wake_due(&w, true, 11099), PROBE_WAKE_WAIT);
+	probe_wake_answered(&w);
+	assert_false(w.waking);
+	assert_int_equal(probe_wake_due(&w, true, 1300), PROBE_WAKE_SEND_PROBE);
+	probe_wake_reset(&w); /* the probe was taken */
+	assert_int_equal(probe_wake_due(&w, true, 2000), PROBE_WAKE_SEND_WAKEUP);
+
+	/* unanswered: the probe goes when the wait ends, not before */
+	probe_wake_sent(&w, 2000, 500);
+	assert_int_equal(probe_wake_due(&w, true, 2499), PROBE_WAKE_WAIT);
+	assert_int_equal(probe_wake_due(&w, true, 2500), PROBE_WAKE_SEND_PROBE);
+	assert_false(w.waking);
+	probe_wake_reset(&w);
+
+	/* a peer that cannot be probed (resolving, port closed) drops the wake-up */
+	probe_wake_sent(&w, 3000, 500);
+	probe_wake_reset(&w);
+	assert_int_equal(probe_wake_due(&w, true, 3100), PROBE_WAKE_SEND_WAKEUP);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -367,6 +403,7 @@ int main(void)
 		cmocka_unit_test(test_restart_recovers_within_bound),
 		cmocka_unit_test(test_spin_window),
 		cmocka_unit_test(test_spinning),
+		cmocka_unit_test(test_wakeup_flow),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
