@@ -78,7 +78,8 @@ static void on_recv(void *arg, struct probe_port *p, const struct probe_rx *rx)
 		return;
 	}
 	if (got.type == PROBE_PACKET_REQUEST) {
-		probe_answer_request(st, s, rx, now, (got.flags & PROBE_PACKET_F_WAKEUP) != 0);
+		probe_answer_request(st, s, rx, now, (got.flags & PROBE_PACKET_F_WAKEUP) != 0,
+				     got.spin_us);
 		return;
 	}
 	if (got.flags & PROBE_PACKET_F_WAKEUP) {
@@ -207,6 +208,12 @@ static uint64_t post_request(struct probe_state *st, struct peer *pe, uint16_t f
 
 	if (req.seq == 0)
 		req.seq = ++st->seq & ~(PROBE_WR_SEND | PROBE_WR_REPLY);
+	/* A wake-up asks the responder to poll for this engine's spin window
+	 * (probe_pace_responder_spin_ns); before a first reply, its default. */
+	if ((flags & PROBE_PACKET_F_WAKEUP) && pe->recent_rtt_ns)
+		req.spin_us =
+			(uint32_t)(probe_pace_spin_window_ns(pe->recent_rtt_ns, st->spin_max_ns) /
+				   1000u);
 	/* send_ns is informative (the RTT is taken from *posted_ns): the clock
 	 * read before encoding, a few hundred ns before the post */
 	req.send_ns = clock_mono_ns();

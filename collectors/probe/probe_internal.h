@@ -175,8 +175,8 @@ struct probe_state {
 	size_t n_graves;
 
 	uint64_t disc_requests, disc_dropped[DD_N];
-	uint64_t answered_ns; /* when the responder last answered a wake-up request */
-	uint64_t spin_max_ns; /* --collector.probe.spin-max; 0: never spin after a probe */
+	uint64_t spin_until_ns; /* the responder polls until then (its last wake-ups) */
+	uint64_t spin_max_ns;	/* --collector.probe.spin-max; 0: never spin after a probe */
 };
 
 /* probe_engine.c: the thread start routine; the sideband's datagrams of one
@@ -222,7 +222,7 @@ int probe_sideband_for(const struct probe_state *st, const uint8_t *src, bool ha
 
 /* probe_responder.c */
 void probe_answer_request(struct probe_state *st, struct slot *s, const struct probe_rx *rx,
-			  uint64_t now, bool wakeup);
+			  uint64_t now, bool wakeup, uint32_t spin_us);
 bool probe_responder_spin(const struct probe_state *st, uint64_t now_ns);
 void probe_answer_query(struct probe_state *st, int fd, const struct probe_disc *q,
 			const struct sockaddr *from, socklen_t fl, const uint8_t *dst_gid);

@@ -139,3 +139,10 @@ void probe_wake_reset(struct probe_wake *w)
 	w->waking = false;
 	w->woken = false;
 }
+
+uint64_t probe_pace_responder_spin_ns(uint32_t spin_us)
+{
+	uint64_t ns = (uint64_t)spin_us * 1000u;
+
+	return ns == 0 || ns > PROBE_PACE_RESPONDER_SPIN_NS ? PROBE_PACE_RESPONDER_SPIN_NS : ns;
+}

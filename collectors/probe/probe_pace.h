@@ -135,6 +135,19 @@ enum probe_wake_next {
 	PROBE_WAKE_WAIT,
 };
 
+/*
+ * How long a responder polls after answering a wake-up that asked for
+ * spin_us: the prober asks for its spin window for that responder (twice
+ * its recent RTT, PROBE_PACE_SPIN_MIN_NS to --collector.probe.spin-max),
+ * which covers the reply's way back, the prober's post and the probe's way
+ * there. 0 (an older prober) gets PROBE_PACE_RESPONDER_SPIN_NS; a request is
+ * cut to that too, so that no prober makes a responder spin longer than it
+ * would have before.
+ */
+#define PROBE_PACE_RESPONDER_SPIN_NS 500000ull
+
+uint64_t probe_pace_responder_spin_ns(uint32_t spin_us);
+
 /* A probe is due at now_ns: what to send, if anything. */
 enum probe_wake_next probe_wake_due(struct probe_wake *w, bool enabled, uint64_t now_ns);
 

@@ -18,10 +18,11 @@ enum {
 	OFF_RESPONDER = 28,
 	OFF_RESP_RX_NS = 32,
 	OFF_RESP_TX_NS = 40,
-	OFF_RESERVED = 48,
+	OFF_SPIN_US = 48,
+	OFF_RESERVED = 52,
 };
 
-_Static_assert(OFF_RESERVED + 16 == PROBE_PACKET_LEN, "layout and length disagree");
+_Static_assert(OFF_RESERVED + 12 == PROBE_PACKET_LEN, "layout and length disagree");
 
 static int valid_type(uint8_t type)
 {
@@ -46,6 +47,7 @@ int probe_packet_encode(const struct probe_packet *p, void *buf, size_t size)
 	put_be(b + OFF_RESPONDER, p->responder, 4);
 	put_be(b + OFF_RESP_RX_NS, p->resp_rx_ns, 8);
 	put_be(b + OFF_RESP_TX_NS, p->resp_tx_ns, 8);
+	put_be(b + OFF_SPIN_US, p->spin_us, 4);
 	memset(b + OFF_RESERVED, 0, PROBE_PACKET_LEN - OFF_RESERVED);
 	return PROBE_PACKET_LEN;
 }
@@ -81,6 +83,7 @@ int probe_packet_decode(const void *buf, size_t len, struct probe_packet *p)
 	p->responder = (uint32_t)get_be(b + OFF_RESPONDER, 4);
 	p->resp_rx_ns = get_be(b + OFF_RESP_RX_NS, 8);
 	p->resp_tx_ns = get_be(b + OFF_RESP_TX_NS, 8);
+	p->spin_us = (uint32_t)get_be(b + OFF_SPIN_US, 4);
 	return 0;
 }
 
@@ -99,7 +102,7 @@ int probe_packet_make_reply(void *buf, size_t len, uint32_t responder, uint64_t 
 	put_be(b + OFF_RESPONDER, responder, 4);
 	put_be(b + OFF_RESP_RX_NS, rx_ns, 8);
 	put_be(b + OFF_RESP_TX_NS, tx_ns, 8);
-	memset(b + OFF_RESERVED, 0, PROBE_PACKET_LEN - OFF_RESERVED);
+	memset(b + OFF_SPIN_US, 0, PROBE_PACKET_LEN - OFF_SPIN_US);
 	return 0;
 }
 

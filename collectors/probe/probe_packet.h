@@ -19,7 +19,10 @@
  *       28    4 responder      0                        responder's id
  *       32    8 resp_rx_ns     0                        responder clock at rx, ns
  *       40    8 resp_tx_ns     0                        responder clock at tx, ns
- *       48   16 reserved       0                        0
+ *       48    4 spin_us        wake-up: how long the     0
+ *                               responder should poll, us
+ *                               (0: its default)
+ *       52   12 reserved       0                        0
  *
  * The requester measures RTT on its own clock (now - send_ns) and may
  * subtract the responder's turnaround (resp_tx_ns - resp_rx_ns, one clock
@@ -32,6 +35,8 @@
  * is not measured (probe_engine.c); its responder keeps polling after it.
  * A reply with PROBE_PACKET_F_NIC_CLOCK carries readings of the responder's
  * NIC clock (completion timestamps), without it of its CLOCK_MONOTONIC.
+ * spin_us was reserved (zero) before: a wake-up from an older prober asks
+ * for the responder's default, and older responders ignore it.
  *
  * Decoding checks, in this order: magic (-EBADMSG: not ours, a foreign or
  * garbled packet), version (-EPROTO: a later version may have another
@@ -80,6 +85,7 @@ struct probe_packet {
 	uint32_t session;
 	uint32_t responder;
 	uint64_t resp_rx_ns, resp_tx_ns;
+	uint32_t spin_us; /* request: the poll a wake-up asks for; 0 in replies */
 };
 
 /* Writes p into buf (size at least PROBE_PACKET_LEN; only the first 64 bytes
@@ -94,7 +100,7 @@ int probe_packet_decode(const void *buf, size_t len, struct probe_packet *p);
 /*
  * The responder's step: turns the valid request in buf into its reply in
  * place (type, responder, resp_rx_ns, resp_tx_ns set, set_flags or-ed into
- * the flags, reserved zeroed; the rest echoed byte for byte). Returns 0, a
+ * the flags, spin_us and reserved zeroed; the rest echoed byte for byte). Returns 0, a
  * decode error, or -EPROTO when the packet is a reply (never answer a
  * reply: two responders would loop).
  */

@@ -82,7 +82,7 @@ static bool turnaround_readings(struct probe_port *p, const struct probe_rx *rx,
  * port's own loopback requests are. After a wake-up request the engine
  * keeps polling (probe_responder_spin) for the probe that follows it. */
 void probe_answer_request(struct probe_state *st, struct slot *s, const struct probe_rx *rx,
-			  uint64_t now, bool wakeup)
+			  uint64_t now, bool wakeup, uint32_t spin_us)
 {
 	struct probe_port *p = &s->p;
 	uint8_t key[PROBE_RL_KEY_MAX] = {0}, pkt[PROBE_PACKET_LEN];
@@ -109,21 +109,23 @@ void probe_answer_request(struct probe_state *st, struct slot *s, const struct p
 		return;
 	}
 	s->responder_requests++;
-	if (wakeup)
-		st->answered_ns = now;
+	if (wakeup) {
+		uint64_t until = now + probe_pace_responder_spin_ns(spin_us);
+
+		if (until > st->spin_until_ns)
+			st->spin_until_ns = until;
+	}
 }
 
-/* A prober sends each remote probe right after the reply to its wake-up
- * request (probe_engine.c): after answering a wake-up, the engine polls its
- * CQs for RESPONDER_SPIN_NS instead of sleeping, so that the probe is not
- * answered a wake-up later. A wake-up costs the responder's host delay,
- * which software timestamps cannot take out of the network RTT (the
- * request's wait in the CQ comes before the first reading). The window
- * covers one round trip and the prober's handling of the reply; it is not
- * cut short when the probe comes, since other probers' may follow. */
-#define RESPONDER_SPIN_NS 500000ull
-
+/* A prober sends each probe right after the reply to its wake-up request
+ * (probe_engine.c): after answering a wake-up, the engine polls its CQs for
+ * as long as the wake-up asked (probe_pace_responder_spin_ns) instead of
+ * sleeping, so that the probe is not answered a wake-up later. A wake-up
+ * costs the responder's host delay, which software timestamps cannot take
+ * out of the network RTT (the request's wait in the CQ comes before the
+ * first reading). The window is not cut short when the probe comes, since
+ * other probers' may follow. */
 bool probe_responder_spin(const struct probe_state *st, uint64_t now_ns)
 {
-	return st->answered_ns && now_ns - st->answered_ns < RESPONDER_SPIN_NS;
+	return now_ns < st->spin_until_ns;
 }

@@ -651,13 +651,14 @@ static void test_network_rtt_export(void **state)
 	free(st);
 }
 
-/* After answering a wake-up request the engine keeps polling for 500 us, then sleeps again. */
+/* After answering a wake-up request the engine keeps polling until the time
+ * the wake-ups asked for (probe_pace_responder_spin_ns), then sleeps again. */
 static void test_responder_spin(void **state)
 {
 	struct probe_state st = {0};
 
 	assert_false(probe_responder_spin(&st, 1000000000ull)); /* never answered */
-	st.answered_ns = 1000000000ull;
+	st.spin_until_ns = 1000000000ull + probe_pace_responder_spin_ns(0);
 	assert_true(probe_responder_spin(&st, 1000000000ull));
 	assert_true(probe_responder_spin(&st, 1000499999ull));
 	assert_false(probe_responder_spin(&st, 1000500000ull));

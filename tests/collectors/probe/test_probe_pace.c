@@ -393,6 +393,18 @@ static void test_wakeup_flow(void **state)
 	assert_int_equal(probe_wake_due(&w, true, 3100), PROBE_WAKE_SEND_WAKEUP);
 }
 
+/* The poll a wake-up asks of its responder: its default when it asks for
+ * nothing (an older prober), never longer than that default. */
+static void test_responder_spin_ns(void **state)
+{
+	(void)state;
+	assert_int_equal(probe_pace_responder_spin_ns(0), PROBE_PACE_RESPONDER_SPIN_NS);
+	assert_int_equal(probe_pace_responder_spin_ns(200), 200000);
+	assert_int_equal(probe_pace_responder_spin_ns(500), 500000);
+	assert_int_equal(probe_pace_responder_spin_ns(501), PROBE_PACE_RESPONDER_SPIN_NS);
+	assert_int_equal(probe_pace_responder_spin_ns(UINT32_MAX), PROBE_PACE_RESPONDER_SPIN_NS);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -404,6 +416,7 @@ int main(void)
 		cmocka_unit_test(test_spin_window),
 		cmocka_unit_test(test_spinning),
 		cmocka_unit_test(test_wakeup_flow),
+		cmocka_unit_test(test_responder_spin_ns),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

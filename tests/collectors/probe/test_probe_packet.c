@@ -26,6 +26,7 @@ static const struct probe_packet sample = {
 	.responder = 0x41424344,
 	.resp_rx_ns = 0x5152535455565758ULL,
 	.resp_tx_ns = 0x6162636465666768ULL,
+	.spin_us = 0x71727374,
 };
 
 static const uint8_t sample_bytes[PROBE_PACKET_LEN] = {
@@ -35,7 +36,7 @@ static const uint8_t sample_bytes[PROBE_PACKET_LEN] = {
 	0x31, 0x32, 0x33, 0x34, 0x41, 0x42, 0x43, 0x44, /* session responder */
 	0x51, 0x52, 0x53, 0x54, 0x55, 0x56, 0x57, 0x58, /* resp_rx_ns */
 	0x61, 0x62, 0x63, 0x64, 0x65, 0x66, 0x67, 0x68, /* resp_tx_ns */
-	0,    0,    0,	  0,	0,    0,    0,	  0,	/* reserved */
+	0x71, 0x72, 0x73, 0x74, 0,    0,    0,	  0,	/* spin_us reserved */
 	0,    0,    0,	  0,	0,    0,    0,	  0,
 };
 
@@ -49,6 +50,7 @@ static void assert_packet_equal(const struct probe_packet *a, const struct probe
 	assert_int_equal(a->responder, b->responder);
 	assert_true(a->resp_rx_ns == b->resp_rx_ns);
 	assert_true(a->resp_tx_ns == b->resp_tx_ns);
+	assert_int_equal(a->spin_us, b->spin_us);
 }
 
 static void test_layout_exact(void **state)
@@ -159,7 +161,7 @@ static void test_reply_in_place(void **state)
 	req.responder = 0;
 	req.resp_rx_ns = req.resp_tx_ns = 0;
 	assert_int_equal(probe_packet_encode(&req, buf, sizeof(buf)), PROBE_PACKET_LEN);
-	buf[50] = 0x77; /* a reserved byte set by some later sender */
+	buf[56] = 0x77; /* a reserved byte set by some later sender */
 	memcpy(before, buf, sizeof(buf));
 
 	assert_int_equal(probe_packet_make_reply(buf, sizeof(buf), 0xa1a2a3a4, 1000, 1250, 0), 0);
@@ -179,6 +181,7 @@ static void test_reply_in_place(void **state)
 	assert_int_equal(rep.responder, 0xa1a2a3a4);
 	assert_true(rep.resp_rx_ns == 1000);
 	assert_true(rep.resp_tx_ns == 1250);
+	assert_int_equal(rep.spin_us, 0); /* asked of this responder, not echoed */
 
 	/* Never answer a reply. */
 	memcpy(before, buf, sizeof(buf));
