@@ -57,6 +57,8 @@ static void probe_free(void *state)
 	probe_sideband_close_all(st);
 	if (st->stop_fd >= 0)
 		close(st->stop_fd);
+	for (int i = 0; i < MAX_SLOTS; i++)
+		probe_slot_free_numbers(&st->slots[i]);
 	probe_ratelimit_free(&st->rl);
 	probe_ratelimit_free(&st->disc_rl);
 	free(st->graves);
@@ -123,6 +125,7 @@ static int probe_init(const struct collector_ctx *ctx, void **state)
 	st->responder = flag(ctx, PROBE_FLAG_RESPONDER, 1) != 0;
 	st->rotation_ms = flag(ctx, PROBE_FLAG_SAMPLE_ROTATION, 0);
 	st->spin_max_ns = flag(ctx, PROBE_FLAG_SPIN_MAX, 1) * 1000000ull;
+	st->target_histograms = flag(ctx, PROBE_FLAG_TARGET_HISTOGRAMS, 0) != 0;
 	st->window = 0;
 	st->pace = (struct probe_pace_cfg){.interval_ns = st->interval_ms * 1000000ull,
 					   .timeout_ns = st->timeout_ms * 1000000ull,
@@ -289,6 +292,20 @@ static const struct collector_flag probe_flags[PROBE_FLAG_COUNT_] = {
 			.def = 1,
 			.min = 0,
 			.max = 100,
+		},
+	[PROBE_FLAG_TARGET_HISTOGRAMS] =
+		{
+			.name = "target-histograms",
+			.help = "Export every remote target's RTT histograms with their classic "
+				"buckets (rdma_probe_rtt_seconds, rdma_probe_network_rtt_seconds) "
+				"and its other detail (last RTT, turnarounds by clock, every error "
+				"reason), about 60 series a target. Default off: 7 a target when "
+				"healthy (rdma_probe_rtt_seconds as +Inf bucket, _sum and _count), "
+				"the distributions per port (rdma_probe_port_rtt_seconds); a "
+				"scraper that takes native histograms (protobuf) gets each "
+				"target's in full either way.",
+			.kind = COLLECTOR_FLAG_BOOL,
+			.def = 0,
 		},
 };
 

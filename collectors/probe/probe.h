@@ -12,6 +12,14 @@
  * engine closes a port's verbs context as soon as its device leaves the verbs device list (checked
  * every second), so it never blocks `rdma link delete` of a driver without context disassociation.
  *
+ * Series per remote target are few by default (rdma_probe_rtt_seconds without
+ * its classic buckets in the text, sent, replies, timeouts, the responders'
+ * turnaround sum, errors of the reasons that occurred: 7 when healthy); the
+ * distributions are per port (rdma_probe_port_rtt_seconds,
+ * rdma_probe_port_network_rtt_seconds, remote targets only). With
+ * --collector.probe.target-histograms every target gets everything, classic
+ * buckets included. The loopback target always does.
+ *
  * Families: rdma_probe_rtt_seconds (histogram), rdma_probe_sent_total,
  * rdma_probe_replies_total, rdma_probe_timeouts_total, rdma_probe_errors_total,
  * rdma_probe_last_rtt_seconds, rdma_probe_timestamp_info,
@@ -20,7 +28,8 @@
  * rdma_probe_responder_requests_total, rdma_probe_responder_dropped_total,
  * rdma_probe_targets, rdma_probe_targets_probed,
  * rdma_probe_targets_file_reload_success, rdma_probe_discovery_requests_total,
- * rdma_probe_discovery_dropped_total.
+ * rdma_probe_discovery_dropped_total, rdma_probe_port_rtt_seconds,
+ * rdma_probe_port_network_rtt_seconds, rdma_probe_local_address_info.
  */
 #ifndef RDMA_EXPORTER_PROBE_H
 #define RDMA_EXPORTER_PROBE_H
@@ -41,6 +50,7 @@ enum {
 	PROBE_FLAG_SAMPLE_ROTATION, /* ms, 0: a fixed sample */
 	PROBE_FLAG_TARGETS_DNS,	    /* NAME[:PORT], in flag_strs (probe_dns.h) */
 	PROBE_FLAG_SPIN_MAX,	    /* ms, 0: never spin, no wake-ups */
+	PROBE_FLAG_TARGET_HISTOGRAMS, /* bool: classic buckets and detail per remote target */
 	PROBE_FLAG_COUNT_,
 };
 

@@ -103,7 +103,7 @@ static void on_recv(void *arg, struct probe_port *p, const struct probe_rx *rx)
 		pe->replies++;
 		/* NIC clock when both ends of the round trip have it; the send's
 		 * completion is normally polled before the reply. */
-		probe_peer_record_reply(pe,
+		probe_peer_record_reply(pe, s,
 					p->hw_ts && pe->have_sent_ts
 						? probe_port_ts_delta_ns(p, pe->sent_ts, rx->ts)
 						: now - pe->pace.sent_ns,
@@ -273,7 +273,8 @@ static void probe_due(struct probe_state *st, struct peer *pe, uint64_t now)
 		send_probe(st, pe); /* counted there if it fails too */
 		return;
 	}
-	pe->wakeups_sent++;
+	if (pe->slot >= 0)
+		st->slots[pe->slot].wakeups_sent++;
 	wait = st->pace.timeout_ns < WAKE_WAIT_MAX_NS ? st->pace.timeout_ns : WAKE_WAIT_MAX_NS;
 	probe_wake_sent(&pe->wake, posted_ns, wait);
 }

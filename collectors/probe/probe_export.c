@@ -18,7 +18,8 @@ static const char *const ddrop_names[DD_N] = {"malformed", "ratelimit", "noport"
 			r = collector_sink_result(expr);                                           \
 	} while (0)
 
-void probe_peer_record_reply(struct peer *pe, uint64_t rtt_ns, const struct probe_packet *reply)
+void probe_peer_record_reply(struct peer *pe, struct slot *s, uint64_t rtt_ns,
+			     const struct probe_packet *reply)
 {
 	struct probe_rtt_split sp;
 
@@ -32,11 +33,38 @@ void probe_peer_record_reply(struct peer *pe, uint64_t rtt_ns, const struct prob
 	histogram_observe(&pe->rtt, pe->last_rtt);
 	histogram_observe(&pe->net_rtt, (double)sp.network_ns / 1e9);
 	pe->turnaround_sum += (double)sp.turnaround_ns / 1e9;
+	if (s && !pe->loopback) {
+		histogram_observe(&s->port_rtt, pe->last_rtt);
+		histogram_observe(&s->port_net_rtt, (double)sp.network_ns / 1e9);
+	}
 }
 
-static int emit_peer(struct metric_sink *sink, const struct peer *pe)
+#define RTT_HELP                                                                                   \
+	"Round-trip time of probe messages over a UD queue pair, on the NIC clock or "             \
+	"CLOCK_MONOTONIC (see rdma_probe_timestamp_info); target \"loopback\" is the "             \
+	"port's own responder. A remote target's classic buckets only with "                       \
+	"--collector.probe.target-histograms (else +Inf, _sum and _count; its native "             \
+	"buckets in the protobuf exposition either way)."
+#define NET_RTT_HELP                                                                               \
+	"Round-trip time of probe messages less the responder's turnaround (its receive "          \
+	"to send, on its own clock): the network's part of rdma_probe_rtt_seconds, with "          \
+	"the requester's host delays still in it. Remote targets only with "                       \
+	"--collector.probe.target-histograms."
+
+/*
+ * One target's series. The loopback target, and every target with
+ * --collector.probe.target-histograms, gets them all (about 60 series with
+ * the classic buckets). By default a remote target gets 7 when healthy:
+ * rdma_probe_rtt_seconds as +Inf bucket, _sum and _count (native buckets in
+ * the protobuf exposition), sent, replies, timeouts and the turnaround sum
+ * (with _sum and _count it gives the mean network RTT of the target), and
+ * rdma_probe_errors_total only for reasons that occurred; the distributions
+ * are in the port's histograms (emit_slot).
+ */
+static int emit_peer(struct metric_sink *sink, const struct peer *pe, bool target_histograms)
 {
 	struct metric_label l[4 + MAX_FILE_LABELS];
+	bool full = pe->loopback || target_histograms;
 	size_t nl = 3;
 	int r = 0;
 
@@ -45,62 +73,58 @@ static int emit_peer(struct metric_sink *sink, const struct peer *pe)
 	l[2] = (struct metric_label){"target", pe->loopback ? "loopback" : pe->target};
 	for (size_t i = 0; i < pe->n_file_labels; i++)
 		l[nl++] = pe->file_labels[i];
-	ADD(metric_sink_add_histogram_from(
-		sink, "rdma_probe_rtt_seconds",
-		"Round-trip time of probe messages over a UD queue pair, on the NIC clock or "
-		"CLOCK_MONOTONIC (see rdma_probe_timestamp_info); target \"loopback\" is the "
-		"port's own responder.",
-		l, nl, &pe->rtt));
-	ADD(metric_sink_add_histogram_from(
-		sink, "rdma_probe_network_rtt_seconds",
-		"Round-trip time of probe messages less the responder's turnaround (its receive "
-		"to send, on its own clock): the network's part of rdma_probe_rtt_seconds, with "
-		"the requester's host delays still in it.",
-		l, nl, &pe->net_rtt));
+	if (full) {
+		ADD(metric_sink_add_histogram_from(sink, "rdma_probe_rtt_seconds", RTT_HELP, l, nl,
+						   &pe->rtt));
+		ADD(metric_sink_add_histogram_from(sink, "rdma_probe_network_rtt_seconds",
+						   NET_RTT_HELP, l, nl, &pe->net_rtt));
+	} else {
+		ADD(metric_sink_add_histogram_native_from(sink, "rdma_probe_rtt_seconds", RTT_HELP,
+							  l, nl, &pe->rtt));
+	}
 	ADD(metric_sink_add_double(
 		sink, "rdma_probe_responder_turnaround_seconds_total",
 		"Sum of the responders' turnarounds (receive to send, on the responder's clock) "
 		"of the replies in rdma_probe_rtt_seconds; mean host delay is its rate over "
-		"rdma_probe_rtt_seconds_count's.",
+		"rdma_probe_rtt_seconds_count's, the mean network RTT rdma_probe_rtt_seconds_sum's "
+		"less it.",
 		METRIC_COUNTER, l, nl, pe->turnaround_sum));
-	for (int i = 0; i < 2 && r == 0; i++) {
+	for (int i = 0; i < 2 && r == 0 && full; i++) {
 		l[nl] = (struct metric_label){"source", i ? "hardware" : "software"};
 		ADD(metric_sink_add_u64(
 			sink, "rdma_probe_responder_turnarounds_total",
 			"Replies in rdma_probe_rtt_seconds by the clock of the responder's two "
 			"readings: hardware (its NIC's completion timestamps: its wake-up is taken "
 			"out of rdma_probe_network_rtt_seconds) or software (CLOCK_MONOTONIC when "
-			"its "
-			"engine polled the request: its wake-up stays in the network part).",
+			"its engine polled the request: its wake-up stays in the network part). "
+			"Remote targets only with --collector.probe.target-histograms.",
 			METRIC_COUNTER, l, nl + 1, pe->turnarounds[i]));
 	}
 	ADD(metric_sink_add_u64(sink, "rdma_probe_sent_total", "Probe messages sent.",
 				METRIC_COUNTER, l, nl, pe->sent));
-	if (!pe->loopback)
-		ADD(metric_sink_add_u64(
-			sink, "rdma_probe_wakeup_requests_total",
-			"Wake-up requests sent just before each probe to a remote target so that "
-			"its responder polls when the probe arrives; not in rdma_probe_sent_total, "
-			"their replies not measured (none with --collector.probe.spin-max=0).",
-			METRIC_COUNTER, l, nl, pe->wakeups_sent));
 	ADD(metric_sink_add_u64(sink, "rdma_probe_replies_total", "Probe replies received in time.",
 				METRIC_COUNTER, l, nl, pe->replies));
 	ADD(metric_sink_add_u64(sink, "rdma_probe_timeouts_total",
 				"Probes without a reply within --collector.probe.timeout.",
 				METRIC_COUNTER, l, nl, pe->timeouts));
 	for (int i = 0; i < R_REASONS && r == 0; i++) {
+		if (!full && !pe->errors[i])
+			continue;
 		l[nl] = (struct metric_label){"reason", reason_names[i]};
 		ADD(metric_sink_add_u64(
 			sink, "rdma_probe_errors_total",
 			"Probe failures by reason: resolve (the target's address or probe QP could "
 			"not be learned), qp (the local UD QP could not be set up), send (post "
-			"failed), completion (a work completion in error), poll (CQ poll failed).",
+			"failed), completion (a work completion in error), poll (CQ poll failed). "
+			"A remote target has a series only for reasons that occurred, unless "
+			"--collector.probe.target-histograms.",
 			METRIC_COUNTER, l, nl + 1, pe->errors[i]));
 	}
-	if (pe->have_last)
+	if (pe->have_last && full)
 		ADD(metric_sink_add_double(sink, "rdma_probe_last_rtt_seconds",
-					   "Round-trip time of the last probe reply.", METRIC_GAUGE,
-					   l, nl, pe->last_rtt));
+					   "Round-trip time of the last probe reply. Remote targets "
+					   "only with --collector.probe.target-histograms.",
+					   METRIC_GAUGE, l, nl, pe->last_rtt));
 	return r;
 }
 
@@ -115,6 +139,24 @@ static int emit_slot(struct metric_sink *sink, const struct slot *s)
 				METRIC_LABELS({"device", s->device}, {"port", s->port_str},
 					      {"source", s->p.hw_ts ? "hardware" : "software"}),
 				1));
+	ADD(metric_sink_add_histogram_from(
+		sink, "rdma_probe_port_rtt_seconds",
+		"Round-trip time of the probes to the port's remote targets, all of them "
+		"(loopback excluded; the targets of rdma_probe_rtt_seconds together, including "
+		"those that have left the sample).",
+		METRIC_LABELS({"device", s->device}, {"port", s->port_str}), &s->port_rtt));
+	ADD(metric_sink_add_histogram_from(
+		sink, "rdma_probe_port_network_rtt_seconds",
+		"The network's part of rdma_probe_port_rtt_seconds (each round trip less its "
+		"responder's turnaround), over the port's remote targets.",
+		METRIC_LABELS({"device", s->device}, {"port", s->port_str}), &s->port_net_rtt));
+	ADD(metric_sink_add_u64(
+		sink, "rdma_probe_wakeup_requests_total",
+		"Wake-up requests the port sent just before each probe to a remote target so "
+		"that its responder polls when the probe arrives; not in rdma_probe_sent_total, "
+		"their replies not measured (none with --collector.probe.spin-max=0).",
+		METRIC_COUNTER, METRIC_LABELS({"device", s->device}, {"port", s->port_str}),
+		s->wakeups_sent));
 	ADD(metric_sink_add_u64(sink, "rdma_probe_responder_requests_total",
 				"Probe requests the port's responder answered.", METRIC_COUNTER,
 				METRIC_LABELS({"device", s->device}, {"port", s->port_str}),
@@ -147,7 +189,7 @@ int probe_collect(void *state, struct metric_sink *sink, struct collector_stats 
 
 		if (!s->used)
 			continue;
-		r = emit_peer(sink, &st->peers[s->loop]);
+		r = emit_peer(sink, &st->peers[s->loop], st->target_histograms);
 		if (r == 0)
 			r = emit_slot(sink, s);
 		for (size_t j = 0; j < n_seen; j++)
@@ -157,7 +199,7 @@ int probe_collect(void *state, struct metric_sink *sink, struct collector_stats 
 	}
 	for (size_t i = 0; i < st->n_peers && r == 0; i++)
 		if (st->peers[i].used && !st->peers[i].loopback)
-			r = emit_peer(sink, &st->peers[i]);
+			r = emit_peer(sink, &st->peers[i], st->target_histograms);
 	if (st->targets_path || st->dns_spec) {
 		ADD(metric_sink_add_u64(
 			sink, "rdma_probe_targets",
@@ -187,6 +229,23 @@ int probe_collect(void *state, struct metric_sink *sink, struct collector_stats 
 				"answer to no query in flight).",
 				METRIC_COUNTER, METRIC_LABELS({"reason", ddrop_names[i]}),
 				st->disc_dropped[i]));
+	}
+	for (size_t i = 0; i < st->n_sb && r == 0; i++) {
+		const struct sideband *sb = &st->sb[i];
+
+		if (!sb->addr_txt[0] || !sb->device[0])
+			continue;
+		ADD(metric_sink_add_u64(
+			sink, "rdma_probe_local_address_info",
+			"An address of this node that peers probe (a target is ADDRESS:PORT, "
+			"IPv6 in brackets): the discovery sideband listens there and answers for "
+			"this port's probe QP (a RoCE GID's address, an IPoIB address or one of "
+			"--collector.probe.listen-address); always 1. Joins a probe target to "
+			"its node.",
+			METRIC_GAUGE,
+			METRIC_LABELS({"device", sb->device}, {"port", sb->port_str},
+				      {"address", sb->addr_txt}),
+			1));
 	}
 	pthread_mutex_unlock(&st->lock);
 	stats->devices = n_seen;

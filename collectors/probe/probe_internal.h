@@ -59,6 +59,11 @@ struct slot {
 	char port_str[4];
 	struct probe_port p;
 	uint64_t responder_requests, dropped[D_N];
+	/* The port's remote targets together (loopback excluded): their RTTs and
+	 * network parts, wake-up requests. Monotonic while the port is known,
+	 * whichever targets come and go. */
+	struct histogram port_rtt, port_net_rtt;
+	uint64_t wakeups_sent;
 	uint64_t retry_at_ms; /* open failed: not before this */
 	bool logged_fail;
 	unsigned failures; /* times the QP failed and was rebuilt: logged once at warn */
@@ -110,7 +115,6 @@ struct peer {
 	/* The wake-up request sent before each remote probe (probe_engine.c). */
 	struct probe_wake wake; /* the wake-up before each probe (probe_pace.h) */
 	uint64_t wake_seq;	/* its sequence number while in flight */
-	uint64_t wakeups_sent;
 	uint64_t turnarounds[2]; /* replies by the clock of their turnaround: software, NIC */
 };
 
@@ -136,6 +140,10 @@ struct probe_state {
 	struct sideband {
 		int fd;
 		struct probe_bind_addr a;
+		/* the port its discovery queries are answered for (probe_slot_pick),
+		 * as of the last sync; "" when none is open */
+		char device[64], port_str[4];
+		char addr_txt[48]; /* the address as a target names it, without port */
 	} sb[PROBE_BIND_MAX];
 	size_t n_sb;
 	struct probe_bind_addr fixed[PROBE_BIND_MAX];
@@ -177,6 +185,7 @@ struct probe_state {
 	uint64_t disc_requests, disc_dropped[DD_N];
 	uint64_t spin_until_ns; /* the responder polls until then (its last wake-ups) */
 	uint64_t spin_max_ns;	/* --collector.probe.spin-max; 0: never spin after a probe */
+	bool target_histograms; /* --collector.probe.target-histograms */
 };
 
 /* probe_engine.c: the thread start routine; the sideband's datagrams of one
@@ -189,6 +198,7 @@ void probe_sideband_input(struct probe_state *st, const struct sideband *sb);
 int probe_sync_ports(struct probe_state *st);
 void probe_slot_close(struct probe_state *st, struct slot *s);
 void probe_slot_drop(struct probe_state *st, struct slot *s);
+void probe_slot_free_numbers(struct slot *s);
 int probe_slot_pick(struct probe_state *st, const uint8_t *gid, uint64_t now_ns, int *gid_index);
 
 /* probe_peers.c */
@@ -227,8 +237,10 @@ bool probe_responder_spin(const struct probe_state *st, uint64_t now_ns);
 void probe_answer_query(struct probe_state *st, int fd, const struct probe_disc *q,
 			const struct sockaddr *from, socklen_t fl, const uint8_t *dst_gid);
 
-/* probe_export.c: a reply's round trip (ns) into pe's numbers; collect(). */
-void probe_peer_record_reply(struct peer *pe, uint64_t rtt_ns, const struct probe_packet *reply);
+/* probe_export.c: a reply's round trip (ns) into pe's numbers and, for a
+ * remote target, into those of its port s (NULL: none); collect(). */
+void probe_peer_record_reply(struct peer *pe, struct slot *s, uint64_t rtt_ns,
+			     const struct probe_packet *reply);
 int probe_collect(void *state, struct metric_sink *sink, struct collector_stats *stats);
 
 #endif

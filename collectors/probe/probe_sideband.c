@@ -201,6 +201,28 @@ static void close_sb(struct probe_state *st, size_t i, const char *why)
 }
 
 /*
+ * Under lock: each socket's address as text and the port a discovery query
+ * to it is answered for (as probe_answer_query picks it), for
+ * rdma_probe_local_address_info: a peer probing this address reaches that
+ * port. The GID tables were refreshed by wanted() just before.
+ */
+static void label_sockets(struct probe_state *st)
+{
+	uint64_t now = clock_mono_ns();
+
+	for (size_t i = 0; i < st->n_sb; i++) {
+		struct sideband *sb = &st->sb[i];
+		int gi, k = probe_slot_pick(st, sb->a.addr, now, &gi);
+
+		if (!addr_str(&sb->a, sb->addr_txt, sizeof(sb->addr_txt)))
+			sb->addr_txt[0] = '\0';
+		snprintf(sb->device, sizeof(sb->device), "%s", k >= 0 ? st->slots[k].device : "");
+		snprintf(sb->port_str, sizeof(sb->port_str), "%s",
+			 k >= 0 ? st->slots[k].port_str : "");
+	}
+}
+
+/*
  * Opens and closes sideband sockets to match the addresses wanted now. A
  * bind that fails is logged when the wanted set changed (not every second)
  * and tried again at every sync.
@@ -250,6 +272,7 @@ void probe_sideband_sync(struct probe_state *st)
 		log_info("probe discovery socket open", "collector=probe address=%s udp_port=%u",
 			 txt, port);
 	}
+	label_sockets(st);
 	memcpy(st->want, want, n * sizeof(*want));
 	st->n_want = n;
 	st->want_valid = true;

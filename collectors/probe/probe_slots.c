@@ -40,10 +40,14 @@ static struct slot *new_slot(struct probe_state *st, const char *dev, uint8_t po
 
 		if (s->used)
 			continue;
-		lp = probe_peer_new(st);
-		if (!lp)
-			return NULL;
 		memset(s, 0, sizeof(*s));
+		if (histogram_init(&s->port_rtt, histogram_rtt_bounds, HISTOGRAM_RTT_N_BOUNDS) < 0 ||
+		    histogram_init(&s->port_net_rtt, histogram_rtt_bounds,
+				   HISTOGRAM_RTT_N_BOUNDS) < 0 ||
+		    !(lp = probe_peer_new(st))) {
+			probe_slot_free_numbers(s);
+			return NULL;
+		}
 		s->used = true;
 		snprintf(s->device, sizeof(s->device), "%s", dev);
 		s->port = port;
@@ -99,8 +103,16 @@ void probe_slot_drop(struct probe_state *st, struct slot *s)
 	for (size_t i = 0; i < st->n_peers; i++)
 		if (st->peers[i].used && st->peers[i].slot == idx)
 			st->peers[i].slot = -1; /* labels keep the last port */
+	probe_slot_free_numbers(s);
 	s->used = false;
 	pthread_mutex_unlock(&st->lock);
+}
+
+/* The slot's per-port histograms; a slot never set up or freed already is a no-op. */
+void probe_slot_free_numbers(struct slot *s)
+{
+	histogram_free(&s->port_rtt);
+	histogram_free(&s->port_net_rtt);
 }
 
 /*

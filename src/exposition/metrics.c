@@ -717,15 +717,15 @@ int metric_sink_add_histogram(struct metric_sink *s, const char *family, const c
 	return add_sample(s, family, help, METRIC_HISTOGRAM, labels, n_labels, false, 0, 0, &in);
 }
 
-int metric_sink_add_histogram_from(struct metric_sink *s, const char *family, const char *help,
-				   const struct metric_label *labels, size_t n_labels,
-				   const struct histogram *h)
+static int add_histogram_from(struct metric_sink *s, const char *family, const char *help,
+			      const struct metric_label *labels, size_t n_labels,
+			      const struct histogram *h, bool classic)
 {
 	/* counts[n_bounds], the +Inf bucket, is implied by count */
 	const struct hist_in in = {
-		.bounds = h->bounds,
-		.counts = h->counts,
-		.n_bounds = h->n_bounds,
+		.bounds = classic ? h->bounds : NULL,
+		.counts = classic ? h->counts : NULL,
+		.n_bounds = classic ? h->n_bounds : 0,
 		.count = h->count,
 		.sum = h->sum,
 		.native = h->native ? h : NULL,
@@ -737,6 +737,20 @@ int metric_sink_add_histogram_from(struct metric_sink *s, const char *family, co
 		return r;
 	}
 	return add_sample(s, family, help, METRIC_HISTOGRAM, labels, n_labels, false, 0, 0, &in);
+}
+
+int metric_sink_add_histogram_from(struct metric_sink *s, const char *family, const char *help,
+				   const struct metric_label *labels, size_t n_labels,
+				   const struct histogram *h)
+{
+	return add_histogram_from(s, family, help, labels, n_labels, h, true);
+}
+
+int metric_sink_add_histogram_native_from(struct metric_sink *s, const char *family,
+					  const char *help, const struct metric_label *labels,
+					  size_t n_labels, const struct histogram *h)
+{
+	return add_histogram_from(s, family, help, labels, n_labels, h, false);
 }
 
 static int cmp_family(const void *a, const void *b)

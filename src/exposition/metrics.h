@@ -103,6 +103,18 @@ int metric_sink_add_histogram_from(struct metric_sink *s, const char *family, co
 				   const struct histogram *h);
 
 /*
+ * As metric_sink_add_histogram_from(), without the classic buckets: the text
+ * exposition gets only the +Inf bucket, _sum and _count (still a valid
+ * histogram, 3 series), the protobuf exposition the native buckets in full
+ * and no classic ones. For per-pair histograms whose classic buckets would
+ * cost more series than a fleet can keep, while a scraper that takes native
+ * histograms still gets the whole distribution in one series.
+ */
+int metric_sink_add_histogram_native_from(struct metric_sink *s, const char *family,
+					  const char *help, const struct metric_label *labels,
+					  size_t n_labels, const struct histogram *h);
+
+/*
  * Whether a sample of that family with that label set was added already; for
  * collectors that can see one value two ways and must export it once. Counts
  * no error.

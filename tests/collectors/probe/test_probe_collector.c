@@ -601,6 +601,7 @@ static void test_network_rtt_export(void **state)
 	st->n_peers = 1;
 	st->peers = calloc(1, sizeof(*st->peers));
 	assert_non_null(st->peers);
+	st->target_histograms = true; /* the per-target buckets */
 	pe = probe_peer_new(st);
 	assert_non_null(pe);
 	pe->target = strdup("node-b:4791");
@@ -609,13 +610,13 @@ static void test_network_rtt_export(void **state)
 
 	/* 10 us, 3 us of it the responder's (its clock far from ours). */
 	rep = reply_with(7000000000000ull, 7000000003000ull);
-	probe_peer_record_reply(pe, 10000, &rep);
+	probe_peer_record_reply(pe, NULL, 10000, &rep);
 	/* 20 us with a 50 us turnaround: cut to 20 us, network 0. */
 	rep = reply_with(100, 50100);
-	probe_peer_record_reply(pe, 20000, &rep);
+	probe_peer_record_reply(pe, NULL, 20000, &rep);
 	/* 4 us with the readings backwards: all network. */
 	rep = reply_with(900, 100);
-	probe_peer_record_reply(pe, 4000, &rep);
+	probe_peer_record_reply(pe, NULL, 4000, &rep);
 
 	assert_int_equal(probe_collect(st, sink, &stats), 0);
 	assert_int_equal(metric_sink_render(sink, &out), 0);
