@@ -296,14 +296,14 @@ static const struct collector_flag probe_flags[PROBE_FLAG_COUNT_] = {
 	[PROBE_FLAG_TARGET_HISTOGRAMS] =
 		{
 			.name = "target-histograms",
-			.help = "Export every remote target's RTT histograms with their classic "
+			.help = "Export every probe target's RTT histograms with their classic "
 				"buckets (rdma_probe_rtt_seconds, rdma_probe_network_rtt_seconds) "
-				"and its other detail (last RTT, turnarounds by clock, every error "
-				"reason), about 60 series a target. Default off: 7 a target when "
-				"healthy (rdma_probe_rtt_seconds as +Inf bucket, _sum and _count), "
-				"the distributions per port (rdma_probe_port_rtt_seconds); a "
-				"scraper that takes native histograms (protobuf) gets each "
-				"target's in full either way.",
+				"and its other detail (last RTT, turnarounds, every error reason), "
+				"58 series a target. Default off: 6 a target when healthy "
+				"(rdma_probe_rtt_seconds as +Inf bucket, _sum and _count; sent, "
+				"replies, timeouts), the distributions per port "
+				"(rdma_probe_port_rtt_seconds); a scraper that takes native "
+				"histograms (protobuf) gets each target's in full either way.",
 			.kind = COLLECTOR_FLAG_BOOL,
 			.def = 0,
 		},

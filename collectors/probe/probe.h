@@ -12,13 +12,13 @@
  * engine closes a port's verbs context as soon as its device leaves the verbs device list (checked
  * every second), so it never blocks `rdma link delete` of a driver without context disassociation.
  *
- * Series per remote target are few by default (rdma_probe_rtt_seconds without
- * its classic buckets in the text, sent, replies, timeouts, the responders'
- * turnaround sum, errors of the reasons that occurred: 7 when healthy); the
- * distributions are per port (rdma_probe_port_rtt_seconds,
+ * Series per target (loopback included) are few by default:
+ * rdma_probe_rtt_seconds without its classic buckets in the text, sent,
+ * replies, timeouts, errors of the reasons that occurred (6 when healthy);
+ * the distributions are per port (rdma_probe_port_rtt_seconds,
  * rdma_probe_port_network_rtt_seconds, remote targets only). With
  * --collector.probe.target-histograms every target gets everything, classic
- * buckets included. The loopback target always does.
+ * buckets included.
  *
  * Families: rdma_probe_rtt_seconds (histogram), rdma_probe_sent_total,
  * rdma_probe_replies_total, rdma_probe_timeouts_total, rdma_probe_errors_total,
@@ -46,10 +46,10 @@ enum {
 	PROBE_FLAG_MAX_TARGETS,
 	PROBE_FLAG_PORT, /* UDP port of the discovery sideband */
 	PROBE_FLAG_RESPONDER,
-	PROBE_FLAG_LISTEN_ADDRESS,  /* ADDR[,ADDR...], in flag_strs (probe_bind.h) */
-	PROBE_FLAG_SAMPLE_ROTATION, /* ms, 0: a fixed sample */
-	PROBE_FLAG_TARGETS_DNS,	    /* NAME[:PORT], in flag_strs (probe_dns.h) */
-	PROBE_FLAG_SPIN_MAX,	    /* ms, 0: never spin, no wake-ups */
+	PROBE_FLAG_LISTEN_ADDRESS,    /* ADDR[,ADDR...], in flag_strs (probe_bind.h) */
+	PROBE_FLAG_SAMPLE_ROTATION,   /* ms, 0: a fixed sample */
+	PROBE_FLAG_TARGETS_DNS,	      /* NAME[:PORT], in flag_strs (probe_dns.h) */
+	PROBE_FLAG_SPIN_MAX,	      /* ms, 0: never spin, no wake-ups */
 	PROBE_FLAG_TARGET_HISTOGRAMS, /* bool: classic buckets and detail per remote target */
 	PROBE_FLAG_COUNT_,
 };

@@ -42,29 +42,31 @@ void probe_peer_record_reply(struct peer *pe, struct slot *s, uint64_t rtt_ns,
 #define RTT_HELP                                                                                   \
 	"Round-trip time of probe messages over a UD queue pair, on the NIC clock or "             \
 	"CLOCK_MONOTONIC (see rdma_probe_timestamp_info); target \"loopback\" is the "             \
-	"port's own responder. A remote target's classic buckets only with "                       \
-	"--collector.probe.target-histograms (else +Inf, _sum and _count; its native "             \
+	"port's own responder. Classic buckets per target only with "                              \
+	"--collector.probe.target-histograms (else +Inf, _sum and _count; the native "             \
 	"buckets in the protobuf exposition either way)."
 #define NET_RTT_HELP                                                                               \
 	"Round-trip time of probe messages less the responder's turnaround (its receive "          \
 	"to send, on its own clock): the network's part of rdma_probe_rtt_seconds, with "          \
-	"the requester's host delays still in it. Remote targets only with "                       \
+	"the requester's host delays still in it. Only with "                                      \
 	"--collector.probe.target-histograms."
 
 /*
- * One target's series. The loopback target, and every target with
- * --collector.probe.target-histograms, gets them all (about 60 series with
- * the classic buckets). By default a remote target gets 7 when healthy:
- * rdma_probe_rtt_seconds as +Inf bucket, _sum and _count (native buckets in
- * the protobuf exposition), sent, replies, timeouts and the turnaround sum
- * (with _sum and _count it gives the mean network RTT of the target), and
- * rdma_probe_errors_total only for reasons that occurred; the distributions
- * are in the port's histograms (emit_slot).
+ * One target's series (the loopback's too). With
+ * --collector.probe.target-histograms it gets them all: 58 series with the
+ * classic buckets and every error reason. By default 6 when healthy, the
+ * ones rules read: rdma_probe_rtt_seconds as +Inf bucket, _sum and _count
+ * (its native buckets in the protobuf exposition), sent, replies, timeouts;
+ * rdma_probe_errors_total only for the reasons that occurred. The
+ * distributions over the port's remote targets are in its histograms
+ * (emit_slot), the wake-up requests counted per port; the network RTT, the
+ * turnarounds and the last RTT of one target are the flag's detail. Issue
+ * 31's budget: 1,500 series for a node of 8 ports with 64 peers, 8 a target.
  */
 static int emit_peer(struct metric_sink *sink, const struct peer *pe, bool target_histograms)
 {
 	struct metric_label l[4 + MAX_FILE_LABELS];
-	bool full = pe->loopback || target_histograms;
+	bool full = target_histograms;
 	size_t nl = 3;
 	int r = 0;
 
@@ -82,13 +84,14 @@ static int emit_peer(struct metric_sink *sink, const struct peer *pe, bool targe
 		ADD(metric_sink_add_histogram_native_from(sink, "rdma_probe_rtt_seconds", RTT_HELP,
 							  l, nl, &pe->rtt));
 	}
-	ADD(metric_sink_add_double(
-		sink, "rdma_probe_responder_turnaround_seconds_total",
-		"Sum of the responders' turnarounds (receive to send, on the responder's clock) "
-		"of the replies in rdma_probe_rtt_seconds; mean host delay is its rate over "
-		"rdma_probe_rtt_seconds_count's, the mean network RTT rdma_probe_rtt_seconds_sum's "
-		"less it.",
-		METRIC_COUNTER, l, nl, pe->turnaround_sum));
+	if (full)
+		ADD(metric_sink_add_double(
+			sink, "rdma_probe_responder_turnaround_seconds_total",
+			"Sum of the responders' turnarounds (receive to send, on the responder's "
+			"clock) of the replies in rdma_probe_rtt_seconds; mean host delay is its "
+			"rate over rdma_probe_rtt_seconds_count's. Only with "
+			"--collector.probe.target-histograms.",
+			METRIC_COUNTER, l, nl, pe->turnaround_sum));
 	for (int i = 0; i < 2 && r == 0 && full; i++) {
 		l[nl] = (struct metric_label){"source", i ? "hardware" : "software"};
 		ADD(metric_sink_add_u64(
@@ -97,7 +100,7 @@ static int emit_peer(struct metric_sink *sink, const struct peer *pe, bool targe
 			"readings: hardware (its NIC's completion timestamps: its wake-up is taken "
 			"out of rdma_probe_network_rtt_seconds) or software (CLOCK_MONOTONIC when "
 			"its engine polled the request: its wake-up stays in the network part). "
-			"Remote targets only with --collector.probe.target-histograms.",
+			"Only with --collector.probe.target-histograms.",
 			METRIC_COUNTER, l, nl + 1, pe->turnarounds[i]));
 	}
 	ADD(metric_sink_add_u64(sink, "rdma_probe_sent_total", "Probe messages sent.",
@@ -116,14 +119,14 @@ static int emit_peer(struct metric_sink *sink, const struct peer *pe, bool targe
 			"Probe failures by reason: resolve (the target's address or probe QP could "
 			"not be learned), qp (the local UD QP could not be set up), send (post "
 			"failed), completion (a work completion in error), poll (CQ poll failed). "
-			"A remote target has a series only for reasons that occurred, unless "
+			"A series only for the reasons that occurred, unless "
 			"--collector.probe.target-histograms.",
 			METRIC_COUNTER, l, nl + 1, pe->errors[i]));
 	}
 	if (pe->have_last && full)
 		ADD(metric_sink_add_double(sink, "rdma_probe_last_rtt_seconds",
-					   "Round-trip time of the last probe reply. Remote targets "
-					   "only with --collector.probe.target-histograms.",
+					   "Round-trip time of the last probe reply. Only with "
+					   "--collector.probe.target-histograms.",
 					   METRIC_GAUGE, l, nl, pe->last_rtt));
 	return r;
 }

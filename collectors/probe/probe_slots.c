@@ -41,9 +41,10 @@ static struct slot *new_slot(struct probe_state *st, const char *dev, uint8_t po
 		if (s->used)
 			continue;
 		memset(s, 0, sizeof(*s));
-		if (histogram_init(&s->port_rtt, histogram_rtt_bounds, HISTOGRAM_RTT_N_BOUNDS) < 0 ||
-		    histogram_init(&s->port_net_rtt, histogram_rtt_bounds,
-				   HISTOGRAM_RTT_N_BOUNDS) < 0 ||
+		if (histogram_init(&s->port_rtt, histogram_rtt_bounds, HISTOGRAM_RTT_N_BOUNDS) <
+			    0 ||
+		    histogram_init(&s->port_net_rtt, histogram_rtt_bounds, HISTOGRAM_RTT_N_BOUNDS) <
+			    0 ||
 		    !(lp = probe_peer_new(st))) {
 			probe_slot_free_numbers(s);
 			return NULL;

@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+#
+# Benchmark (prints figures, asserts nothing): series one node exports at
+# default flags, text exposition, per collector, for the shapes of issue 31's
+# budget: an H100 node (8 InfiniBand HCAs of one port) with a 64-peer
+# pingmesh, and a node of 8 RoCE ports. Budget: <= 1,500 series for the H100
+# shape, <= 8 per probed target.
+#
+# Where the numbers come from:
+# - sysfs and the exporter's own series: the built exporter scraped on
+#   synthetic trees of the mlx5-roce fixture (tests/bench/lib.sh bench_tree:
+#   DEVICES copies of its mlx5_0 with 1 port; link_layer set to InfiniBand for
+#   the H100 shape), and on the peer fixtures of ../shared/fixtures as they are.
+#   Netlink, ethtool and the probes have no input here (no RDMA device, no
+#   netdev): their series are absent from these scrapes.
+# - the probe collector: its collect() on a probe state built as the engine
+#   leaves it after healthy rounds (8 ports, each with its loopback, 64 remote
+#   targets), rendered by the exposition code, written by the unit test
+#   tests/collectors/probe/test_probe_export.c (PROBE_SERIES_OUT). For the
+#   RoCE shape the probe part is the same (8 ports, 64 peers).
+#
+#   tests/bench/series-per-node.sh build/rdma_exporter [BUILD_DIR]
+set -euo pipefail
+BIN=$(readlink -f "${1:?usage: series-per-node.sh BINARY [BUILD_DIR]}")
+BUILD=$(readlink -f "${2:-$(dirname "$BIN")}")
+HERE=$(cd "$(dirname "$0")" && pwd)
+SHARED=$HERE/../../../shared/fixtures
+# shellcheck source=tests/bench/lib.sh
+. "$HERE/lib.sh"
+TMP=$(mktemp -d)
+PID=
+trap '[ -n "$PID" ] && kill "$PID" 2>/dev/null; rm -rf "$TMP"' EXIT
+
+# scrape ROOT OUT [FLAGS...]: one scrape (after the first poll) of the exporter on ROOT
+scrape() {
+	local root=$1 out=$2 port
+	shift 2
+	port=$(bench_free_port)
+	"$BIN" --web.listen-address="127.0.0.1:$port" --path.sysfs="$root" --log.level=error "$@" &
+	PID=$!
+	bench_wait_http "http://127.0.0.1:$port/metrics" 10
+	curl -fsS "http://127.0.0.1:$port/metrics" >"$out"
+	kill "$PID"
+	wait "$PID" 2>/dev/null || true
+	PID=
+}
+
+# by_collector FILE: sample lines by the collector that writes them (by
+# family prefix), then the total.
+by_collector() {
+	awk '!/^#/ && NF {
+		n = $1; sub(/[{ ].*/, "", n)
+		if (n ~ /^rdma_probe_/) c = "probe"
+		else if (n ~ /^rdma_exporter_|^process_|^rdma_scrape_|^rdma_collector_|^rdma_http_/) c = "exporter (self)"
+		else if (n ~ /^rdma_(qp|cq|mr|pd|cm_id|ctx|resource|netlink)_/) c = "netlink"
+		else if (n ~ /^rdma_netdev_|^rdma_ethtool_/) c = "ethtool"
+		else c = "sysfs"
+		count[c]++; total++
+	}
+	END {
+		for (c in count) printf "  %-18s %6d\n", c, count[c]
+		printf "  %-18s %6d\n", "total", total
+	}' "$1" | sort
+}
+
+node_tree() { # node_tree ROOT DEVICES LINK_LAYER
+	bench_tree "$1" "$2" 1
+	for f in "$1"/sys/class/infiniband/*/ports/*/link_layer; do echo "$3" >"$f"; done
+}
+
+# --- the probe part, from the exposition code (8 ports, 64 peers, healthy)
+probe_test=$BUILD/tests/collectors/probe/test_probe_export
+PROBE_SERIES_OUT=$TMP/probe.txt "$probe_test" >/dev/null 2>&1
+probe_total=$(grep -vc '^#' "$TMP/probe.txt")
+per_target=$(grep -v '^#' "$TMP/probe.txt" | grep -o 'target="[^"]*"' | grep -v loopback |
+	sort | uniq -c | sort -n | tail -1 | awk '{ print $1 }')
+targets=$(grep -v '^#' "$TMP/probe.txt" | grep -o 'target="[^"]*"' | grep -v loopback | sort -u | wc -l)
+per_port=$(grep -v '^#' "$TMP/probe.txt" | grep -vc 'target="[^l]')
+echo "probe collector, 8 ports, $targets remote targets, default flags (text exposition):"
+echo "  per remote target  $per_target (budget 8)"
+echo "  remote targets     $((probe_total - per_port))"
+echo "  per port (loopback, port histograms, responder)  $per_port"
+echo "  by family:"
+grep -v '^#' "$TMP/probe.txt" | sed 's/[{ ].*//' | sort | uniq -c | awk '{ printf "    %-48s %5d\n", $2, $1 }'
+echo "  total              $probe_total"
+echo
+
+for shape in "h100 8 InfiniBand" "roce 8 Ethernet"; do
+	set -- $shape
+	node_tree "$TMP/$1" "$2" "$3"
+	scrape "$TMP/$1/sys" "$TMP/$1.txt"
+	cat "$TMP/$1.txt" "$TMP/probe.txt" >"$TMP/$1-all.txt"
+	echo "$1 shape ($2 ports, $3), default flags, with the 64-peer probe part above:"
+	by_collector "$TMP/$1-all.txt"
+	echo
+done
+
+for tree in "$SHARED"/sysfs/*/; do
+	[ -d "$tree/sys" ] || continue
+	scrape "$tree/sys" "$TMP/shared.txt"
+	echo "fixture $(basename "$tree") (../shared/fixtures, no probe part):"
+	by_collector "$TMP/shared.txt"
+	echo
+done
