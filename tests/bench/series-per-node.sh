@@ -84,6 +84,7 @@ echo "  per port (loopback, port histograms, responder)  $per_port"
 echo "  by family:"
 grep -v '^#' "$TMP/probe.txt" | sed 's/[{ ].*//' | sort | uniq -c | awk '{ printf "    %-48s %5d\n", $2, $1 }'
 echo "  total              $probe_total"
+echo "  with --collector.probe.target-histograms: $(grep -vc '^#' "$TMP/probe.txt.flag")"
 echo
 
 for shape in "h100 8 InfiniBand" "roce 8 Ethernet"; do
