@@ -182,8 +182,10 @@ def main():
         probe = ["--collector.disable-defaults", "--collector.probe", "--collector.device-include=^$",
                  f"--collector.probe.targets-file={targets}",
                  f"--collector.probe.port={free_port(socket.SOCK_DGRAM)}"]
-        merge(rows, monlib.parse_exposition(scrape_tree(os.path.join(ROOT, "tests", "fixtures", "sysfs", "rxe"),
-                                                        probe, tmp)), "binary")
+        # twice: at default flags, and with every target's detail (the flag's families)
+        for extra in ([], ["--collector.probe.target-histograms"]):
+            merge(rows, monlib.parse_exposition(scrape_tree(os.path.join(ROOT, "tests", "fixtures", "sysfs", "rxe"),
+                                                            probe + extra, tmp)), "binary")
     for f in sorted(glob.glob(os.path.join(HERE, "fixtures", "synthetic-*.prom"))):
         with open(f) as fh:
             fams = monlib.parse_exposition(fh.read())
