@@ -48,8 +48,8 @@ void probe_peer_record_reply(struct peer *pe, struct slot *s, uint64_t rtt_ns,
 #define NET_RTT_HELP                                                                               \
 	"Round-trip time of probe messages less the responder's turnaround (its receive "          \
 	"to send, on its own clock): the network's part of rdma_probe_rtt_seconds, with "          \
-	"the requester's host delays still in it. Only with "                                      \
-	"--collector.probe.target-histograms."
+	"the requester's host delays still in it. In the text exposition only with "               \
+	"--collector.probe.target-histograms (native, in protobuf, always)."
 
 /*
  * One target's series (the loopback's too). With
@@ -60,7 +60,9 @@ void probe_peer_record_reply(struct peer *pe, struct slot *s, uint64_t rtt_ns,
  * rdma_probe_errors_total only for the reasons that occurred. The
  * distributions over the port's remote targets are in its histograms
  * (emit_slot), the wake-up requests counted per port; the network RTT, the
- * turnarounds and the last RTT of one target are the flag's detail. Issue
+ * turnarounds and the last RTT of one target are the flag's detail, but for
+ * the native network RTT histogram, which goes to the protobuf exposition
+ * only (no text series). Issue
  * 31's budget: 1,500 series for a node of 8 ports with 64 peers, 8 a target.
  */
 static int emit_peer(struct metric_sink *sink, const struct peer *pe, bool target_histograms)
@@ -81,8 +83,11 @@ static int emit_peer(struct metric_sink *sink, const struct peer *pe, bool targe
 		ADD(metric_sink_add_histogram_from(sink, "rdma_probe_network_rtt_seconds",
 						   NET_RTT_HELP, l, nl, &pe->net_rtt));
 	} else {
+		/* the protobuf exposition keeps both distributions in full */
 		ADD(metric_sink_add_histogram_native_from(sink, "rdma_probe_rtt_seconds", RTT_HELP,
 							  l, nl, &pe->rtt));
+		ADD(metric_sink_add_histogram_proto_from(sink, "rdma_probe_network_rtt_seconds",
+							 NET_RTT_HELP, l, nl, &pe->net_rtt));
 	}
 	if (full)
 		ADD(metric_sink_add_double(

@@ -33,6 +33,7 @@ struct hist_in {
 	uint64_t count;
 	double sum;
 	const struct histogram *native; /* NULL: classic only */
+	bool proto_only;		/* not in the text exposition */
 };
 
 struct sample {
@@ -41,6 +42,7 @@ struct sample {
 	const char *labels; /* rendered "{a=\"b\"}" or "" */
 	uint64_t hash;
 	bool is_u64;
+	bool proto_only; /* metric_sink_add_histogram_proto_from() */
 	union {
 		uint64_t u;
 		double d;
@@ -547,6 +549,7 @@ static int add_sample(struct metric_sink *s, const char *family, const char *hel
 	}
 	smp->hash = h;
 	smp->is_u64 = is_u64;
+	smp->proto_only = hist && hist->proto_only;
 	if (hist) {
 		smp->v.h = copy_hist(s, f, hist);
 		if (!smp->v.h) {
@@ -719,7 +722,7 @@ int metric_sink_add_histogram(struct metric_sink *s, const char *family, const c
 
 static int add_histogram_from(struct metric_sink *s, const char *family, const char *help,
 			      const struct metric_label *labels, size_t n_labels,
-			      const struct histogram *h, bool classic)
+			      const struct histogram *h, bool classic, bool proto_only)
 {
 	/* counts[n_bounds], the +Inf bucket, is implied by count */
 	const struct hist_in in = {
@@ -729,6 +732,7 @@ static int add_histogram_from(struct metric_sink *s, const char *family, const c
 		.count = h->count,
 		.sum = h->sum,
 		.native = h->native ? h : NULL,
+		.proto_only = proto_only,
 	};
 	int r = hist_valid(labels, n_labels, &in);
 
@@ -743,14 +747,30 @@ int metric_sink_add_histogram_from(struct metric_sink *s, const char *family, co
 				   const struct metric_label *labels, size_t n_labels,
 				   const struct histogram *h)
 {
-	return add_histogram_from(s, family, help, labels, n_labels, h, true);
+	return add_histogram_from(s, family, help, labels, n_labels, h, true, false);
 }
 
 int metric_sink_add_histogram_native_from(struct metric_sink *s, const char *family,
 					  const char *help, const struct metric_label *labels,
 					  size_t n_labels, const struct histogram *h)
 {
-	return add_histogram_from(s, family, help, labels, n_labels, h, false);
+	return add_histogram_from(s, family, help, labels, n_labels, h, false, false);
+}
+
+int metric_sink_add_histogram_proto_from(struct metric_sink *s, const char *family,
+					 const char *help, const struct metric_label *labels,
+					 size_t n_labels, const struct histogram *h)
+{
+	return add_histogram_from(s, family, help, labels, n_labels, h, false, true);
+}
+
+/* Whether the text exposition has a sample of f. */
+static bool family_in_text(const struct family *f)
+{
+	for (const struct sample *smp = f->head; smp; smp = smp->next)
+		if (!smp->proto_only)
+			return true;
+	return false;
 }
 
 static int cmp_family(const void *a, const void *b)
@@ -822,13 +842,15 @@ int metric_sink_render(const struct metric_sink *s, struct buf *out)
 	for (size_t i = 0; i < s->fam_len; i++) {
 		const struct family *f = sorted[i];
 
-		/* left behind only by an add that ran out of memory */
-		if (!f->head)
+		/* left behind only by an add that ran out of memory; or protobuf only */
+		if (!f->head || !family_in_text(f))
 			continue;
 		buf_printf(out, "# HELP %s ", f->name);
 		escape_help(out, f->help);
 		buf_printf(out, "\n# TYPE %s %s\n", f->name, type_name(f->type));
 		for (const struct sample *smp = f->head; smp; smp = smp->next) {
+			if (smp->proto_only)
+				continue;
 			if (f->type == METRIC_HISTOGRAM) {
 				render_histogram(out, f->name, smp);
 				continue;
@@ -852,6 +874,7 @@ static void view_sample(const struct family *f, const struct sample *smp,
 {
 	v->labels = smp->labels;
 	v->is_u64 = smp->is_u64;
+	v->proto_only = smp->proto_only;
 	v->u = 0;
 	v->d = 0;
 	v->h = NULL;

@@ -115,6 +115,16 @@ int metric_sink_add_histogram_native_from(struct metric_sink *s, const char *fam
 					  size_t n_labels, const struct histogram *h);
 
 /*
+ * As metric_sink_add_histogram_native_from(), for the protobuf exposition
+ * only: the text exposition has no series of it at all (a family of only
+ * such samples has no HELP or TYPE line there either). For per-pair detail
+ * that costs one series as a native histogram and none in the text.
+ */
+int metric_sink_add_histogram_proto_from(struct metric_sink *s, const char *family,
+					 const char *help, const struct metric_label *labels,
+					 size_t n_labels, const struct histogram *h);
+
+/*
  * Whether a sample of that family with that label set was added already; for
  * collectors that can see one value two ways and must export it once. Counts
  * no error.
@@ -167,6 +177,7 @@ struct metric_sample_view {
 	uint64_t u;
 	double d;
 	const struct metric_histogram_view *h; /* METRIC_HISTOGRAM only */
+	bool proto_only; /* metric_sink_add_histogram_proto_from(): not in the text */
 };
 
 struct metric_family_view {

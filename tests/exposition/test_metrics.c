@@ -707,6 +707,63 @@ static void test_histogram_promtool(void **state)
 	assert_int_equal(n_out, 0);
 }
 
+struct proto_seen {
+	size_t samples, proto_only, native, bounds;
+};
+
+static int count_views(void *ctx, const struct metric_family_view *f,
+		       const struct metric_sample_view *smp)
+{
+	struct proto_seen *n = ctx;
+
+	for (size_t i = 0; i < f->n_samples; i++) {
+		n->samples++;
+		n->proto_only += smp[i].proto_only;
+		n->native += smp[i].h && smp[i].h->native;
+		n->bounds += smp[i].h ? smp[i].h->n_bounds : 0;
+	}
+	return 0;
+}
+
+/* Without classic buckets: +Inf, _sum and _count in the text, the native
+ * buckets for the protobuf writer; protobuf only: nothing in the text, not
+ * even the family's HELP, while a visitor still sees it. */
+static void test_histogram_native_and_proto_only(void **state)
+{
+	static const double bounds[] = {1, 2, 5};
+	struct metric_sink *s = metric_sink_new();
+	struct proto_seen n = {0};
+	struct histogram h;
+	char *out;
+
+	assert_int_equal(histogram_init(&h, bounds, 3), 0);
+	assert_int_equal(histogram_observe(&h, 1.5), 0);
+	assert_int_equal(histogram_observe(&h, 3), 0);
+	assert_int_equal(
+		metric_sink_add_histogram_native_from(s, "a", "h", METRIC_LABELS({"t", "x"}), &h),
+		0);
+	assert_int_equal(metric_sink_add_histogram_proto_from(s, "b", "h", METRIC_NO_LABELS, &h),
+			 0);
+	/* the same label set twice is still refused */
+	assert_int_equal(
+		metric_sink_add_histogram_native_from(s, "a", "h", METRIC_LABELS({"t", "x"}), &h),
+		-EEXIST);
+	out = render(s);
+	assert_string_equal(out, "# HELP a h\n"
+				 "# TYPE a histogram\n"
+				 "a_bucket{t=\"x\",le=\"+Inf\"} 2\n"
+				 "a_sum{t=\"x\"} 4.5\n"
+				 "a_count{t=\"x\"} 2\n");
+	free(out);
+	assert_int_equal(metric_sink_visit(s, count_views, &n), 0);
+	assert_int_equal(n.samples, 2);
+	assert_int_equal(n.proto_only, 1);
+	assert_int_equal(n.native, 2);
+	assert_int_equal(n.bounds, 0);
+	metric_sink_free(s);
+	histogram_free(&h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -727,6 +784,7 @@ int main(void)
 		cmocka_unit_test(test_histogram_observe),
 		cmocka_unit_test(test_histogram_rtt_bounds),
 		cmocka_unit_test(test_histogram_promtool),
+		cmocka_unit_test(test_histogram_native_and_proto_only),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
