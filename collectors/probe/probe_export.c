@@ -160,9 +160,10 @@ static int emit_slot(struct metric_sink *sink, const struct slot *s)
 		METRIC_LABELS({"device", s->device}, {"port", s->port_str}), &s->port_net_rtt));
 	ADD(metric_sink_add_u64(
 		sink, "rdma_probe_wakeup_requests_total",
-		"Wake-up requests the port sent just before each probe to a remote target so "
-		"that its responder polls when the probe arrives; not in rdma_probe_sent_total, "
-		"their replies not measured (none with --collector.probe.spin-max=0).",
+		"Wake-up requests the port sent just before each probe (a remote target's "
+		"responder then polls when the probe arrives; loopback's warm this host's send "
+		"path); not in rdma_probe_sent_total, their replies not measured (none with "
+		"--collector.probe.spin-max=0).",
 		METRIC_COUNTER, METRIC_LABELS({"device", s->device}, {"port", s->port_str}),
 		s->wakeups_sent));
 	ADD(metric_sink_add_u64(sink, "rdma_probe_responder_requests_total",

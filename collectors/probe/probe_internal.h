@@ -113,8 +113,8 @@ struct peer {
 	bool have_last;
 	uint64_t recent_rtt_ns; /* probe_pace_recent_rtt: sizes the spin window */
 	/* The wake-up request sent before each remote probe (probe_engine.c). */
-	struct probe_wake wake; /* the wake-up before each probe (probe_pace.h) */
-	uint64_t wake_seq;	/* its sequence number while in flight */
+	struct probe_wake wake;	 /* the wake-up before each probe (probe_pace.h) */
+	uint64_t wake_seq;	 /* its sequence number while in flight */
 	uint64_t turnarounds[2]; /* replies by the clock of their turnaround: software, NIC */
 };
 
