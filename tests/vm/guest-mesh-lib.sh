@@ -68,8 +68,9 @@ check_peer() {
     v=$(value rdma_probe_rtt_seconds_bucket "$l,le=\"+Inf\"")
     check "$what: rdma_probe_rtt_seconds_bucket{le=\"+Inf\"} equals _count (${v:-<absent>})" \
         num_eq "$v" "$(value rdma_probe_rtt_seconds_count "$l")"
-    v=$(value rdma_probe_last_rtt_seconds "$l")
-    check "$what: rdma_probe_last_rtt_seconds > 0 (got ${v:-<absent>})" num_gt "$v" 0
+    # per-target detail is behind --collector.probe.target-histograms: the port's histogram
+    v=$(value rdma_probe_port_rtt_seconds_count "device=\"$DEV\",port=\"$PORT\"")
+    check "$what: rdma_probe_port_rtt_seconds_count > 0 (got ${v:-<absent>})" num_gt "$v" 0
     check "$what: 0 <= sent - replies - timeouts <= 1 ($(counts "$l"))" in_flight_ok "$l"
 }
 # check_loopback: the loopback probe still runs next to the mesh
