@@ -81,7 +81,12 @@ setting() {
         note "$name: $bin not in this run"
         return
     fi
-    "$bin" --web.listen-address=$LISTEN --poll.interval=500ms --no-collector.sysfs \
+    # per-target buckets (the quantiles below read them) are behind a flag since issue 31
+    local hist=()
+    if "$bin" --help 2>&1 | grep -q 'collector.probe.target-histograms'; then
+        hist=(--collector.probe.target-histograms)
+    fi
+    "$bin" --web.listen-address=$LISTEN --poll.interval=500ms --no-collector.sysfs "${hist[@]}" \
         --no-collector.netlink --no-collector.ethtool --collector.probe.interval=100ms \
         --collector.probe.port=9880 --collector.probe.targets-file=/tmp/targets.json "$@" \
         > "$OUT/exporter-$name.log" 2>&1 &
@@ -101,7 +106,10 @@ setting() {
     secs=$(since "$t0")
     n_l=$(NORM=/tmp/d.norm value rdma_probe_rtt_seconds_count "$LL")
     n_b=$(NORM=/tmp/d.norm value rdma_probe_rtt_seconds_count "$LB")
-    w_b=$(NORM=/tmp/d.norm value rdma_probe_wakeup_requests_total "$LB" 2>/dev/null || echo 0)
+    # per target before issue 31, per port (loopback's included) since
+    w_b=$(NORM=/tmp/d.norm value rdma_probe_wakeup_requests_total "$LB" 2>/dev/null ||
+        NORM=/tmp/d.norm value rdma_probe_wakeup_requests_total "device=\"$DEV\",port=\"1\"" 2>/dev/null ||
+        echo 0)
     {
         echo "name=$name"
         echo "l_med=$(NORM=/tmp/d.norm hist_quantile 0.5 rdma_probe_rtt_seconds "$LL")"
