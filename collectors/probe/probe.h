@@ -14,7 +14,8 @@
  *
  * Series per target (loopback included) are few by default:
  * rdma_probe_rtt_seconds without its classic buckets in the text, sent,
- * replies, timeouts, errors of the reasons that occurred (6 when healthy);
+ * replies, timeouts, resolve errors from 0, errors of the other reasons that
+ * occurred (7 when healthy, 6 for the loopback);
  * the distributions are per port (rdma_probe_port_rtt_seconds,
  * rdma_probe_port_network_rtt_seconds, remote targets only). With
  * --collector.probe.target-histograms every target gets everything, classic

@@ -54,10 +54,11 @@ void probe_peer_record_reply(struct peer *pe, struct slot *s, uint64_t rtt_ns,
 /*
  * One target's series (the loopback's too). With
  * --collector.probe.target-histograms it gets them all: 58 series with the
- * classic buckets and every error reason. By default 6 when healthy, the
- * ones rules read: rdma_probe_rtt_seconds as +Inf bucket, _sum and _count
- * (its native buckets in the protobuf exposition), sent, replies, timeouts;
- * rdma_probe_errors_total only for the reasons that occurred. The
+ * classic buckets and every error reason. By default 7 when healthy (6 for
+ * the loopback), the ones rules read: rdma_probe_rtt_seconds as +Inf
+ * bucket, _sum and _count (its native buckets in the protobuf exposition),
+ * sent, replies, timeouts, rdma_probe_errors_total{reason="resolve"} (a
+ * remote target's, from 0); the other reasons only once they occurred. The
  * distributions over the port's remote targets are in its histograms
  * (emit_slot), the wake-up requests counted per port; the network RTT, the
  * turnarounds and the last RTT of one target are the flag's detail, but for
@@ -116,7 +117,10 @@ static int emit_peer(struct metric_sink *sink, const struct peer *pe, bool targe
 				"Probes without a reply within --collector.probe.timeout.",
 				METRIC_COUNTER, l, nl, pe->timeouts));
 	for (int i = 0; i < R_REASONS && r == 0; i++) {
-		if (!full && !pe->errors[i])
+		/* resolve from the start for a remote target: a series that
+		 * appears at 1 hides its first increase from rate(), and a
+		 * target that never resolves is what the pair rule must see */
+		if (!full && !pe->errors[i] && (i != R_RESOLVE || pe->loopback))
 			continue;
 		l[nl] = (struct metric_label){"reason", reason_names[i]};
 		ADD(metric_sink_add_u64(
@@ -124,8 +128,8 @@ static int emit_peer(struct metric_sink *sink, const struct peer *pe, bool targe
 			"Probe failures by reason: resolve (the target's address or probe QP could "
 			"not be learned), qp (the local UD QP could not be set up), send (post "
 			"failed), completion (a work completion in error), poll (CQ poll failed). "
-			"A series only for the reasons that occurred, unless "
-			"--collector.probe.target-histograms.",
+			"A series only for the reasons that occurred (resolve from 0 for a remote "
+			"target), unless --collector.probe.target-histograms.",
 			METRIC_COUNTER, l, nl + 1, pe->errors[i]));
 	}
 	if (pe->have_last && full)

@@ -147,7 +147,8 @@ static size_t series_with(const char *text, const char *needle)
 	return n;
 }
 
-/* Default flags: a target has 6 series when healthy, no classic buckets but
+/* Default flags: a remote target has 7 series when healthy (resolve errors
+ * from 0), the loopback 6, no classic buckets but
  * +Inf, nothing of the flag-only families, the loopback alike; the port
  * histograms count every remote reply, not the loopback's. */
 static void test_default_series_per_target(void **state)
@@ -159,7 +160,7 @@ static void test_default_series_per_target(void **state)
 
 	mesh_round(st, 5);
 	render(st, &out);
-	assert_int_equal(series_with(out.data, "target=\"10.0.0.1:9879\""), 6);
+	assert_int_equal(series_with(out.data, "target=\"10.0.0.1:9879\""), 7);
 	assert_int_equal(series_with(out.data, "port=\"1\",target=\"loopback\""), 2 * 6);
 	assert_line(out.data, "rdma_probe_rtt_seconds_bucket%s,le=\"+Inf\"} 5", t);
 	assert_line(out.data, "rdma_probe_rtt_seconds_count%s} 5", t);
@@ -171,7 +172,9 @@ static void test_default_series_per_target(void **state)
 				     "port=\"1\",target=\"10."));
 	assert_null(strstr(out.data, "rdma_probe_last_rtt_seconds"));
 	assert_null(strstr(out.data, "rdma_probe_responder_turnaround"));
-	assert_null(strstr(out.data, "rdma_probe_errors_total"));
+	assert_line(out.data, "rdma_probe_errors_total%s,reason=\"resolve\"} 0", t);
+	assert_null(strstr(out.data, "rdma_probe_errors_total{device=\"mlx5_0\",port=\"1\","
+				     "target=\"loopback\""));
 	assert_line(out.data, "rdma_probe_rtt_seconds_count{device=\"mlx5_0\",port=\"1\",target="
 			      "\"loopback\"} 5");
 	/* port 0 has targets 0 and 2: 10 replies, loopback not among them */
