@@ -88,6 +88,15 @@ def render(text, cfg, where):
 def derive(cfg):
     """The PromQL pieces the templates need that are more than one value."""
     ports = cfg["ports"]
+    # The labels of a scrape target (constant per instance) that every aggregation
+    # per node keeps: the cluster, the topology (leaf switch, rack) and node name
+    # when configured, then job and instance.
+    target = [cfg[k] for k in ("cluster_label", "topology_label", "node_label") if cfg[k]]
+    for name in target:
+        if not re.fullmatch(r"[a-zA-Z_][a-zA-Z0-9_]*", name) or name.startswith("__"):
+            raise SystemExit(f"gen-monitoring: {name!r} is not a label name")
+    d0 = {"by_target": ", ".join(target + ["job", "instance"]),
+          "target_labels_comment": ", ".join(target) if target else "labels"}
     d = {"expected_ports_or": "", "fleet_rate_branch": "", "fleet_rate_comment": "",
          "expected_rates_branch": "", "expected_rates_comment": ""}
     if ports["expected"]:
@@ -106,6 +115,7 @@ def derive(cfg):
         d["expected_rates_branch"] += (
             pad + "or" + pad + '  label_replace(0 * rdma_port:rate_bytes_per_second:with_hca_type{%s} + %s,'
             ' "basis", "config%d", "", "")' % (e["match"], number(e["bytes_per_second"]), i))
+    d.update(d0)
     return dict(cfg, derived=d)
 
 
