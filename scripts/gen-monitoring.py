@@ -85,6 +85,22 @@ def render(text, cfg, where):
     return re.sub(r"\[\[([^\]]+)\]\]", sub, text)
 
 
+MATCHER = re.compile(r"""\s*([a-zA-Z_][a-zA-Z0-9_]*)\s*(=~|!~|!=|=)\s*("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')\s*(?:,|$)""")
+
+
+def matchers(text):
+    """The label matchers of a selector without braces, one string each."""
+    out, pos = [], 0
+    text = text.strip()
+    while pos < len(text):
+        m = MATCHER.match(text, pos)
+        if not m:
+            raise SystemExit(f"gen-monitoring: ports.expected_rates: cannot read the matchers {text!r}")
+        out.append(m.group(1) + m.group(2) + m.group(3))
+        pos = m.end()
+    return out
+
+
 def derive(cfg):
     """The PromQL pieces the templates need that are more than one value."""
     ports = cfg["ports"]
@@ -96,25 +112,28 @@ def derive(cfg):
         if not re.fullmatch(r"[a-zA-Z_][a-zA-Z0-9_]*", name) or name.startswith("__"):
             raise SystemExit(f"gen-monitoring: {name!r} is not a label name")
     d0 = {"by_target": ", ".join(target + ["job", "instance"]),
+          "by_port": ", ".join(target + ["job", "instance", "device", "port"]),
           "target_labels_comment": ", ".join(target) if target else "labels"}
-    d = {"expected_ports_or": "", "fleet_rate_branch": "", "fleet_rate_comment": "",
-         "expected_rates_branch": "", "expected_rates_comment": ""}
+    d = {"expected_ports_or": "", "expected_rates_branch": "", "expected_rates_comment": ""}
+    if "compare_fleet_rate" in ports:
+        raise SystemExit("gen-monitoring: ports.compare_fleet_rate was removed (issue 31): a fleet's "
+                         "usual rate per hca_type is wrong for a mix of 200G and 400G ports; list "
+                         "the rates you expect under ports.expected_rates")
     if ports["expected"]:
         d["expected_ports_or"] = " or rdma_port_state{%s}" % ports["expected"]
     pad = "\n" + " " * 10
-    if ports["compare_fleet_rate"]:
-        d["fleet_rate_comment"] = ", the median of its hca_type"
-        d["fleet_rate_branch"] = (
-            pad + "or" + pad + '  label_replace(0 * rdma_port:rate_bytes_per_second:with_hca_type'
-            ' + on (hca_type) group_left () hca_type:rdma_port_rate_bytes_per_second:median,'
-            ' "basis", "fleet", "", "")')
     for i, e in enumerate(ports["expected_rates"]):
         if set(e) != {"match", "bytes_per_second"}:
             raise SystemExit("gen-monitoring: ports.expected_rates: each entry has match and bytes_per_second")
+        # Matchers on hca_type select devices (rdma_device_info), the others ports.
+        dev, port = [], []
+        for m in matchers(e["match"]):
+            (dev if m.startswith("hca_type") else port).append(m)
+        branch = "0 * rdma_port:rate_bytes_per_second:max1d{%s} + %s" % (", ".join(port), number(e["bytes_per_second"]))
+        if dev:
+            branch += " and on (job, instance, device) rdma_device_info{%s}" % ", ".join(dev)
         d["expected_rates_comment"] = " and the rates set in the configuration"
-        d["expected_rates_branch"] += (
-            pad + "or" + pad + '  label_replace(0 * rdma_port:rate_bytes_per_second:with_hca_type{%s} + %s,'
-            ' "basis", "config%d", "", "")' % (e["match"], number(e["bytes_per_second"]), i))
+        d["expected_rates_branch"] += pad + "or" + pad + '  label_replace(%s, "basis", "config%d", "", "")' % (branch, i)
     d.update(d0)
     return dict(cfg, derived=d)
 

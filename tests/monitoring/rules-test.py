@@ -86,7 +86,6 @@ selector: 'job="rdma", cluster="a"'
 runbook_base_url: "https://wiki.example.com/rdma/RUNBOOK.md"
 ports:
   expected: 'device=~"mlx5_[01]", port="1"'
-  compare_fleet_rate: false
   expected_rates:
     - {match: 'hca_type="MT4129"', bytes_per_second: 50000000000}
     - {match: 'instance=~"gpu.*"', bytes_per_second: 25000000000}
@@ -110,8 +109,10 @@ with tempfile.TemporaryDirectory() as tmp:
             check(want in text, f"the configuration's {want} is in the generated alerts")
         with open(os.path.join(tmp, "alerts", "rdma-recording.rules.yml")) as fh:
             text = fh.read()
-        check('{hca_type="MT4129"} + 50000000000' in text and '"fleet"' not in text,
-              "expected rates replace the fleet comparison in rdma_port:rate_bytes_per_second:expected")
+        check('0 * rdma_port:rate_bytes_per_second:max1d{} + 50000000000 and on (job, instance, device) '
+              'rdma_device_info{hca_type="MT4129"}' in text and
+              'rdma_port:rate_bytes_per_second:max1d{instance=~"gpu.*"} + 25000000000' in text,
+              "expected rates in rdma_port:rate_bytes_per_second:expected, hca_type matched on the device")
 
 # ---- RUNBOOK.md: one section per alert, the threshold table ----------------------------
 with open(os.path.join(ALERTS, "RUNBOOK.md")) as fh:
