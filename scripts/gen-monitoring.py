@@ -112,6 +112,8 @@ def derive(cfg):
         if not re.fullmatch(r"[a-zA-Z_][a-zA-Z0-9_]*", name) or name.startswith("__"):
             raise SystemExit(f"gen-monitoring: {name!r} is not a label name")
     d0 = {"by_target": ", ".join(target + ["job", "instance"]),
+          "by_cluster": cfg["cluster_label"] + ", " if cfg["cluster_label"] else "",
+          "target_labels_left": ", ".join([n for n in target if n != cfg["cluster_label"]] + ["instance"]),
           "by_port": ", ".join(target + ["job", "instance", "device", "port"]),
           "target_labels_comment": ", ".join(target) if target else "labels"}
     d = {"expected_ports_or": "", "expected_rates_branch": "", "expected_rates_comment": ""}
