@@ -82,7 +82,7 @@ def render(text, cfg, where):
         if isinstance(v, bool) or not isinstance(v, (int, float, str)):
             raise SystemExit(f"gen-monitoring: {where}: [[{key}]] is not a number or a string")
         return number(v) if isinstance(v, (int, float)) else v
-    return re.sub(r"\[\[([^\]]+)\]\]", sub, text)
+    return re.sub(r"\[\[([^\[\]]+)\]\]", sub, text)
 
 
 MATCHER = re.compile(r"""\s*([a-zA-Z_][a-zA-Z0-9_]*)\s*(=~|!~|!=|=)\s*("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')\s*(?:,|$)""")
@@ -101,6 +101,21 @@ def matchers(text):
     return out
 
 
+MAINTENANCE = """
+      - alert: RDMANodeMaintenance
+        # The node is drained or cordoned (alerts/config.yml maintenance): not a
+        # problem; alerts/alertmanager.example.yml mutes the node's RDMA alerts
+        # under it (equal node).
+        expr: %s
+        labels:
+          severity: info
+        annotations:
+          summary: "Node {{ $labels.node }} is in maintenance"
+          description: "{{ $labels.node }} (instance {{ $labels.instance }}) is drained or cordoned ({{ $value }}): its RDMA alerts are muted."
+          runbook: "Nothing to do for RDMA. Its alerts page again once the node is back in service."
+"""
+
+
 def derive(cfg):
     """The PromQL pieces the templates need that are more than one value."""
     ports = cfg["ports"]
@@ -114,6 +129,12 @@ def derive(cfg):
     d0 = {"by_target": ", ".join(target + ["job", "instance"]),
           "by_cluster": cfg["cluster_label"] + ", " if cfg["cluster_label"] else "",
           "target_labels_left": ", ".join([n for n in target if n != cfg["cluster_label"]] + ["instance"]),
+          "by_topology": ", ".join(n for n in (cfg["cluster_label"], cfg["topology_label"]) if n),
+          "by_cluster_only": cfg["cluster_label"],
+          "am_cluster": cfg["cluster_label"] + ", " if cfg["cluster_label"] else "",
+          "am_cluster_only": cfg["cluster_label"],
+          "am_topology": cfg["topology_label"] + ", " if cfg["topology_label"] else "",
+          "maintenance_rule": MAINTENANCE % cfg["maintenance"] if cfg["maintenance"] else "",
           "by_port": ", ".join(target + ["job", "instance", "device", "port"]),
           "target_labels_comment": ", ".join(target) if target else "labels"}
     d = {"expected_ports_or": "", "expected_rates_branch": "", "expected_rates_comment": ""}
@@ -208,7 +229,7 @@ def rules(root, cfg):
     out = {}
     tdir = os.path.join(root, TEMPLATES)
     for name in sorted(os.listdir(tdir)):
-        if not name.endswith(".rules.yml.in"):
+        if not name.endswith(".yml.in"):
             continue
         with open(os.path.join(tdir, name)) as fh:
             text = render(fh.read(), derive(cfg), name)

@@ -12,7 +12,9 @@ import yaml
 
 # Series Prometheus makes itself, not the exporter.
 PROMETHEUS_BUILTIN = {"up", "ALERTS", "ALERTS_FOR_STATE", "scrape_duration_seconds",
-                      "scrape_samples_scraped"}
+                      "scrape_samples_scraped",
+                      # another exporter's (kube-state-metrics): alerts/config.yml maintenance
+                      "kube_node_spec_unschedulable"}
 HISTOGRAM_SUFFIXES = ("_bucket", "_sum", "_count")
 KEYWORDS = {"by", "without", "on", "ignoring", "group_left", "group_right", "and", "or", "unless",
             "bool", "offset", "inf", "nan", "atan2"}
