@@ -162,6 +162,12 @@ try:
                   instance="ksm:8080", node="n8"),
             alert(alertname="RDMAPortSymbolErrors", severity="warning", job="rdma", instance="n8",
                   device="mlx5_0", port="1"),
+            # a PFC storm: n11 sends the pauses and pages; n12 behind the same switch,
+            # paused by it, does not (its tx pauses would)
+            alert(alertname="RDMAPFCPauseStorm", severity="critical", job="rdma", instance="n11",
+                  switch="leaf-5", netdev="eth0", level="error"),
+            alert(alertname="RDMAPFCPauseDurationHigh", severity="warning", job="rdma", instance="n12",
+                  switch="leaf-5", netdev="eth0", direction="rx", priority="3"),
             # a crashed job: the fleet alert mutes the per-node ones
             alert(alertname="RDMAQPErrorsWidespread", severity="warning"),
             alert(alertname="RDMAQPsInErrorState", severity="warning", job="rdma", instance="n9",
@@ -174,7 +180,7 @@ try:
                  ("RDMAProbeLoss", "n6:9879", "1", "", "n2:4791"),
                  ("RDMAProbePeerUnreachable", "", "", "", "n6:4791"),
                  ("RDMADeviceDown", "n7", "1", "", ""), ("RDMAPortSymbolErrors", "n8", "1", "", ""),
-                 ("RDMAQPsInErrorState", "n9", "1", "", "")}
+                 ("RDMAQPsInErrorState", "n9", "1", "", ""), ("RDMAPFCPauseDurationHigh", "n12", "", "", "")}
         muted |= {("RDMAProbeLoss", f"n{i}:9879", "1", "", "n5:4791") for i in (1, 2, 3, 4)}
         # The inhibitor learns of source alerts asynchronously after the POST:
         # read until every alert is held and as many are inhibited as expected
