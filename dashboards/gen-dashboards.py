@@ -445,11 +445,13 @@ def node():
                          "%s {{device}}/{{port}}" % n, ref=r)
                   for q, n, r in (("0.5", "p50", "A"), ("0.95", "p95", "B"), ("0.99", "p99", "C"))],
                  unit="s")
-    d.timeseries("Network RTT p50 / p99", "rdma_probe_port:network_rtt_seconds quantiles per local port: "
+    d.timeseries("Network RTT p50 / p99", "Quantiles per local port of rdma_probe_port_network_rtt_seconds: "
                  "the round trip less the responder's turnaround (its host delay, measured on its own clock).",
-                 [target('rdma_probe_port:network_rtt_seconds:p50_5m{%s}' % SELP, "p50 {{device}}/{{port}}"),
-                  target('rdma_probe_port:network_rtt_seconds:p99_5m{%s}' % SELP,
-                         "p99 {{device}}/{{port}}", ref="B")], unit="s")
+                 [target("histogram_quantile(%s, sum by (le, device, port) (rate(rdma_probe_port_network_rtt_seconds_bucket"
+                         "{%s}[$__rate_interval]))) or histogram_quantile(%s, sum by (device, port) "
+                         "(rate(rdma_probe_port_network_rtt_seconds{%s}[$__rate_interval])))" % (q, SELP, q, SELP),
+                         "%s {{device}}/{{port}}" % n, ref=r)
+                  for q, n, r in (("0.5", "p50", "A"), ("0.99", "p99", "B"))], unit="s")
     d.timeseries("Mean RTT per target", "rdma_probe:rtt_seconds:mean5m: the mean round trip to each "
                  "target, from the histogram's sum and count (per-target quantiles need "
                  "--collector.probe.target-histograms).",
