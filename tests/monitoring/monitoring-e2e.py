@@ -363,8 +363,12 @@ try:
         got = alert(name, **labels)
         t(bool(got), f"alert {name} is pending or firing on " + ",".join(f"{k}={v}" for k, v in labels.items()),
           "alerts now: " + " ".join(sorted({a['labels']['alertname'] for a in alerts})))
-    # the healthy exporter's one target never resolves (no RDMA port here): a failing pair
-    res = api("query", query='rdma_probe_pair:failing:bool5m{instance="%s"} == 1' % inst_of.get("mlx5-roce"))
+    # the healthy exporter's one target never resolves (no RDMA port here): a failing pair.
+    # Its resolve attempts back off, so the 5m rate may need a few more seconds to see two
+    # of them: asked until it does (20 s at most), not once.
+    pair_q = 'rdma_probe_pair:failing:bool5m{instance="%s"} == 1' % inst_of.get("mlx5-roce")
+    res = {}
+    wait_for(lambda: len(res.update(api("query", query=pair_q)) or res["data"]["result"]) == 1, 20, 0.5)
     t(len(res["data"]["result"]) == 1, "rdma_probe_pair:failing:bool5m is 1 for the unresolvable target",
       json.dumps(res.get("data")))
     t(not alert("RDMAProbePeerUnreachable", target="10.10.1.3"), "no RDMAProbePeerUnreachable for a lossy target")
