@@ -170,6 +170,7 @@ try:
                   switch="leaf-5", netdev="eth0", direction="rx", priority="3"),
             # a crashed job: the fleet alert mutes the per-node ones
             alert(alertname="RDMAQPErrorsWidespread", severity="warning"),
+            alert(alertname="RDMARoCERetriesExceededWidespread", severity="warning"),
             alert(alertname="RDMAQPsInErrorState", severity="warning", job="rdma", instance="n9",
                   device="mlx5_0", port="1", type="RC"),
         ]
@@ -180,7 +181,8 @@ try:
                  ("RDMAProbeLoss", "n6:9879", "1", "", "n2:4791"),
                  ("RDMAProbePeerUnreachable", "", "", "", "n6:4791"),
                  ("RDMADeviceDown", "n7", "1", "", ""), ("RDMAPortSymbolErrors", "n8", "1", "", ""),
-                 ("RDMAQPsInErrorState", "n9", "1", "", ""), ("RDMAPFCPauseDurationHigh", "n12", "", "", "")}
+                 ("RDMAQPsInErrorState", "n9", "1", "", ""), ("RDMAPFCPauseDurationHigh", "n12", "", "", ""),
+                 ("RDMARoCERetriesExceededWidespread", "", "", "", "")}
         muted |= {("RDMAProbeLoss", f"n{i}:9879", "1", "", "n5:4791") for i in (1, 2, 3, 4)}
         # The inhibitor learns of source alerts asynchronously after the POST:
         # read until every alert is held and as many are inhibited as expected
