@@ -263,14 +263,15 @@ def fleet():
                          "{{instance}}")])
 
     d.row("Probes, worst first")
-    d.table("Slowest probe paths (p99)", "p99 probe RTT per prober port and target over 5m.",
-            [target("topk(10, rdma_probe:rtt_seconds:p99_5m{%s})" % SELP, fmt="table", instant=True)],
+    d.table("Slowest probing ports (p99)", "p99 probe RTT per prober port, over all its remote targets, "
+            "over 5m (rdma_probe_port:rtt_seconds:p99_5m, as RDMAHighLatency).",
+            [target("topk(10, rdma_probe_port:rtt_seconds:p99_5m{%s})" % SELP, fmt="table", instant=True)],
             unit="s", steps=[(None, "green"), (0.0001, "yellow"), (0.001, "red")], links=NODE_LINK)
     d.table("Lossiest probe paths", "Share of probes that timed out per prober port and target over 5m.",
             [target("topk(10, rdma_probe:loss:ratio_rate5m{%s})" % SELP, fmt="table", instant=True)],
             unit="percentunit", steps=[(None, "green"), (0.001, "yellow"), (0.02, "red")], links=NODE_LINK)
-    d.timeseries("Worst p99 probe RTT by instance", "The slowest target of each prober.",
-                 [target("max by (instance) (rdma_probe:rtt_seconds:p99_5m{%s})" % SELP, "{{instance}}")],
+    d.timeseries("Worst p99 probe RTT by instance", "The slowest local port of each prober.",
+                 [target("max by (instance) (rdma_probe_port:rtt_seconds:p99_5m{%s})" % SELP, "{{instance}}")],
                  unit="s")
     d.stat("Unreachable probe targets", "Targets that most of their probers fail to reach "
            "(rdma_probe_target:probers_failing:ratio5m, as RDMAProbePeerUnreachable), of those the "
@@ -431,24 +432,31 @@ def node():
                   target("rdma_pds{%s}" % SELD, "{{device}} PDs", ref="C")])
 
     d.row("Probes")
-    d.heatmap("Probe RTT", "Round-trip times of all probes leaving the selected ports "
-              "(rdma_probe_rtt_seconds buckets).",
-              [target("sum by (le) (rate(rdma_probe_rtt_seconds_bucket{%s}[$__rate_interval]))"
-                      " or sum(rate(rdma_probe_rtt_seconds{%s}[$__rate_interval]))" % (SELP, SELP),
+    d.heatmap("Probe RTT", "Round-trip times of all probes leaving the selected ports to remote "
+              "targets (rdma_probe_port_rtt_seconds buckets).",
+              [target("sum by (le) (rate(rdma_probe_port_rtt_seconds_bucket{%s}[$__rate_interval]))"
+                      " or sum(rate(rdma_probe_port_rtt_seconds{%s}[$__rate_interval]))" % (SELP, SELP),
                       "{{le}}", fmt="heatmap")])
-    d.timeseries("Probe RTT p50 / p95 / p99", "Quantiles of the probe RTT per target.",
-                 [target("histogram_quantile(%s, sum by (le, target) (rate(rdma_probe_rtt_seconds_bucket{%s}"
-                         "[$__rate_interval]))) or histogram_quantile(%s, sum by (target) "
-                         "(rate(rdma_probe_rtt_seconds{%s}[$__rate_interval])))" % (q, SELP, q, SELP),
-                         "%s {{target}}" % n, ref=r)
+    d.timeseries("Probe RTT p50 / p95 / p99", "Quantiles of the probe RTT per local port, over all its "
+                 "remote targets (rdma_probe_port_rtt_seconds).",
+                 [target("histogram_quantile(%s, sum by (le, device, port) (rate(rdma_probe_port_rtt_seconds_bucket{%s}"
+                         "[$__rate_interval]))) or histogram_quantile(%s, sum by (device, port) "
+                         "(rate(rdma_probe_port_rtt_seconds{%s}[$__rate_interval])))" % (q, SELP, q, SELP),
+                         "%s {{device}}/{{port}}" % n, ref=r)
                   for q, n, r in (("0.5", "p50", "A"), ("0.95", "p95", "B"), ("0.99", "p99", "C"))],
                  unit="s")
-    d.timeseries("Network RTT p50 / p99", "rdma_probe:network_rtt_seconds quantiles per target: the "
-                 "round trip less the responder's turnaround (its host delay, measured on its own clock).",
-                 [target('rdma_probe:network_rtt_seconds:p50_5m{%s, target!="loopback"}' % SELP,
-                         "p50 {{target}}"),
-                  target('rdma_probe:network_rtt_seconds:p99_5m{%s, target!="loopback"}' % SELP,
-                         "p99 {{target}}", ref="B")], unit="s")
+    d.timeseries("Network RTT p50 / p99", "Quantiles per local port of rdma_probe_port_network_rtt_seconds: "
+                 "the round trip less the responder's turnaround (its host delay, measured on its own clock).",
+                 [target("histogram_quantile(%s, sum by (le, device, port) (rate(rdma_probe_port_network_rtt_seconds_bucket"
+                         "{%s}[$__rate_interval]))) or histogram_quantile(%s, sum by (device, port) "
+                         "(rate(rdma_probe_port_network_rtt_seconds{%s}[$__rate_interval])))" % (q, SELP, q, SELP),
+                         "%s {{device}}/{{port}}" % n, ref=r)
+                  for q, n, r in (("0.5", "p50", "A"), ("0.99", "p99", "B"))], unit="s")
+    d.timeseries("Mean RTT per target", "rdma_probe:rtt_seconds:mean5m: the mean round trip to each "
+                 "target, from the histogram's sum and count (per-target quantiles need "
+                 "--collector.probe.target-histograms).",
+                 [target('rdma_probe:rtt_seconds:mean5m{%s}' % SELP, "{{device}}/{{port}} {{target}}")],
+                 unit="s")
     d.timeseries("Responder turnaround", "rdma_probe:responder_turnaround_seconds:mean5m: the mean time "
                  "each target's responder took between receiving a probe and sending its reply.",
                  [target("rdma_probe:responder_turnaround_seconds:mean5m{%s}" % SELP, "{{target}}")],
@@ -495,29 +503,19 @@ def pingmesh():
                     "rowField": "instance", "columnField": "target", "valueField": "Value"}}])
 
     d.row("Matrices")
-    matrix("p99 RTT, prober x target", "rdma_probe:rtt_seconds:p99_5m, the worst local port of each prober.",
-           "max by (instance, target) (rdma_probe:rtt_seconds:p99_5m{%s})" % peers, "s",
+    matrix("Mean RTT, prober x target", "rdma_probe:rtt_seconds:mean5m (from the per-target histogram's "
+           "sum and count), the worst local port of each prober.",
+           "max by (instance, target) (rdma_probe:rtt_seconds:mean5m{%s})" % peers, "s",
            [(None, "green"), (0.0001, "yellow"), (0.001, "red")])
     matrix("Loss, prober x target", "rdma_probe:loss:ratio_rate5m, the worst local port of each prober.",
            "max by (instance, target) (rdma_probe:loss:ratio_rate5m{%s})" % peers, "percentunit",
            [(None, "green"), (0.001, "yellow"), (0.02, "red")])
-    matrix("p50 RTT, prober x target", "rdma_probe:rtt_seconds:p50_5m.",
-           "max by (instance, target) (rdma_probe:rtt_seconds:p50_5m{%s})" % peers, "s",
-           [(None, "green"), (0.00005, "yellow"), (0.0005, "red")])
-    matrix("p50 RTT against the 1-day median", "rdma_probe:rtt_seconds:p50_5m / p50_1d: 1 is usual, "
-           "2 fires RDMAProbeLatencyRegression.",
-           "max by (instance, target) (rdma_probe:rtt_seconds:p50_5m{%s} / rdma_probe:rtt_seconds:p50_1d{%s})"
-           % (peers, peers), "short", [(None, "green"), (1.5, "yellow"), (2, "red")])
 
     matrix("Failing, prober x target", "rdma_probe_pair:failing:bool5m: 1 where a prober reached under "
            "10% of its attempts to a target over 5m (a column: RDMAProbePeerUnreachable; a row: "
            "RDMAProbeLocalPortSuspect).",
            'rdma_probe_pair:failing:bool5m{%s, target=~"$target"}' % SEL, "short",
            [(None, "green"), (1, "red")])
-    matrix("Network p50 RTT, prober x target", "rdma_probe:network_rtt_seconds:p50_5m: the round trip less "
-           "the responder's turnaround.",
-           "max by (instance, target) (rdma_probe:network_rtt_seconds:p50_5m{%s})" % peers, "s",
-           [(None, "green"), (0.00005, "yellow"), (0.0005, "red")])
 
     d.row("Suspects")
     d.table("Targets most probers cannot reach", "rdma_probe_target:probers_failing:ratio5m: the share of "
@@ -537,25 +535,26 @@ def pingmesh():
             links=NODE_LINK)
 
     d.row("Worst pairs")
-    d.table("Slowest pairs (p99)", "The 20 slowest prober and target pairs.",
-            [target("topk(20, rdma_probe:rtt_seconds:p99_5m{%s})" % peers, fmt="table", instant=True)],
+    d.table("Slowest pairs (mean)", "The 20 slowest prober and target pairs by mean RTT.",
+            [target("topk(20, rdma_probe:rtt_seconds:mean5m{%s})" % peers, fmt="table", instant=True)],
             unit="s", steps=[(None, "green"), (0.0001, "yellow"), (0.001, "red")], links=NODE_LINK)
     d.table("Failing targets", "Probe errors per second by reason (resolve: address, sideband or QP "
             "not learned).",
             [target("sort_desc(sum by (job, instance, target, reason) (rate(rdma_probe_errors_total{%s}"
                     "[$__rate_interval])) > 0)" % SEL, fmt="table", instant=True)],
             steps=[(None, "red")], links=NODE_LINK)
-    d.timeseries("p99 RTT per pair", "rdma_probe:rtt_seconds:p99_5m over time.",
-                 [target("rdma_probe:rtt_seconds:p99_5m{%s}" % peers, "{{instance}} -> {{target}}")], unit="s")
+    d.timeseries("Mean RTT per pair", "rdma_probe:rtt_seconds:mean5m over time.",
+                 [target("rdma_probe:rtt_seconds:mean5m{%s}" % peers, "{{instance}} -> {{target}}")], unit="s")
     d.timeseries("Loss per pair", "rdma_probe:loss:ratio_rate5m over time.",
                  [target("rdma_probe:loss:ratio_rate5m{%s}" % peers, "{{instance}} -> {{target}}")],
                  unit="percentunit")
-    d.heatmap("RTT of all peer probes", "All probes to peers (loopback left out).",
-              [target("sum by (le) (rate(rdma_probe_rtt_seconds_bucket{%s}[$__rate_interval]))"
-                      " or sum(rate(rdma_probe_rtt_seconds{%s}[$__rate_interval]))" % (peers, peers),
+    d.heatmap("RTT of all peer probes", "All probes to peers (loopback left out; "
+              "rdma_probe_port_rtt_seconds, all targets of the selected probers).",
+              [target("sum by (le) (rate(rdma_probe_port_rtt_seconds_bucket{%s}[$__rate_interval]))"
+                      " or sum(rate(rdma_probe_port_rtt_seconds{%s}[$__rate_interval]))" % (SEL, SEL),
                       "{{le}}", fmt="heatmap")])
-    d.timeseries("Loopback p99 RTT", "Each port probing itself: the HCA, driver and host alone.",
-                 [target('rdma_probe:rtt_seconds:p99_5m{%s, target="loopback"}' % SELP,
+    d.timeseries("Loopback mean RTT", "Each port probing itself: the HCA, driver and host alone.",
+                 [target('rdma_probe:rtt_seconds:mean5m{%s, target="loopback"}' % SELP,
                          "{{instance}} {{device}}/{{port}}")], unit="s")
 
     d.row("Targets files")

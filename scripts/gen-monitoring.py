@@ -82,31 +82,142 @@ def render(text, cfg, where):
         if isinstance(v, bool) or not isinstance(v, (int, float, str)):
             raise SystemExit(f"gen-monitoring: {where}: [[{key}]] is not a number or a string")
         return number(v) if isinstance(v, (int, float)) else v
-    return re.sub(r"\[\[([^\]]+)\]\]", sub, text)
+    return re.sub(r"\[\[([^\[\]]+)\]\]", sub, text)
+
+
+MATCHER = re.compile(r"""\s*([a-zA-Z_][a-zA-Z0-9_]*)\s*(=~|!~|!=|=)\s*("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')\s*(?:,|$)""")
+
+
+def matchers(text):
+    """The label matchers of a selector without braces, one string each."""
+    out, pos = [], 0
+    text = text.strip()
+    while pos < len(text):
+        m = MATCHER.match(text, pos)
+        if not m:
+            raise SystemExit(f"gen-monitoring: ports.expected_rates: cannot read the matchers {text!r}")
+        out.append(m.group(1) + m.group(2) + m.group(3))
+        pos = m.end()
+    return out
+
+
+MAINTENANCE = """
+      - alert: RDMANodeMaintenance
+        # The node is drained or cordoned (alerts/config.yml maintenance): not a
+        # problem; alerts/alertmanager.example.yml mutes the node's RDMA alerts
+        # under it (equal node).
+        expr: %s
+        labels:
+          severity: info
+        annotations:
+          summary: "Node {{ $labels.node }} is in maintenance"
+          description: "{{ $labels.node }} (instance {{ $labels.instance }}) is drained or cordoned ({{ $value }}): its RDMA alerts are muted."
+          runbook: "Nothing to do for RDMA. Its alerts page again once the node is back in service."
+"""
 
 
 def derive(cfg):
     """The PromQL pieces the templates need that are more than one value."""
     ports = cfg["ports"]
-    d = {"expected_ports_or": "", "fleet_rate_branch": "", "fleet_rate_comment": "",
-         "expected_rates_branch": "", "expected_rates_comment": ""}
+    # The labels of a scrape target (constant per instance) that every aggregation
+    # per node keeps: the cluster, the topology (leaf switch, rack) and node name
+    # when configured, then job and instance.
+    target = [cfg[k] for k in ("cluster_label", "topology_label", "node_label") if cfg[k]]
+    for name in target:
+        if not re.fullmatch(r"[a-zA-Z_][a-zA-Z0-9_]*", name) or name.startswith("__"):
+            raise SystemExit(f"gen-monitoring: {name!r} is not a label name")
+    d0 = {"by_target": ", ".join(target + ["job", "instance"]),
+          "by_cluster": cfg["cluster_label"] + ", " if cfg["cluster_label"] else "",
+          "target_labels_left": ", ".join([n for n in target if n != cfg["cluster_label"]] + ["instance"]),
+          "by_topology": ", ".join(n for n in (cfg["cluster_label"], cfg["topology_label"]) if n),
+          "by_cluster_only": cfg["cluster_label"],
+          "am_cluster": cfg["cluster_label"] + ", " if cfg["cluster_label"] else "",
+          "am_cluster_only": cfg["cluster_label"],
+          "am_topology": cfg["topology_label"] + ", " if cfg["topology_label"] else "",
+          "maintenance_rule": MAINTENANCE % cfg["maintenance"] if cfg["maintenance"] else "",
+          "by_port": ", ".join(target + ["job", "instance", "device", "port"]),
+          "target_labels_comment": ", ".join(target) if target else "labels"}
+    d = {"expected_ports_or": "", "expected_rates_branch": "", "expected_rates_comment": ""}
+    if "compare_fleet_rate" in ports:
+        raise SystemExit("gen-monitoring: ports.compare_fleet_rate was removed (issue 31): a fleet's "
+                         "usual rate per hca_type is wrong for a mix of 200G and 400G ports; list "
+                         "the rates you expect under ports.expected_rates")
     if ports["expected"]:
         d["expected_ports_or"] = " or rdma_port_state{%s}" % ports["expected"]
     pad = "\n" + " " * 10
-    if ports["compare_fleet_rate"]:
-        d["fleet_rate_comment"] = ", the median of its hca_type"
-        d["fleet_rate_branch"] = (
-            pad + "or" + pad + '  label_replace(0 * rdma_port:rate_bytes_per_second:with_hca_type'
-            ' + on (hca_type) group_left () hca_type:rdma_port_rate_bytes_per_second:median,'
-            ' "basis", "fleet", "", "")')
     for i, e in enumerate(ports["expected_rates"]):
         if set(e) != {"match", "bytes_per_second"}:
             raise SystemExit("gen-monitoring: ports.expected_rates: each entry has match and bytes_per_second")
+        # Matchers on hca_type select devices (rdma_device_info), the others ports.
+        dev, port = [], []
+        for m in matchers(e["match"]):
+            (dev if m.startswith("hca_type") else port).append(m)
+        branch = "0 * rdma_port:rate_bytes_per_second:max1d{%s} + %s" % (", ".join(port), number(e["bytes_per_second"]))
+        if dev:
+            branch += " and on (job, instance, device) rdma_device_info{%s}" % ", ".join(dev)
         d["expected_rates_comment"] = " and the rates set in the configuration"
-        d["expected_rates_branch"] += (
-            pad + "or" + pad + '  label_replace(0 * rdma_port:rate_bytes_per_second:with_hca_type{%s} + %s,'
-            ' "basis", "config%d", "", "")' % (e["match"], number(e["bytes_per_second"]), i))
+        d["expected_rates_branch"] += pad + "or" + pad + '  label_replace(%s, "basis", "config%d", "", "")' % (branch, i)
+    d.update(d0)
     return dict(cfg, derived=d)
+
+
+def first_sentence(text):
+    """The runbook's first step: up to the first full stop or question mark that
+    ends a sentence."""
+    m = re.match(r"(.+?[.?])(?:\s|$)", text)
+    return m.group(1) if m else text
+
+
+def finish_alerts(text, cfg):
+    """What every alert gets from the configuration, written once here rather than
+    in each of them in the template:
+    - a label node: the node_label's value where the series has one, else the
+      host part of instance (its port and IPv6 brackets taken off), so that one
+      silence or inhibition by node covers every alert of a node;
+    - the runbook's first step at the end of the description (pagers show the
+      description, not every annotation);
+    - runbook_url only when runbook_base_url is set."""
+    lines = text.split("\n")
+    runbooks, name = {}, None
+    for line in lines:
+        m = re.match(r"      - alert: (\S+)$", line)
+        if m:
+            name = m.group(1)
+        m = re.match(r'          runbook: "(.*)"$', line)
+        if m and name:
+            runbooks[name] = first_sentence(m.group(1))
+    src = (cfg["node_label"] + ", " if cfg["node_label"] else "") + "instance"
+    out, name, i = [], None, 0
+    while i < len(lines):
+        line = lines[i]
+        m = re.match(r"      - alert: (\S+)$", line)
+        if m:
+            name = m.group(1)
+        m = re.match(r"        expr: (.*)$", line)
+        if m and name:
+            body = [m.group(1)] if m.group(1) != "|" else []
+            i += 1
+            while i < len(lines) and (lines[i].startswith(" " * 10) or not lines[i].strip()) \
+                    and not lines[i].startswith("        labels:"):
+                if lines[i].strip():
+                    body.append(lines[i][10:])
+                i += 1
+            out.append("        expr: |")
+            out.append("          label_replace(label_replace(label_join(")
+            out.extend("              " + b for b in body)
+            out.append('            , "node_instance_", ";", %s),' % ", ".join('"%s"' % l for l in src.split(", ")))
+            out.append('            "node", "$1$2", "node_instance_", "([^;]+);.*|;\\\\[?(.*?)\\\\]?(?::[0-9]+)?"),')
+            out.append('          "node_instance_", "", "", "")')
+            continue
+        m = re.match(r'(          description: ")(.*)"$', line)
+        if m and name in runbooks:
+            line = "%s%s Runbook: %s\"" % (m.group(1), m.group(2), runbooks[name])
+        if line.startswith("          runbook_url: ") and not cfg["runbook_base_url"]:
+            i += 1
+            continue
+        out.append(line)
+        i += 1
+    return "\n".join(out)
 
 
 GENERATED = ("# Generated by scripts/gen-monitoring.py from alerts/templates/%s and\n"
@@ -118,10 +229,12 @@ def rules(root, cfg):
     out = {}
     tdir = os.path.join(root, TEMPLATES)
     for name in sorted(os.listdir(tdir)):
-        if not name.endswith(".rules.yml.in"):
+        if not name.endswith(".yml.in"):
             continue
         with open(os.path.join(tdir, name)) as fh:
             text = render(fh.read(), derive(cfg), name)
+        if name.startswith("rdma-alerts."):
+            text = finish_alerts(text, cfg)
         spdx, _, rest = text.partition("\n")
         out[os.path.join("alerts", name[:-3])] = spdx + "\n" + GENERATED % name + rest
     return out

@@ -58,6 +58,10 @@ ROUTES = [
     ("blackhole", "alertname=RDMAPortDownUnused severity=info job=rdma instance=n1 device=mlx5_0 port=2"),
     ("default", "alertname=NodeDown severity=critical job=node instance=n1"),
     ("rdma-pager", "alertname=RDMAProbePeerUnreachable severity=critical job=rdma target=n5:4791 node=n5"),
+    ("rdma-pager", "alertname=RDMALeafSwitchDown severity=critical switch=leaf-1"),
+    ("rdma-tickets", "alertname=RDMAExporterDown severity=warning job=rdma instance=n1 node=n1"),
+    ("rdma-tickets", "alertname=RDMAQPErrorsWidespread severity=warning"),
+    ("blackhole", "alertname=RDMANodeMaintenance severity=info node=n1"),
     ("rdma-pager", "alertname=RDMAProbeLocalPortSuspect severity=critical job=rdma instance=n6:9879 node=n6"),
     ("rdma-tickets", "alertname=RDMAProbeLoss severity=warning job=rdma instance=n1:9879 device=mlx5_0 port=1 "
      "target=n5:4791"),
@@ -85,6 +89,9 @@ def api(path, body=None):
 
 
 def alert(**labels):
+    # every RDMA alert carries node (the rules set it: node_label, else the host of instance)
+    if "instance" in labels and "node" not in labels:
+        labels["node"] = labels["instance"].split(":")[0]
     now = datetime.datetime.now(datetime.timezone.utc)
     return {"labels": dict(labels), "annotations": {},
             "startsAt": now.isoformat(), "endsAt": (now + datetime.timedelta(hours=1)).isoformat()}
@@ -144,13 +151,38 @@ try:
                   device="mlx5_0", port="1", target="n2:4791"),
             alert(alertname="RDMAProbePeerUnreachable", severity="critical", job="rdma", target="n6:4791",
                   node="n6"),
+            # leaf-9 fails: its switch alert mutes the ports behind it, not a port elsewhere
+            alert(alertname="RDMALeafSwitchDown", severity="critical", switch="leaf-9"),
+            alert(alertname="RDMADeviceDown", severity="critical", job="rdma", instance="n7", switch="leaf-9",
+                  device="mlx5_0", port="1"),
+            alert(alertname="RDMADeviceDown", severity="critical", job="rdma", instance="n10", switch="leaf-8",
+                  device="mlx5_0", port="1"),
+            # n8 is cordoned: its alerts are muted
+            alert(alertname="RDMANodeMaintenance", severity="info", job="kube-state-metrics",
+                  instance="ksm:8080", node="n8"),
+            alert(alertname="RDMAPortSymbolErrors", severity="warning", job="rdma", instance="n8",
+                  device="mlx5_0", port="1"),
+            # a PFC storm: n11 sends the pauses and pages; n12 behind the same switch,
+            # paused by it, does not (its tx pauses would)
+            alert(alertname="RDMAPFCPauseStorm", severity="critical", job="rdma", instance="n11",
+                  switch="leaf-5", netdev="eth0", level="error"),
+            alert(alertname="RDMAPFCPauseDurationHigh", severity="warning", job="rdma", instance="n12",
+                  switch="leaf-5", netdev="eth0", direction="rx", priority="3"),
+            # a crashed job: the fleet alert mutes the per-node ones
+            alert(alertname="RDMAQPErrorsWidespread", severity="warning"),
+            alert(alertname="RDMARoCERetriesExceededWidespread", severity="warning"),
+            alert(alertname="RDMAQPsInErrorState", severity="warning", job="rdma", instance="n9",
+                  device="mlx5_0", port="1", type="RC"),
         ]
         api("alerts", sent)
         muted = {("RDMAPortFlapping", "n1", "1", "", ""), ("RDMAHighErrorRate", "n1", "1", "", ""),
                  ("RDMANetdevPhysicalErrors", "n2", "", "", ""), ("RDMADeviceMissing", "n3", "", "port", ""),
                  ("RDMAPortSymbolErrors", "n4", "1", "", ""),
                  ("RDMAProbeLoss", "n6:9879", "1", "", "n2:4791"),
-                 ("RDMAProbePeerUnreachable", "", "", "", "n6:4791")}
+                 ("RDMAProbePeerUnreachable", "", "", "", "n6:4791"),
+                 ("RDMADeviceDown", "n7", "1", "", ""), ("RDMAPortSymbolErrors", "n8", "1", "", ""),
+                 ("RDMAQPsInErrorState", "n9", "1", "", ""), ("RDMAPFCPauseDurationHigh", "n12", "", "", ""),
+                 ("RDMARoCERetriesExceededWidespread", "", "", "", "")}
         muted |= {("RDMAProbeLoss", f"n{i}:9879", "1", "", "n5:4791") for i in (1, 2, 3, 4)}
         # The inhibitor learns of source alerts asynchronously after the POST:
         # read until every alert is held and as many are inhibited as expected
@@ -174,8 +206,9 @@ try:
               + ("inhibited" if key in muted else "not inhibited"), json.dumps(status))
         groups = api("alerts/groups")
         n1 = [g for g in groups if g["labels"].get("instance") == "n1" and g["receiver"]["name"] == "rdma-pager"]
-        t(len(n1) == 1 and n1[0]["labels"] == {"job": "rdma", "instance": "n1", "device": "mlx5_0"},
-          "n1's pages for mlx5_0 are one group by job, instance and device",
+        n1 = [g for g in groups if g["labels"].get("node") == "n1" and g["receiver"]["name"] == "rdma-pager"]
+        t(len(n1) == 1 and n1[0]["labels"] == {"node": "n1", "device": "mlx5_0"},
+          "n1's pages for mlx5_0 are one group by (cluster, topology,) node and device",
           json.dumps([g["labels"] for g in groups]))
         n5 = [g for g in groups if g["labels"].get("target") == "n5:4791"]
         t(len(n5) == 2 and sorted(g["receiver"]["name"] for g in n5) == ["rdma-pager", "rdma-tickets"]

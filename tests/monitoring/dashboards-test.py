@@ -118,18 +118,20 @@ def exprs(p):
 t(find("rdma-node.json", lambda p: p["fieldConfig"]["defaults"].get("unit") == "bps"
        and "rdma_port_data_received_bytes_total" in exprs(p)),
   "node: throughput in bits per second")
-t(find("rdma-node.json", lambda p: p["type"] == "heatmap" and "rdma_probe_rtt_seconds_bucket" in exprs(p)
+# RTT distributions from the per-port histograms, which the exporter always
+# exports (per-target buckets are opt-in: --collector.probe.target-histograms).
+t(find("rdma-node.json", lambda p: p["type"] == "heatmap" and "rdma_probe_port_rtt_seconds_bucket" in exprs(p)
        and all(q.get("format") == "heatmap" for q in p["targets"])),
-  "node: probe latency heatmap over rdma_probe_rtt_seconds_bucket")
+  "node: probe latency heatmap over rdma_probe_port_rtt_seconds_bucket")
 t(find("rdma-node.json", lambda p: all(f"histogram_quantile({q}" in exprs(p) for q in ("0.5", "0.95", "0.99"))
-       and "rdma_probe_rtt_seconds_bucket" in exprs(p)),
-  "node: p50/p95/p99 with histogram_quantile over rdma_probe_rtt_seconds_bucket")
+       and "rdma_probe_port_rtt_seconds_bucket" in exprs(p)),
+  "node: p50/p95/p99 with histogram_quantile over rdma_probe_port_rtt_seconds_bucket")
 for fam in ("rdma_netdev_priority_pause_frames_total", "rdma_netdev_priority_pause_duration_seconds_total"):
     t(find("rdma-node.json", lambda p: fam in exprs(p) and "priority" in json.dumps(p["targets"])),
       f"node: PFC per priority ({fam})")
 for fam in ("rdma_qps", "rdma_resources", "rdma_port:errors:rate5m", "rdma_port:roce_events:rate5m"):
     t(find("rdma-node.json", lambda p: fam in exprs(p)), f"node: a panel on {fam}")
-for rr, col in (("rdma_probe:rtt_seconds:p99_5m", "target"), ("rdma_probe:loss:ratio_rate5m", "target")):
+for rr, col in (("rdma_probe:rtt_seconds:mean5m", "target"), ("rdma_probe:loss:ratio_rate5m", "target")):
     t(find("rdma-pingmesh.json", lambda p: rr in exprs(p) and p["type"] == "table" and any(
         tr["id"] == "groupingToMatrix" and tr["options"]["rowField"] == "instance"
         and tr["options"]["columnField"] == col for tr in p.get("transformations", []))),

@@ -70,12 +70,16 @@ per_instance = set()  # alerts about the exporter itself: the instance is the ob
 # object) or over a target's probers (no instance: the target is the object).
 per_instance |= {"RDMAProbeLocalPortSuspect", "RDMAProbeErrors"}
 per_target = {"RDMAProbePeerUnreachable"}
+# Alerts over many nodes (a switch, a job, maintenance): no one instance or object.
+per_fleet = set()
 for f in RULE_FILES:
     with open(f) as fh:
         for g in yaml.safe_load(fh)["groups"]:
             rules.extend(g["rules"])
             if g["name"].endswith(".exporter"):
                 per_instance |= {r["alert"] for r in g["rules"] if "alert" in r}
+            if g["name"].endswith(".fleet"):
+                per_fleet |= {r["alert"] for r in g["rules"] if "alert" in r}
 alerts = {r["alert"]: r for r in rules if "alert" in r}
 records = sorted({r["record"] for r in rules if "record" in r})
 check(len(alerts) > 0 and len(records) > 0, f"{len(alerts)} alerts and {len(records)} recording rule names found")
@@ -86,10 +90,13 @@ selector: 'job="rdma", cluster="a"'
 runbook_base_url: "https://wiki.example.com/rdma/RUNBOOK.md"
 ports:
   expected: 'device=~"mlx5_[01]", port="1"'
-  compare_fleet_rate: false
   expected_rates:
     - {match: 'hca_type="MT4129"', bytes_per_second: 50000000000}
     - {match: 'instance=~"gpu.*"', bytes_per_second: 25000000000}
+cluster_label: cluster
+topology_label: rack
+node_label: kubernetes_node
+maintenance: ""
 thresholds:
   RDMAQueueFull: 0.95
 """
@@ -100,7 +107,8 @@ with tempfile.TemporaryDirectory() as tmp:
                         "--config", os.path.join(tmp, "example.yml"), "--out", tmp],
                        capture_output=True, text=True)
     if check(r.returncode == 0, "gen-monitoring.py with another configuration", r.stderr):
-        gen = sorted(os.path.join(tmp, "alerts", f) for f in os.listdir(os.path.join(tmp, "alerts")))
+        gen = sorted(os.path.join(tmp, "alerts", f) for f in os.listdir(os.path.join(tmp, "alerts"))
+                     if f.endswith(".rules.yml"))
         r = subprocess.run(["promtool", "check", "rules"] + gen, capture_output=True, text=True)
         check(r.returncode == 0, "promtool check rules on it", r.stdout + r.stderr)
         with open(os.path.join(tmp, "alerts", "rdma-alerts.rules.yml")) as fh:
@@ -108,10 +116,28 @@ with tempfile.TemporaryDirectory() as tmp:
         for want in ('up{job="rdma", cluster="a"}', 'rdma_port_state{device=~"mlx5_[01]", port="1"}',
                      "> 0.95", "threshold 95%", "https://wiki.example.com/rdma/RUNBOOK.md#rdmadevicedown"):
             check(want in text, f"the configuration's {want} is in the generated alerts")
+        check("RDMANodeMaintenance" not in text, "no RDMANodeMaintenance without a maintenance expression")
+        check('"node_instance_", ";", "kubernetes_node", "instance"' in text and "count by (cluster, rack)" in text,
+              "node from node_label, fleet alerts by cluster_label and topology_label")
+        with open(os.path.join(tmp, "alerts", "alertmanager.example.yml")) as fh:
+            am = fh.read()
+        check("group_by: [cluster, rack, node, device]" in am and "equal: [cluster, rack]" in am,
+              "the Alertmanager example groups and inhibits by cluster_label and topology_label")
         with open(os.path.join(tmp, "alerts", "rdma-recording.rules.yml")) as fh:
             text = fh.read()
-        check('{hca_type="MT4129"} + 50000000000' in text and '"fleet"' not in text,
-              "expected rates replace the fleet comparison in rdma_port:rate_bytes_per_second:expected")
+        check("count by (cluster, rack, kubernetes_node, job, instance) (rdma_device_info)" in text,
+              "recording rules keep cluster_label, topology_label and node_label")
+        check('0 * rdma_port:rate_bytes_per_second:max1d{} + 50000000000 and on (job, instance, device) '
+              'rdma_device_info{hca_type="MT4129"}' in text and
+              'rdma_port:rate_bytes_per_second:max1d{instance=~"gpu.*"} + 25000000000' in text,
+              "expected rates in rdma_port:rate_bytes_per_second:expected, hca_type matched on the device")
+
+# ---- no placeholder in what is shipped ---------------------------------------------------
+shipped = subprocess.run(["git", "-C", ROOT, "ls-files", "alerts", "dashboards", "deploy"],
+                         capture_output=True, text=True).stdout.split()
+owner = [f for f in shipped if os.path.isfile(os.path.join(ROOT, f))
+         and "OWNER/" in open(os.path.join(ROOT, f), errors="replace").read()]
+check(not owner, "no OWNER placeholder in alerts/, dashboards/, deploy/", " ".join(owner))
 
 # ---- RUNBOOK.md: one section per alert, the threshold table ----------------------------
 with open(os.path.join(ALERTS, "RUNBOOK.md")) as fh:
@@ -129,21 +155,30 @@ for name, a in sorted(alerts.items()):
     labels = a.get("labels", {})
     ann = a.get("annotations", {})
     check(labels.get("severity") in ("critical", "warning", "info"), f"{name}: severity label")
-    for key in ("summary", "description", "runbook", "runbook_url"):
+    for key in ("summary", "description", "runbook"):
         check(bool(ann.get(key, "").strip()), f"{name}: annotation {key}")
     desc = ann.get("description", "")
-    if name in per_target:
+    if name in per_fleet:
+        check(re.search(r"\$labels\.\w+|nodes", desc) is not None, f"{name}: description names what it is about")
+    elif name in per_target:
         check("$labels.target" in desc, f"{name}: description names the target")
     else:
         check("$labels.instance" in desc, f"{name}: description names the instance")
-    check(name in per_instance or
+    check(name in per_instance or name in per_fleet or
           re.search(r"\$labels\.(device|port|netdev|target|collector|object)\b", desc) is not None,
           f"{name}: description names the device, port, netdev, target, collector or object kind")
     check("$value" in desc, f"{name}: description gives the value")
-    url = ann.get("runbook_url", "")
-    check(url.startswith(RUNBOOK_BASE + "#") and url.split("#", 1)[1] in anchors,
-          f"{name}: runbook_url {url} is runbook_base_url '#' a section of alerts/RUNBOOK.md")
-    check(url.split("#", 1)[-1] == name.lower(), f"{name}: runbook anchor is #{name.lower()}")
+    check(name.lower() in anchors, f"{name}: a section #{name.lower()} in alerts/RUNBOOK.md")
+    if RUNBOOK_BASE:
+        url = ann.get("runbook_url", "")
+        check(url == RUNBOOK_BASE + "#" + name.lower(), f"{name}: runbook_url {url} is runbook_base_url '#' its section")
+    else:
+        check("runbook_url" not in ann, f"{name}: no runbook_url while runbook_base_url is empty")
+    first = re.match(r"(.+?[.?])(?:\s|$)", ann.get("runbook", ""))
+    check(first is not None and desc.endswith(" Runbook: " + first.group(1)),
+          f"{name}: the description ends with the runbook's first step")
+    check(re.search(r"label_join\(.*\"node_instance_\"", re.sub(r"\s+", " ", a["expr"])) is not None
+          and a["expr"].count("label_replace(") >= 2, f"{name}: label node set from node_label or instance")
     t = thresholds.get(name)
     if check(t is not None, f"{name}: row in RUNBOOK.md's threshold table"):
         expr = re.sub(r"\s+", " ", a["expr"])

@@ -15,7 +15,7 @@ the shipped recording rules, then asks its query API:
   - histogram_count(rate(...[1m])) is positive (the probes between the scrapes);
   - histogram_quantile(0.99, rate(rdma_probe_network_rtt_seconds[1m])) is a
     number between 0 and 1 s;
-  - the recording rule rdma_probe:network_rtt_seconds:p99_5m answers too.
+  - the recording rule rdma_probe:rtt_seconds:mean5m (histogram_sum over histogram_count) answers too.
 Prints one "ok - ..." / "not ok - ..." line per check; exit 0 when all pass,
 77 when prometheus is missing.
 """
@@ -98,7 +98,7 @@ def main(argv):
 
     try:
         for _ in range(300):  # scrapes of FIRST, then SECOND, and a rule evaluation after
-            if served[0] >= 4 and query("rdma_probe:network_rtt_seconds:p99_5m"):
+            if served[0] >= 4 and query("rdma_probe:rtt_seconds:mean5m"):
                 break
             time.sleep(0.1)
         check(served[0] >= 2, f"Prometheus scraped the two captures ({served[0]} scrapes)")
@@ -115,8 +115,8 @@ def main(argv):
         check(bool(vals) and all(0 < v < 1 for v in vals),
               "histogram_quantile(0.99, rate(rdma_probe_network_rtt_seconds[1m])) on native data",
               ", ".join(f'{s["metric"].get("target")}: {float(s["value"][1]) * 1e6:.1f} us' for s in r))
-        r = query("rdma_probe:network_rtt_seconds:p99_5m")
-        check(bool(r), "the recording rule rdma_probe:network_rtt_seconds:p99_5m answers on native data",
+        r = query("rdma_probe:rtt_seconds:mean5m")
+        check(bool(r), "the recording rule rdma_probe:rtt_seconds:mean5m answers on native data",
               ", ".join(f'{s["metric"].get("target")}: {s["value"][1]}' for s in r))
     finally:
         prom.terminate()
