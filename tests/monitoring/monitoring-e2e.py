@@ -224,9 +224,6 @@ try:
     # ---- synthetic target ------------------------------------------------------------
     with open(SYNTHETIC) as fh:
         synthetic = fh.read()
-    # families of issue 31 the exporter's own branch adds (fixtures/pending-probe-port.prom)
-    with open(os.path.join(HERE, "fixtures", "pending-probe-port.prom")) as fh:
-        synthetic += "".join(l for l in fh.readlines() if not l.startswith("# SPDX") and not l.startswith("# SYN"))
     r = subprocess.run(["promtool", "check", "metrics"], input=synthetic, capture_output=True, text=True)
     t(r.returncode == 0 and not r.stdout.strip() and not r.stderr.strip(),
       "synthetic-roce-node.prom passes promtool check metrics without warnings", r.stdout + r.stderr)
@@ -249,10 +246,17 @@ try:
 
     class Handler(http.server.BaseHTTPRequestHandler):
         def do_GET(self):
-            if self.path != "/synthetic-roce-node.prom":
+            if self.path in PEER_PATHS:
+                # the probed targets' own nodes: up, each exporting its address
+                # (the join of RDMAProbePeerUnreachable/RDMAProbeLoss to a node)
+                body = ("# TYPE rdma_probe_local_address_info gauge\n"
+                        'rdma_probe_local_address_info{device="mlx5_0",port="1",address="%s"} 1\n'
+                        % PEER_PATHS[self.path]).encode()
+            elif self.path == "/synthetic-roce-node.prom":
+                body = render_synthetic()
+            else:
                 self.send_error(404)
                 return
-            body = render_synthetic()
             self.send_response(200)
             self.send_header("Content-Type", "text/plain; version=0.0.4")
             self.send_header("Content-Length", str(len(body)))
@@ -266,12 +270,16 @@ try:
     threading.Thread(target=server.serve_forever, daemon=True).start()
     synth_addr = f"127.0.0.1:{server.server_address[1]}"
     SYNTH = {"synthetic-a": "synthetic", "synthetic-b": "synthetic"}
+    # the nodes behind the synthetic probers' targets (instance: its path)
+    PEER_PATHS = {"/peer-3.prom": "10.10.1.3", "/peer-4.prom": "10.10.1.4"}
 
     # ---- prometheus -----------------------------------------------------------------
     prom_port = free_port()
     static = [{"targets": sorted(exporters)}] + [
         {"targets": [synth_addr], "labels": {"instance": inst, "__metrics_path__": "/synthetic-roce-node.prom"}}
-        for inst in SYNTH]
+        for inst in SYNTH] + [
+        {"targets": [synth_addr], "labels": {"instance": f"synthetic-{path[1:-5]}", "__metrics_path__": path}}
+        for path in PEER_PATHS]
     # The rule files as they are, except that every group is evaluated every second
     # (the baselines group runs once a minute in production).
     rule_copies = []
@@ -308,7 +316,7 @@ try:
         except urllib.error.HTTPError as e:  # 400/422: a query that does not parse or evaluate
             return json.loads(e.read().decode())
 
-    n_targets = len(exporters) + len(SYNTH)
+    n_targets = len(exporters) + len(SYNTH) + len(PEER_PATHS)
 
     def all_up():
         active = api("targets")["data"]["activeTargets"]

@@ -164,13 +164,6 @@ def known(name, exported):
     return False
 
 
-# Families issue 31 adds to the exporter in a branch of its own (per-port RTT
-# histograms, each node's own probe addresses), which the rules read already.
-# Accepted while the sources do not define them; remove once merged.
-PENDING_ISSUE_31 = {f + s for f in ("rdma_probe_port_rtt_seconds", "rdma_probe_port_network_rtt_seconds")
-                    for s in ("", "_bucket", "_sum", "_count")} | {"rdma_probe_local_address_info"}
-
-
 def check_names(root, observed, report):
     """Every name a rule, panel or variable selects is a recording rule, a series
     Prometheus makes, or a family the exporter exports (OBSERVED: names seen in
@@ -195,15 +188,13 @@ def check_names(root, observed, report):
         elif known(n, sources):
             only_sources.add(n)
             report(True, f"name {n}: defined in the sources (not producible on this machine)")
-        elif n in PENDING_ISSUE_31:
-            report(True, f"name {n}: pending (issue 31: the exporter's side is merged separately)")
         else:
             report(False, f"name {n} (first used by {where}) is neither exported on any fixture "
                    "nor defined in the sources")
     for f in sorted(glob.glob(os.path.join(root, "tests", "monitoring", "fixtures", "synthetic-*.prom"))):
         with open(f) as fh:
             text = fh.read()
-        bad = sorted(n for n in sample_names(text) if not known(n, sources) and n not in PENDING_ISSUE_31)
+        bad = sorted(n for n in sample_names(text) if not known(n, sources))
         report(not bad, f"{os.path.basename(f)}: every family name is defined in the sources",
                " ".join(bad))
         asserted = unit_test_label_sets(root)
