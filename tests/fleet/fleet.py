@@ -46,6 +46,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.parse
 import urllib.request
@@ -189,7 +190,8 @@ class Templates:
             dst.append((name, lab, val))
         self.rtt_les = sorted({lab["le"] for n, lab, _ in synth if n == "rdma_probe_rtt_seconds_bucket"},
                               key=lambda x: float(x))
-        self.contract = {c for c in CONTRACT if c in wanted}
+        self.contract = {c for c in CONTRACT
+                         if any(c + suf in wanted for suf in ("", "_bucket", "_sum", "_count"))}
 
 
 # ---- the fleet -----------------------------------------------------------------------------
@@ -407,15 +409,17 @@ class Fleet:
             for s in nd.series:
                 fams.setdefault(s.name, []).append((nd.idx, s))
         n = 0
+        tss = [f" {t0 + m * step}\n" for m in range(self.T)]  # values exact: repr, never %g
         with open(path, "w") as fh:
             for name, lst in fams.items():
                 fh.write(f"# TYPE {name} unknown\n")
                 for idx, s in lst:
                     gone = self.absent.get(idx, set()) | self.scrape_fail.get(idx, set())
-                    ls = fmt_labels(s.labels)
-                    fh.write("".join(f"{name}{ls} {v:g} {t0 + m * step}\n"
-                                     for m, v in enumerate(s.vals) if m not in gone and v is not None))
-                    n += sum(1 for m, v in enumerate(s.vals) if m not in gone and v is not None)
+                    pre = f"{name}{fmt_labels(s.labels)} "
+                    lines = [pre + repr(v) + tss[m] for m, v in enumerate(s.vals)
+                             if v is not None and m not in gone]
+                    fh.write("".join(lines))
+                    n += len(lines)
             fh.write("# TYPE up unknown\n")
             for nd in self.nodes:
                 ls = fmt_labels({k: v for k, v in nd.tlabels.items()})
@@ -425,7 +429,7 @@ class Fleet:
             for s in self.extra:
                 fh.write(f"# TYPE {s.name} unknown\n")
                 ls = fmt_labels(s.labels)
-                fh.write("".join(f"{s.name}{ls} {v:g} {t0 + m * step}\n" for m, v in enumerate(s.vals)))
+                fh.write("".join(f"{s.name}{ls} {v!r}{tss[m]}" for m, v in enumerate(s.vals)))
                 n += self.T
             fh.write("# EOF\n")
         return n
@@ -811,18 +815,18 @@ def rules_read(groups):
 
 
 # ---- main ------------------------------------------------------------------------------------
-LAP = [time.monotonic()]
+LAP = threading.local()
 
 
 def lap(what):
     if os.environ.get("FLEET_VERBOSE"):
         now = time.monotonic()
-        print(f"   {now - LAP[0]:6.1f} s {what}", flush=True)
-        LAP[0] = now
+        print(f"   {LAP.name}: {now - LAP.t:6.1f} s {what}", flush=True)
+        LAP.t = now
 
 
 def run_scenario(args, tmpl, groups, am, sc, tmp):
-    LAP[0] = time.monotonic()
+    LAP.t, LAP.name = time.monotonic(), sc[0]
     name, text, labels, want, timeline = sc[:5]
     minutes = sc[5] if len(sc) > 5 else MINUTES
     f = Fleet(tmpl, args.nodes, minutes, labels, rack_size=args.rack_size, k=args.k)
@@ -850,7 +854,7 @@ def run_scenario(args, tmpl, groups, am, sc, tmp):
         lap("recording rules backfilled")
         by_t = firing_alerts(prom, groups, t0 + WARMUP * step, end)
         lap("alert rules evaluated")
-        cost = rule_cost(prom, groups, end) if args.cost else None
+        cost = rule_cost(prom, groups, end, (minutes - 1) * step) if args.cost else None
     finally:
         prom.stop()
         shutil.rmtree(work, ignore_errors=True)
@@ -882,16 +886,56 @@ def run_scenario(args, tmpl, groups, am, sc, tmp):
             "all_groups": grps}
 
 
-def rule_cost(prom, groups, at):
-    """Samples read by one evaluation of each rule (Prometheus's query stats)."""
+RANGE = re.compile(r'([a-zA-Z_:][a-zA-Z0-9_:]*)\s*(?:\{[^}]*\})?\s*\[(\d+[smhdwy])(?::[^\]]*)?\]')
+
+
+def rule_cost(prom, groups, at, history):
+    """Per rule: samples one evaluation reads (Prometheus's query stats), evaluations
+    a minute, the samples scaled to a full day where a window reaches past the
+    history written, series in and out (recording rules), and the budget findings."""
     out = []
     for g in groups:
+        per_min = 60 / parse_duration(g.get("interval", "1m"))
         for r in g["rules"]:
+            name = r.get("alert") or r.get("record")
             d = prom.query("query", query=r["expr"], time=at, stats="all")
-            st = d.get("stats", {}).get("samples", {})
-            out.append((r.get("alert") or r.get("record"), st.get("totalQueryableSamples", 0),
-                        parse_duration(g.get("interval", "1m"))))
+            samples = d.get("stats", {}).get("samples", {}).get("totalQueryableSamples", 0)
+            longest = max((parse_duration(m.group(2)) for m in RANGE.finditer(r["expr"])), default=0)
+            raw_long = sorted({f"{m.group(1)}[{m.group(2)}]" for m in RANGE.finditer(r["expr"])
+                               if ":" not in m.group(1) and parse_duration(m.group(2)) > 3600})
+            day = samples * (longest / history) if longest > history else samples
+            findings = [f"raw range over 1h: {', '.join(raw_long)}"] if raw_long else []
+            if re.search(r"histogram_quantile|quantile_over_time", r["expr"]):
+                for n in monlib.metric_names(r["expr"]):
+                    c = prom.query("query", query=f'count({{__name__="{n}", target!~"|loopback"}})', time=at)
+                    if c["result"]:
+                        findings.append(f"quantile over per-pair series {n}")
+            rin = rout = None
+            if "record" in r:
+                rout = len(d["result"]) if isinstance(d["result"], list) else 1
+                rin = 0
+                for n in monlib.metric_names(r["expr"]):
+                    c = prom.query("query", query=f'count({{__name__="{n}"}})', time=at)
+                    rin += int(float(c["result"][0]["value"][1])) if c["result"] else 0
+                if rout >= rin > 0:
+                    findings.append(f"NOTE copies its input ({rin} series in, {rout} out)")
+            out.append({"rule": name, "samples": samples, "per_min": per_min, "day_scaled": day,
+                        "series_in": rin, "series_out": rout, "findings": findings})
     return out
+
+
+def print_cost(cost, nodes, step):
+    tot = sum(c["samples"] * c["per_min"] for c in cost)
+    day = sum(c["day_scaled"] * c["per_min"] for c in cost)
+    print(f"   cost at {nodes} nodes: {tot:,.0f} samples read per minute by all {len(cost)} rules "
+          f"(one sample per series every {step} s; raw series scraped every 15 s hold 4 times as many); "
+          f"windows longer than the history written scaled to a day: {day:,.0f}")
+    for c in sorted(cost, key=lambda c: -c["day_scaled"])[:10]:
+        print(f"      {c['day_scaled'] * c['per_min']:14,.0f} {c['rule']}")
+    for c in cost:
+        for fnd in c["findings"]:
+            print(f"   {'' if fnd.startswith('NOTE') else 'BUDGET '}{c['rule']}: {fnd}")
+    return tot, day
 
 
 def summarize(a):
@@ -937,8 +981,8 @@ def main():
         with open(os.path.join(root, "tests", "monitoring", "fixtures", "synthetic-roce-node.prom")) as fh:
             synth = fh.read()
         tmpl = Templates(exp, synth, wanted, args.full, args.target_histograms, rule_selectors(groups))
-        unknown = sorted(n for n in wanted - tmpl.known - CONTRACT
-                         if n.startswith("rdma_") and ":" not in n)
+        unknown = sorted(n for n in wanted - tmpl.known
+                         if n.startswith("rdma_") and ":" not in n and base_name(n) not in tmpl.contract)
         if unknown:
             print(f"fleet: the rules read families no template has (left out): {', '.join(unknown)}")
         only = set(args.scenario.split(",")) if args.scenario else None
@@ -968,10 +1012,7 @@ def main():
             for n in res["notes"]:
                 print(f"   !! {n}")
             if res["cost"]:
-                total = sum(c for _, c, _ in res["cost"])
-                print(f"   cost: {total} samples per evaluation of all {len(res['cost'])} rules")
-                for rn, c, _ in sorted(res["cost"], key=lambda x: -x[1])[:8]:
-                    print(f"      {c:12} {rn}")
+                res["cost_total"] = print_cost(res["cost"], args.nodes, MINUTE)
         print()
         print(f"{'scenario':20} {'expected':>8} {'got':>4}  result  alerts paged")
         for r in results:
@@ -983,8 +1024,8 @@ def main():
               f"({args.nodes} nodes, rules from {rules_dir}, {round(time.monotonic() - started)} s)")
         if args.json:
             with open(args.json, "w") as fh:
-                json.dump([{k: r[k] for k in ("name", "want", "got", "ok", "series", "samples", "cost",
-                                              "seconds")} for r in results], fh, indent=1)
+                json.dump([{k: r.get(k) for k in ("name", "want", "got", "ok", "series", "samples", "cost",
+                                                  "cost_total", "seconds")} for r in results], fh, indent=1)
         return 1 if bad else 0
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
