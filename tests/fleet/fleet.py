@@ -660,9 +660,13 @@ class Prometheus:
                 if self.p.poll() is not None:
                     break
                 try:
+                    # ours, not another scenario's that took the port first
+                    flags = http_json(f"http://127.0.0.1:{self.port}/api/v1/status/flags", timeout=1)
+                    if flags["data"].get("storage.tsdb.path") != self.tsdb:
+                        break
                     with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/-/ready", timeout=1):
                         return
-                except OSError:
+                except (OSError, ValueError, KeyError):
                     pass
             self.stop()
         with open(os.path.join(self.tmp, "prometheus.log")) as fh:
