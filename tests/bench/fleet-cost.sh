@@ -14,8 +14,9 @@
 #   - series per node of the full exposition (--full) at the largest size, and of
 #     the families the rules read.
 # Budget (issue 31): <= 5 M samples per minute at 2,000 nodes. The default sizes
-# fit a 2-core machine with 4 GB; SIZES="200 2000" measures the budget itself
-# (about 10 GB of memory and an hour there).
+# take about 4 minutes and 5 GB of memory (the generator holds every value in
+# Python lists, ~1,200 series a node at k = 64); SIZES="200 2000" measures the
+# budget itself on a machine with ~60 GB.
 #
 #   tests/bench/fleet-cost.sh BUILD/rdma_exporter [RULES_DIR]
 #   SIZES="100 200" K=64 tests/bench/fleet-cost.sh BUILD/rdma_exporter
@@ -34,18 +35,17 @@ for n in $SIZES; do
 	python3 "$ROOT/tests/fleet/fleet.py" --exporter "$BIN" --root "$ROOT" --rules-dir "$RULES" \
 		--nodes "$n" --k "$K" --scenario healthy_mixed --cost --json "$TMP/$n.json" --jobs 1 |
 		grep -v '^   PAGE\|^    ' || true
-	tot=$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))[0]; print(int(r["cost_total"][1]), r["series"])' "$TMP/$n.json")
-	set -- $tot
-	echo "   total: $1 samples per minute (day-scaled), $2 series, $(( $2 / n )) per node"
+	read -r samples series < <(python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))[0]; print(int(r["cost_total"][1]), r["series"])' "$TMP/$n.json")
+	echo "   total: $samples samples per minute (day-scaled), $series series, $((series / n)) per node"
 	if [ -n "$prev_n" ]; then
-		awk -v a="$prev_tot" -v b="$1" -v na="$prev_n" -v nb="$n" 'BEGIN {
+		awk -v a="$prev_tot" -v b="$samples" -v na="$prev_n" -v nb="$n" 'BEGIN {
 			printf "   growth %d -> %d nodes: samples x%.2f for nodes x%.2f (exponent %.2f)\n",
 				na, nb, b / a, nb / na, log(b / a) / log(nb / na) }'
 	fi
-	prev_n=$n prev_tot=$1
+	prev_n=$n prev_tot=$samples
 done
 last=${SIZES##* }
-echo "== full exposition at $last nodes (every family, per-target buckets as today's default flags)"
+echo "== full exposition at $last nodes (every family; per-target buckets off: --collector.probe.target-histograms off, on: today)"
 python3 - "$ROOT" "$BIN" "$last" "$K" <<'PY'
 import os, sys, tempfile, shutil
 root, binary, n, k = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])

@@ -979,6 +979,7 @@ def main():
     groups = load_rules(rules_dir)
     am = Alertmanager(amcfg)
     wanted = rules_read(groups) | INFO_JOINS
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # the finally below cleans up
     tmp = tempfile.mkdtemp(prefix="rdma-fleet-")
     try:
         exp = exporter_output(binary, os.path.join(root, "tests", "fixtures", "sysfs", "mlx5-roce"), tmp)
