@@ -34,7 +34,7 @@ for n in $SIZES; do
 	echo "== $n nodes, ${K}-peer pingmesh, the families the rules read ($RULES)"
 	python3 "$ROOT/tests/fleet/fleet.py" --exporter "$BIN" --root "$ROOT" --rules-dir "$RULES" \
 		--nodes "$n" --k "$K" --scenario healthy_mixed --cost --json "$TMP/$n.json" --jobs 1 |
-		grep -v '^   PAGE\|^        \|NOTE copies' || true
+		{ grep -v '^   PAGE\|^        ' || true; } | uniq
 	read -r samples series < <(python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))[0]; print(int(r["cost_total"][1]), r["series"])' "$TMP/$n.json")
 	echo "   total: $samples samples per minute (day-scaled), $series series, $((series / n)) per node"
 	if [ -n "$prev_n" ]; then
