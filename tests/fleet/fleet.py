@@ -935,7 +935,7 @@ def print_cost(cost, nodes, step):
           f"(one sample per series every {step} s; raw series scraped every 15 s hold 4 times as many); "
           f"windows longer than the history written scaled to a day: {day:,.0f}")
     for c in sorted(cost, key=lambda c: -c["day_scaled"])[:10]:
-        print(f"      {c['day_scaled'] * c['per_min']:14,.0f} {c['rule']}")
+        print(f"   top {c['day_scaled'] * c['per_min']:14,.0f} {c['rule']}")
     for c in cost:
         for fnd in c["findings"]:
             print(f"   {'' if fnd.startswith('NOTE') else 'BUDGET '}{c['rule']}: {fnd}")
