@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+#
+# Benchmark (prints figures, asserts nothing): what the shipped rules cost a
+# fleet (issue 31), measured by tests/fleet/fleet.py on the healthy mixed fleet
+# at two or more sizes, in a real Prometheus (Debian's 2.42):
+#   - samples read per minute by every rule, summed, from Prometheus's own query
+#     statistics (stats=all on each rule's expression at the last step); windows
+#     longer than the history written (fleet.py writes ~75 minutes) scaled to a
+#     full day; with their ratio between sizes (growth against node count);
+#   - the budget findings: a raw series read over more than 1h, a quantile over
+#     per-pair (per-target) series; and, as notes, recording rules whose output
+#     has as many series as their input;
+#   - series per node of the full exposition (--full) at the largest size, and of
+#     the families the rules read.
+# Budget (issue 31): <= 5 M samples per minute at 2,000 nodes. The default sizes
+# take about 4 minutes and 5 GB of memory (the generator holds every value in
+# Python lists, ~1,200 series a node at k = 64); SIZES="200 2000" measures the
+# budget itself on a machine with ~60 GB.
+#
+#   tests/bench/fleet-cost.sh BUILD/rdma_exporter [RULES_DIR]
+#   SIZES="100 200" K=64 tests/bench/fleet-cost.sh BUILD/rdma_exporter
+set -euo pipefail
+BIN=$(readlink -f "${1:?usage: fleet-cost.sh BINARY [RULES_DIR]}")
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+RULES=${2:-$ROOT/alerts}
+SIZES=${SIZES:-"64 200"}
+K=${K:-64}
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+
+prev_n="" prev_tot=""
+for n in $SIZES; do
+	echo "== $n nodes, ${K}-peer pingmesh, the families the rules read ($RULES)"
+	python3 "$ROOT/tests/fleet/fleet.py" --exporter "$BIN" --root "$ROOT" --rules-dir "$RULES" \
+		--nodes "$n" --k "$K" --scenario healthy_mixed --cost --json "$TMP/$n.json" --jobs 1 |
+		{ grep -v '^   PAGE\|^        ' || true; } | uniq
+	read -r samples series < <(python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))[0]; print(int(r["cost_total"][1]), r["series"])' "$TMP/$n.json")
+	echo "   total: $samples samples per minute (day-scaled), $series series, $((series / n)) per node"
+	if [ -n "$prev_n" ]; then
+		awk -v a="$prev_tot" -v b="$samples" -v na="$prev_n" -v nb="$n" 'BEGIN {
+			printf "   growth %d -> %d nodes: samples x%.2f for nodes x%.2f (exponent %.2f)\n",
+				na, nb, b / a, nb / na, log(b / a) / log(nb / na) }'
+	fi
+	prev_n=$n prev_tot=$samples
+done
+last=${SIZES##* }
+echo "== full exposition at $last nodes (every family; per-target buckets off: --collector.probe.target-histograms off, on: today)"
+python3 - "$ROOT" "$BIN" "$last" "$K" <<'PY'
+import os, sys, tempfile, shutil
+root, binary, n, k = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+sys.path.insert(0, os.path.join(root, "tests", "fleet"))
+import fleet
+tmp = tempfile.mkdtemp()
+try:
+    exp = fleet.exporter_output(binary, os.path.join(root, "tests", "fixtures", "sysfs", "mlx5-roce"), tmp)
+    synth = open(os.path.join(root, "tests", "monitoring", "fixtures", "synthetic-roce-node.prom")).read()
+    for hist in (False, True):
+        t = fleet.Templates(exp, synth, set(), True, hist)
+        f = fleet.Fleet(t, n, 2, "static", k=k)
+        ib = [len(nd.series) for nd in f.nodes if not nd.roce]
+        roce = [len(nd.series) for nd in f.nodes if nd.roce]
+        print(f"   per-target buckets {'on ' if hist else 'off'}: {f.series_count()} series; per node: "
+              f"H100 IB {max(ib)}, RoCE {min(roce)}-{max(roce)}; per probed target {len(t.target)}")
+finally:
+    shutil.rmtree(tmp)
+PY
