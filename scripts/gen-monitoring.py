@@ -135,6 +135,14 @@ def derive(cfg):
           "am_cluster_only": cfg["cluster_label"],
           "am_topology": cfg["topology_label"] + ", " if cfg["topology_label"] else "",
           "maintenance_rule": MAINTENANCE % cfg["maintenance"] if cfg["maintenance"] else "",
+          # rdma_probe_address:answering:info: the label node filled in as on
+          # the alerts (finish_alerts), and the nodes in maintenance left out.
+          "node_fill_open": "max without (node_instance_) (label_replace(label_join(",
+          "node_fill_close": ', "node_instance_", ";", "%s", "instance"), "node", "$1$2", "node_instance_", '
+                             '"([^;]+);.*|;\\\\[?(.*?)\\\\]?(?::[0-9]+)?"))' % (cfg["node_label"] or "node"),
+          "maintenance_unless": ("\n            unless on (%snode)\n          (%s)"
+                                 % (cfg["cluster_label"] + ", " if cfg["cluster_label"] else "", cfg["maintenance"])
+                                 if cfg["maintenance"] else ""),
           "by_port": ", ".join(target + ["job", "instance", "device", "port"]),
           "target_labels_comment": ", ".join(target) if target else "labels"}
     d = {"expected_ports_or": "", "expected_rates_branch": "", "expected_rates_comment": ""}

@@ -155,8 +155,8 @@ class Templates:
         for name, lab, val in rows:
             if not keep(name) or (not full and sel and not selected(sel, name, lab)):
                 continue
-            if re.sub(r"_(bucket|sum|count)$", "", name) in CONTRACT:
-                continue  # made per node below (each node its own address)
+            if base_name(name) in CONTRACT:
+                continue  # shaped per node below (the fixture's address is one node's)
             lab = dict(lab)
             if "target" in lab:
                 if lab["target"] == "loopback":

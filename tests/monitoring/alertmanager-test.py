@@ -61,6 +61,7 @@ ROUTES = [
     ("rdma-pager", "alertname=RDMALeafSwitchDown severity=critical switch=leaf-1"),
     ("rdma-tickets", "alertname=RDMAExporterDown severity=warning job=rdma instance=n1 node=n1"),
     ("rdma-tickets", "alertname=RDMAQPErrorsWidespread severity=warning"),
+    ("rdma-tickets", "alertname=RDMARoCERetriesExceededWidespread severity=warning"),
     ("blackhole", "alertname=RDMANodeMaintenance severity=info node=n1"),
     ("rdma-pager", "alertname=RDMAProbeLocalPortSuspect severity=critical job=rdma instance=n6:9879 node=n6"),
     ("rdma-tickets", "alertname=RDMAProbeLoss severity=warning job=rdma instance=n1:9879 device=mlx5_0 port=1 "
@@ -210,6 +211,12 @@ try:
         t(len(n1) == 1 and n1[0]["labels"] == {"node": "n1", "device": "mlx5_0"},
           "n1's pages for mlx5_0 are one group by (cluster, topology,) node and device",
           json.dumps([g["labels"] for g in groups]))
+        # a crashed job: its two fleet alerts are one notification (the retries
+        # fire first, minutes before the QPs' for: ends)
+        ws = [g for g in groups if any(a["labels"]["alertname"].endswith("Widespread") for a in g["alerts"])]
+        t(len(ws) == 1 and len(ws[0]["alerts"]) == 2 and ws[0]["receiver"]["name"] == "rdma-tickets",
+          "RDMAQPErrorsWidespread and RDMARoCERetriesExceededWidespread are one group",
+          json.dumps([(g["labels"], g["receiver"]["name"], len(g["alerts"])) for g in ws]))
         n5 = [g for g in groups if g["labels"].get("target") == "n5:4791"]
         t(len(n5) == 2 and sorted(g["receiver"]["name"] for g in n5) == ["rdma-pager", "rdma-tickets"]
           and all(g["labels"] == {"job": "rdma", "target": "n5:4791"} for g in n5),

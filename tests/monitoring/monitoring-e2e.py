@@ -249,8 +249,11 @@ try:
             if self.path in PEER_PATHS:
                 # the probed targets' own nodes: up, each exporting its address
                 # (the join of RDMAProbePeerUnreachable/RDMAProbeLoss to a node)
+                # and its port ACTIVE (rdma_probe_address:answering:bool)
                 body = ("# TYPE rdma_probe_local_address_info gauge\n"
                         'rdma_probe_local_address_info{device="mlx5_0",port="1",address="%s"} 1\n'
+                        "# TYPE rdma_port_state gauge\n"
+                        'rdma_port_state{device="mlx5_0",port="1"} 4\n'
                         % PEER_PATHS[self.path]).encode()
             elif self.path == "/synthetic-roce-node.prom":
                 body = render_synthetic()
