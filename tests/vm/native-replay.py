@@ -22,6 +22,7 @@ Prints one "ok - ..." / "not ok - ..." line per check; exit 0 when all pass,
 import http.server
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -68,6 +69,12 @@ def main(argv):
     srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     threading.Thread(target=srv.serve_forever, daemon=True).start()
     tmp = tempfile.mkdtemp(prefix="native-replay-")
+    # every rule group evaluated each second (1 to 5 minutes in production)
+    with open(rules) as f:
+        text = re.sub(r"^(\s+interval:\s*)\S+", r"\g<1>1s", f.read(), flags=re.M)
+    rules = os.path.join(tmp, os.path.basename(rules))
+    with open(rules, "w") as f:
+        f.write(text)
     prom_port = free_port()
     with open(os.path.join(tmp, "prometheus.yml"), "w") as f:
         f.write("global: {scrape_interval: 1s, evaluation_interval: 1s}\n"
