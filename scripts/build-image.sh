@@ -47,8 +47,11 @@ VERSION=$("$BINARY" --version | awk 'NR == 1 { print $3 }')
 TAG=${TAG:-rdma-exporter:$VERSION}
 REVISION=$(git rev-parse HEAD 2>/dev/null || echo unknown)
 [ -z "$(git status --porcelain --untracked-files=no 2>/dev/null)" ] || REVISION="$REVISION-dirty"
-# Where the project is published, as alerts/config.yml's runbook_base_url.
-SOURCE=${IMAGE_SOURCE:-https://github.com/OWNER/rdma_exporter}
+# Where the project is published: IMAGE_SOURCE, else the checkout's origin remote when it
+# is a web URL; without either the image carries no .source label (never a placeholder).
+SOURCE=${IMAGE_SOURCE:-$(git remote get-url origin 2>/dev/null | grep -E '^https?://' || true)}
+SOURCE_LABEL=()
+[ -z "$SOURCE" ] || SOURCE_LABEL=(--label org.opencontainers.image.source="$SOURCE")
 PROVIDERS=/usr/lib/x86_64-linux-gnu/libibverbs
 [ -d "$PROVIDERS" ] || PROVIDERS=$(dirname "$(ldconfig -p | awk '/libibverbs.so.1 / && !n++ { print $NF }')")/libibverbs
 
@@ -109,7 +112,7 @@ buildah "${STORE[@]}" config \
 	--label org.opencontainers.image.description="Prometheus exporter for RDMA networks" \
 	--label org.opencontainers.image.version="$VERSION" \
 	--label org.opencontainers.image.revision="$REVISION" \
-	--label org.opencontainers.image.source="$SOURCE" \
+	"${SOURCE_LABEL[@]}" \
 	--label org.opencontainers.image.licenses=Apache-2.0 \
 	"$ctr"
 buildah "${STORE[@]}" commit --quiet --rm "$ctr" "$TAG" >/dev/null
