@@ -400,6 +400,11 @@ static int open_in_dir(int root, const char *dir, const char *name)
  * or remembered as absent; only -ENAMETOOLONG is an error. */
 static int file_open(int root, const char *dir, struct sysfs_file *f, struct sysfs_device *dev)
 {
+	return sysfs_file_open(root, dir, f, dev);
+}
+
+int sysfs_file_open(int root, const char *dir, struct sysfs_file *f, struct sysfs_device *dev)
+{
 	int fd;
 
 	f->fd = -1;
@@ -446,6 +451,11 @@ static int file_defer(const char *dir, struct sysfs_file *f)
 }
 
 static void file_close(struct sysfs_file *f)
+{
+	sysfs_file_close(f);
+}
+
+void sysfs_file_close(struct sysfs_file *f)
 {
 	if (f->fd >= 0)
 		close(f->fd);
@@ -813,6 +823,11 @@ static int scan_port(int root, const char *devname, struct sysfs_port *p, struct
 	if (p->n_counters)
 		qsort(p->counters, p->n_counters, sizeof(*p->counters), counter_cmp);
 	resolve_duplicates(p->counters, p->n_counters);
+	for (size_t i = 0; i < p->n_counters; i++)
+		if (p->counters[i].source == SYSFS_SRC_COUNTERS &&
+		    (strcmp(p->counters[i].file.name, "unicast_xmit_packets") == 0 ||
+		     strcmp(p->counters[i].file.name, "unicast_rcv_packets") == 0))
+			p->pma_ext = true;
 	return 0;
 }
 
@@ -979,6 +994,13 @@ int sysfs_device_scan(int root, const char *name, unsigned fd_reserve, unsigned 
 	if (dev->n_counters)
 		qsort(dev->counters, dev->n_counters, sizeof(*dev->counters), counter_cmp);
 	resolve_duplicates(dev->counters, dev->n_counters);
+	r = sysfs_pcie_scan(root, dev);
+	if (r == -ENAMETOOLONG) {
+		record_scan_error(dev, SYSFS_IB_CLASS_DIR, r);
+		r = 0;
+	}
+	if (r < 0)
+		goto err;
 	*out = dev;
 	return 0;
 err:
@@ -1106,5 +1128,6 @@ void sysfs_device_free(struct sysfs_device *dev)
 	for (size_t i = 0; i < dev->n_stamps; i++)
 		free(dev->stamps[i].path);
 	free(dev->stamps);
+	sysfs_pcie_free(dev->pcie);
 	free(dev);
 }
