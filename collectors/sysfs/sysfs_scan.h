@@ -104,7 +104,7 @@ struct sysfs_port {
 };
 
 /*
- * The PCIe side of a device (sysfs_pcie_scan.c): the link attributes of its
+ * The PCIe side of a device (scanned by sysfs_pcie_scan()): the link attributes of its
  * PCI function and of the ports above it, and its AER counters. Only files
  * that exist at scan time are kept (name NULL otherwise).
  */
@@ -258,15 +258,6 @@ const char *sysfs_counter_dir(const struct sysfs_device *dev, const struct sysfs
  * content does not fit.
  */
 int sysfs_file_read(int root, const char *dir, struct sysfs_file *f, char *buf, size_t size);
-
-/*
- * Opens f (its name set) in dir as the scan does: kept open below
- * dev->fd_limit, else opened per read, or absent (-ENOENT at open). Returns
- * 0, or -ENAMETOOLONG. For sysfs_pcie_scan.c.
- */
-int sysfs_file_open(int root, const char *dir, struct sysfs_file *f, struct sysfs_device *dev);
-/* Closes f's fd and forgets it. */
-void sysfs_file_close(struct sysfs_file *f);
 
 /*
  * The PCIe part of dev (dev->pcie), from class/infiniband/<dev>/device:
