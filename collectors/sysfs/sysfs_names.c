@@ -31,6 +31,17 @@
  *    but some drivers (MLNX_OFED mlx4, seen in node_exporter's fixtures) have
  *    it next to port_xmit_discards; node_exporter exports it, so do we.
  *  - counters_ext/ (MLNX_OFED mlx4): *_64 and port_{unicast,multicast}_*.
+ *  - Widths (bits) of the PMA counters, for rdma_port_statistic_saturated: IBA
+ *    vol 1 PortCounters, as the kernel's PORT_PMA_ATTR() entries give them:
+ *    symbol_error 16, link_error_recovery 8, link_downed 8, port_rcv_errors
+ *    16, port_rcv_remote_physical_errors 16, port_rcv_switch_relay_errors 16,
+ *    port_xmit_discards 16, port_xmit_constraint_errors 8,
+ *    port_rcv_constraint_errors 8, local_link_integrity_errors 4,
+ *    excessive_buffer_overrun_errors 4, VL15_dropped 16, port_xmit_wait 32
+ *    (also in the extended group), port_{xmit,rcv}_{data,packets} 32, or 64
+ *    with PortCountersExtended. The unicast/multicast files exist only in
+ *    the extended group (64). hw_counters and counters_ext are 64 bit or
+ *    wrap (mlx5 q counters): never saturated.
  *
  * Several files may feed one family (e.g. the received data bytes): the
  * priority decides which one a port exports under the named family when it
@@ -89,72 +100,94 @@ static const char help_link_downed[] =
 	"Times the link error recovery failed and the link went down (IB LinkDownedCounter "
 	"from counters/; rxe hw_counters link_downed).";
 
-#define ENTRY(_file, _src, _metric, _help, _mult, _prio)                                           \
+#define ENTRY_W(_file, _src, _metric, _help, _mult, _prio, _bits, _ext64)                          \
 	{                                                                                          \
 		.file = (_file), .sources = (_src), .metric = (_metric), .help = (_help),          \
 		.multiplier = (_mult), .type = METRIC_COUNTER, .priority = (_prio),                \
+		.bits = (_bits), .ext_64 = (_ext64),                                               \
 	}
+#define ENTRY(_file, _src, _metric, _help, _mult, _prio)                                           \
+	ENTRY_W(_file, _src, _metric, _help, _mult, _prio, 0, false)
 
-#define IB_COUNTER(_file, _metric, _help) ENTRY(_file, SRC_C, _metric, _help, 1, PRIO_COUNTERS)
+/* A PMA PortCounters file of counters/ with its width in bits (IBA vol 1,
+ * PortCounters; the kernel's PORT_PMA_ATTR widths): it saturates there. */
+#define IB_COUNTER(_file, _metric, _help, _bits)                                                   \
+	ENTRY_W(_file, SRC_C, _metric, _help, 1, PRIO_COUNTERS, _bits, false)
+/* 32 bits in PortCounters, 64 in PortCountersExtended. */
+#define IB_COUNTER_EXT(_file, _metric, _help, _mult)                                               \
+	ENTRY_W(_file, SRC_C, _metric, _help, _mult, PRIO_COUNTERS, 32, true)
+/* counters/ of some drivers only, not a PMA attribute: width unknown. */
+#define C_COUNTER(_file, _metric, _help)  ENTRY(_file, SRC_C, _metric, _help, 1, PRIO_COUNTERS)
 #define HW_COUNTER(_file, _metric, _help) ENTRY(_file, SRC_HW, _metric, _help, 1, PRIO_HW)
 
 const struct sysfs_counter_name sysfs_counter_names[] = {
 	/* ports/N/counters/: IB PortCounters and PortCountersExtended (PMA). */
 	IB_COUNTER("symbol_error", "rdma_port_symbol_errors_total",
 		   "Minor link errors detected on one or more physical lanes (IB "
-		   "SymbolErrorCounter, counters/, all PMA drivers)."),
+		   "SymbolErrorCounter, counters/, all PMA drivers).",
+		   16),
 	IB_COUNTER("link_error_recovery", "rdma_port_link_error_recoveries_total",
 		   "Times the link error recovery process completed successfully (IB "
-		   "LinkErrorRecoveryCounter, counters/, all PMA drivers)."),
-	IB_COUNTER("link_downed", "rdma_port_link_downed_total", help_link_downed),
+		   "LinkErrorRecoveryCounter, counters/, all PMA drivers).",
+		   8),
+	IB_COUNTER("link_downed", "rdma_port_link_downed_total", help_link_downed, 8),
 	IB_COUNTER("port_rcv_errors", "rdma_port_errors_received_total",
 		   "Packets with errors received on the port (IB PortRcvErrors, counters/, all "
-		   "PMA drivers)."),
+		   "PMA drivers).",
+		   16),
 	IB_COUNTER("port_rcv_remote_physical_errors",
 		   "rdma_port_remote_physical_errors_received_total",
 		   "Packets received with the EBP delimiter marking a remote physical error (IB "
-		   "PortRcvRemotePhysicalErrors, counters/, all PMA drivers)."),
+		   "PortRcvRemotePhysicalErrors, counters/, all PMA drivers).",
+		   16),
 	IB_COUNTER("port_rcv_switch_relay_errors", "rdma_port_switch_relay_errors_received_total",
 		   "Packets received that the switch relay could not forward and discarded (IB "
-		   "PortRcvSwitchRelayErrors, counters/, all PMA drivers)."),
+		   "PortRcvSwitchRelayErrors, counters/, all PMA drivers).",
+		   16),
 	IB_COUNTER("port_xmit_discards", "rdma_port_discards_transmitted_total",
 		   "Outbound packets discarded because the port was down or congested (IB "
-		   "PortXmitDiscards, counters/, all PMA drivers)."),
-	IB_COUNTER("port_rcv_discards", "rdma_port_discards_received_total", help_rx_discards),
+		   "PortXmitDiscards, counters/, all PMA drivers).",
+		   16),
+	C_COUNTER("port_rcv_discards", "rdma_port_discards_received_total", help_rx_discards),
 	IB_COUNTER("port_xmit_constraint_errors", "rdma_port_constraint_errors_transmitted_total",
 		   "Packets not transmitted due to outbound raw filtering or partition checks (IB "
-		   "PortXmitConstraintErrors, counters/, all PMA drivers)."),
+		   "PortXmitConstraintErrors, counters/, all PMA drivers).",
+		   8),
 	IB_COUNTER("port_rcv_constraint_errors", "rdma_port_constraint_errors_received_total",
 		   "Received packets discarded due to inbound raw filtering or partition checks "
-		   "(IB PortRcvConstraintErrors, counters/, all PMA drivers)."),
+		   "(IB PortRcvConstraintErrors, counters/, all PMA drivers).",
+		   8),
 	IB_COUNTER("local_link_integrity_errors", "rdma_port_local_link_integrity_errors_total",
 		   "Times the local physical errors exceeded the LocalPhyErrors threshold (IB "
-		   "LocalLinkIntegrityErrors, counters/, all PMA drivers)."),
+		   "LocalLinkIntegrityErrors, counters/, all PMA drivers).",
+		   4),
 	IB_COUNTER("excessive_buffer_overrun_errors",
 		   "rdma_port_excessive_buffer_overrun_errors_total",
 		   "Times the port detected excessive input buffer overruns (IB "
-		   "ExcessiveBufferOverrunErrors, counters/, all PMA drivers)."),
+		   "ExcessiveBufferOverrunErrors, counters/, all PMA drivers).",
+		   4),
 	IB_COUNTER("VL15_dropped", "rdma_port_vl15_packets_dropped_total",
 		   "Incoming VL15 (subnet management) packets dropped for lack of resources (IB "
-		   "VL15Dropped, counters/, all PMA drivers)."),
+		   "VL15Dropped, counters/, all PMA drivers).",
+		   16),
 	IB_COUNTER("port_xmit_wait", "rdma_port_transmit_wait_ticks_total",
 		   "Sample ticks during which the port had data to send but sent none, a tick is "
-		   "device defined (IB PortXmitWait, counters/, all PMA drivers)."),
+		   "device defined (IB PortXmitWait, counters/, all PMA drivers).",
+		   32),
 	/* 32 or 64 bit, see above; units of 4 octets. */
-	ENTRY("port_rcv_data", SRC_C, "rdma_port_data_received_bytes_total", help_rx_data, 4,
-	      PRIO_COUNTERS),
-	ENTRY("port_xmit_data", SRC_C, "rdma_port_data_transmitted_bytes_total", help_tx_data, 4,
-	      PRIO_COUNTERS),
-	IB_COUNTER("port_rcv_packets", "rdma_port_packets_received_total", help_rx_packets),
-	IB_COUNTER("port_xmit_packets", "rdma_port_packets_transmitted_total", help_tx_packets),
-	IB_COUNTER("unicast_rcv_packets", "rdma_port_unicast_packets_received_total",
-		   help_rx_unicast),
-	IB_COUNTER("unicast_xmit_packets", "rdma_port_unicast_packets_transmitted_total",
-		   help_tx_unicast),
-	IB_COUNTER("multicast_rcv_packets", "rdma_port_multicast_packets_received_total",
-		   help_rx_multicast),
-	IB_COUNTER("multicast_xmit_packets", "rdma_port_multicast_packets_transmitted_total",
-		   help_tx_multicast),
+	IB_COUNTER_EXT("port_rcv_data", "rdma_port_data_received_bytes_total", help_rx_data, 4),
+	IB_COUNTER_EXT("port_xmit_data", "rdma_port_data_transmitted_bytes_total", help_tx_data, 4),
+	IB_COUNTER_EXT("port_rcv_packets", "rdma_port_packets_received_total", help_rx_packets, 1),
+	IB_COUNTER_EXT("port_xmit_packets", "rdma_port_packets_transmitted_total", help_tx_packets,
+		       1),
+	C_COUNTER("unicast_rcv_packets", "rdma_port_unicast_packets_received_total",
+		  help_rx_unicast),
+	C_COUNTER("unicast_xmit_packets", "rdma_port_unicast_packets_transmitted_total",
+		  help_tx_unicast),
+	C_COUNTER("multicast_rcv_packets", "rdma_port_multicast_packets_received_total",
+		  help_rx_multicast),
+	C_COUNTER("multicast_xmit_packets", "rdma_port_multicast_packets_transmitted_total",
+		  help_tx_multicast),
 
 	/* ports/N/counters_ext/ (mlx4, MLNX_OFED): 64 bit, preferred over counters/. */
 	ENTRY("port_rcv_data_64", SRC_CX, "rdma_port_data_received_bytes_total", help_rx_data, 4,
@@ -287,6 +320,14 @@ const struct sysfs_counter_name *sysfs_counter_lookup(const char *file, unsigned
 			return n;
 	}
 	return NULL;
+}
+
+uint64_t sysfs_counter_max(const struct sysfs_counter_name *n, unsigned source, bool pma_ext)
+{
+	if (!n || !(n->sources & source) || !n->bits || n->bits >= 64 ||
+	    source != SYSFS_SRC_COUNTERS || (n->ext_64 && pma_ext))
+		return 0;
+	return (UINT64_C(1) << n->bits) - 1;
 }
 
 bool sysfs_counter_is_setting(const char *file, unsigned source)

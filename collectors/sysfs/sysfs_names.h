@@ -33,6 +33,14 @@ struct sysfs_counter_name {
 	 * generic family (e.g. counters_ext/port_rcv_data_64 beats
 	 * counters/port_rcv_data). */
 	uint8_t priority;
+	/*
+	 * Width in bits of a counter that saturates (stops at 2^bits - 1
+	 * instead of wrapping, as IB PMA PortCounters do); 0: 64 bits, or a
+	 * counter that wraps. ext_64: 64 bits instead where the PMA has
+	 * PortCountersExtended (the port's counters/ then has unicast_*).
+	 */
+	uint8_t bits;
+	bool ext_64;
 };
 
 /* NULL when the name is not well known for that source. */
@@ -44,6 +52,13 @@ const struct sysfs_counter_name *sysfs_counter_lookup(const char *file, unsigned
  * counters.
  */
 bool sysfs_counter_is_setting(const char *file, unsigned source);
+
+/*
+ * The value at which counter n of the given source stops (2^bits - 1), or 0
+ * when it does not saturate. pma_ext: the port's counters/ has the
+ * PortCountersExtended group (sysfs_port.pma_ext). Pure.
+ */
+uint64_t sysfs_counter_max(const struct sysfs_counter_name *n, unsigned source, bool pma_ext);
 
 /* The table itself, for tests (e.g. check every name is a valid metric name). */
 extern const struct sysfs_counter_name sysfs_counter_names[];

@@ -98,6 +98,56 @@ struct sysfs_port {
 	 * (sysfs_hwnl.h), not from the files; cleared on a failure until the
 	 * next scan. */
 	bool hw_nl;
+	/* counters/ has the PortCountersExtended group (unicast_xmit_packets or
+	 * unicast_rcv_packets there): its data and packet counters are 64 bit. */
+	bool pma_ext;
+};
+
+/*
+ * The PCIe side of a device (scanned by sysfs_pcie_scan()): the link attributes of its
+ * PCI function and of the ports above it, and its AER counters. Only files
+ * that exist at scan time are kept (name NULL otherwise).
+ */
+enum sysfs_pcie_link_file {
+	SYSFS_PCIE_SPEED,     /* current_link_speed */
+	SYSFS_PCIE_MAX_SPEED, /* max_link_speed */
+	SYSFS_PCIE_WIDTH,     /* current_link_width */
+	SYSFS_PCIE_MAX_WIDTH, /* max_link_width */
+	SYSFS_PCIE_LINK_FILES,
+};
+
+/* Whose link: the device's, or a bridge above it. */
+enum sysfs_pcie_link_pos {
+	SYSFS_PCIE_DEVICE,	    /* <dev>/device: the RDMA device's own function */
+	SYSFS_PCIE_PARENT,	    /* device/..: the root or switch downstream port above it */
+	SYSFS_PCIE_SWITCH_UPSTREAM, /* device/../..: a switch's upstream port, when the
+				       parent is a switch downstream port */
+	SYSFS_PCIE_LINKS,
+};
+
+enum sysfs_aer_severity {
+	SYSFS_AER_CORRECTABLE, /* aer_dev_correctable */
+	SYSFS_AER_NONFATAL,    /* aer_dev_nonfatal */
+	SYSFS_AER_FATAL,       /* aer_dev_fatal */
+	SYSFS_AER_FILES,
+};
+
+struct sysfs_pcie_link {
+	char *dir; /* relative to the root; NULL: not read (no current_link_speed) */
+	struct sysfs_file files[SYSFS_PCIE_LINK_FILES];
+};
+
+struct sysfs_aer {
+	struct sysfs_file file; /* name NULL: no such file */
+	/* The error types the file listed at scan time, in its order: the
+	 * kernel's table, fixed for a kernel; at most SYSFS_AER_MAX_TYPES. */
+	char **types;
+	size_t n_types;
+};
+
+struct sysfs_pcie {
+	struct sysfs_pcie_link link[SYSFS_PCIE_LINKS];
+	struct sysfs_aer aer[SYSFS_AER_FILES]; /* in device/ */
 };
 
 struct sysfs_device {
@@ -128,6 +178,8 @@ struct sysfs_device {
 	/* A stamp could not be taken, or its times were too recent to tell a
 	 * later change from them: the re-check scans the device again. */
 	bool stamps_unsure;
+	/* NULL: no PCIe attributes (software device, SR-IOV VF, not PCIe). */
+	struct sysfs_pcie *pcie;
 };
 
 /* What the listing saw besides the names it kept: which "no device" case it is. */
@@ -206,6 +258,15 @@ const char *sysfs_counter_dir(const struct sysfs_device *dev, const struct sysfs
  * content does not fit.
  */
 int sysfs_file_read(int root, const char *dir, struct sysfs_file *f, char *buf, size_t size);
+
+/*
+ * The PCIe part of dev (dev->pcie), from class/infiniband/<dev>/device:
+ * nothing for a device without a PCI function with link attributes, or for
+ * an SR-IOV VF (device/physfn exists: its link is the PF's, its link
+ * registers read as zero). Returns 0, -ENOMEM or -ENAMETOOLONG.
+ */
+int sysfs_pcie_scan(int root, struct sysfs_device *dev);
+void sysfs_pcie_free(struct sysfs_pcie *pcie);
 
 /* "dir/name" of f into buf, for a log line: "-" when f is not used, and
  * cut short when it does not fit. Returns buf. */

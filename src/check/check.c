@@ -47,6 +47,7 @@ void check_config_defaults(struct check_config *c)
 		.probe = true,
 		.peers = true,
 		.probe_max_lost = 0,
+		.pcie = true,
 	};
 	memcpy(c->counter, default_counters, sizeof(c->counter));
 }
@@ -715,6 +716,119 @@ static int eval_probes(const struct check_config *c, const struct check_table *t
 	return r;
 }
 
+/* --- pcie ---------------------------------------------------------------- */
+
+#define FAM_PCIE_SPEED	   "rdma_device_pcie_link_speed_transfers_per_second"
+#define FAM_PCIE_MAX_SPEED "rdma_device_pcie_link_max_speed_transfers_per_second"
+#define FAM_PCIE_WIDTH	   "rdma_device_pcie_link_width"
+#define FAM_PCIE_MAX_WIDTH "rdma_device_pcie_link_max_width"
+
+static const struct check_expect_pcie_dev *pcie_expected(const struct check_config *c,
+							 const char *dev)
+{
+	for (size_t i = 0; c->expect_pcie && i < c->expect_pcie->n; i++)
+		if (strcmp(c->expect_pcie->v[i].device, dev) == 0)
+			return &c->expect_pcie->v[i];
+	return NULL;
+}
+
+static double device_value(const struct check_table *t, const char *family, const char *dev,
+			   bool *found)
+{
+	const struct check_sample *s =
+		check_table_find(t, family, &(struct metric_label){"device", dev}, 1);
+
+	*found = s != NULL;
+	return s ? s->value : 0;
+}
+
+/*
+ * One device's link: at least the expected speed and width, or, for what
+ * is not expected, the device's own maximum (an unknown maximum, 0, is not
+ * judged). FAIL names the device, the link and both figures.
+ */
+static int eval_pcie_device(const struct check_config *c, const struct check_table *t,
+			    const char *dev, struct check_results *out)
+{
+	const struct check_expect_pcie_dev *x = pcie_expected(c, dev);
+	bool has_speed, has_max_speed, has_width, has_max_width;
+	double gts = device_value(t, FAM_PCIE_SPEED, dev, &has_speed) / 1e9;
+	double max_gts = device_value(t, FAM_PCIE_MAX_SPEED, dev, &has_max_speed) / 1e9;
+	double width = device_value(t, FAM_PCIE_WIDTH, dev, &has_width);
+	double max_width = device_value(t, FAM_PCIE_MAX_WIDTH, dev, &has_max_width);
+	double want_gts = x && x->gts > 0 ? x->gts : max_gts;
+	double want_width = x && x->width ? x->width : max_width;
+	const char *whose = x && (x->gts > 0 || x->width) ? "want at least" : "device max";
+
+	if (!has_speed && !has_width)
+		return add_result(out, CHECK_UNKNOWN, "pcie", dev,
+				  "the PCIe link cannot be read (see the log)");
+	if (x && x->any)
+		return add_result(out, CHECK_OK, "pcie", dev,
+				  "PCIe %g GT/s x%g, not judged (--check.expect-pcie any)", gts,
+				  width);
+	if ((has_speed && want_gts > 0 && gts < want_gts) ||
+	    (has_width && want_width > 0 && width < want_width)) {
+		if (x && (x->gts > 0 || x->width))
+			return add_result(out, CHECK_FAIL, "pcie", dev,
+					  "PCIe link %g GT/s x%g, want at least %g GT/s x%g "
+					  "(--check.expect-pcie); device max %g GT/s x%g",
+					  gts, width, want_gts, want_width, max_gts, max_width);
+		return add_result(out, CHECK_FAIL, "pcie", dev,
+				  "PCIe link %g GT/s x%g, below the device max %g GT/s x%g", gts,
+				  width, max_gts, max_width);
+	}
+	if (!has_max_speed && !has_max_width && !x)
+		return add_result(out, CHECK_UNKNOWN, "pcie", dev,
+				  "PCIe %g GT/s x%g, the device's maximum cannot be read", gts,
+				  width);
+	return add_result(out, CHECK_OK, "pcie", dev, "PCIe %g GT/s x%g (%s %g GT/s x%g)", gts,
+			  width, whose, want_gts, want_width);
+}
+
+static bool has_pcie(const struct check_table *t, const char *dev)
+{
+	bool a, b;
+
+	device_value(t, FAM_PCIE_SPEED, dev, &a);
+	device_value(t, FAM_PCIE_WIDTH, dev, &b);
+	return a || b;
+}
+
+static int eval_pcie(const struct check_config *c, const struct check_table *t,
+		     struct check_results *out)
+{
+	size_t n, i = check_table_family(t, "rdma_device_info", &n);
+	int r = 0;
+
+	if (collector_state(t, "sysfs") != 1)
+		return 0; /* the ports check says why */
+	/* every device with a PCIe link, in exposition order */
+	for (; n > 0 && r == 0; i++, n--) {
+		const char *dev = check_sample_label(&t->v[i], "device");
+
+		if (dev && has_pcie(t, dev))
+			r = eval_pcie_device(c, t, dev, out);
+	}
+	/* expected devices that have none */
+	for (size_t k = 0; c->expect_pcie && k < c->expect_pcie->n && r == 0; k++) {
+		const char *dev = c->expect_pcie->v[k].device;
+
+		if (has_pcie(t, dev))
+			continue;
+		if (device_unresponsive(t, dev))
+			r = add_result(out, CHECK_FAIL, "pcie", dev, "device %s does not answer",
+				       dev);
+		else if (check_table_find(t, "rdma_device_info",
+					  &(struct metric_label){"device", dev}, 1))
+			r = add_result(out, CHECK_UNKNOWN, "pcie", dev,
+				       "no PCIe link attributes (a software device or a VF?)");
+		else
+			r = add_result(out, CHECK_FAIL, "pcie", dev, "device %s not found", dev);
+	}
+	return r;
+}
+
 int check_evaluate(const struct check_config *c, const struct check_table *r1,
 		   const struct check_table *r2, struct check_results *out)
 {
@@ -729,6 +843,8 @@ int check_evaluate(const struct check_config *c, const struct check_table *r1,
 		r = eval_pfc(c, r1, r2, out);
 	if (r == 0 && c->resources)
 		r = eval_resources(c, r2, out);
+	if (r == 0 && c->pcie)
+		r = eval_pcie(c, r2, out);
 	if (r == 0)
 		r = eval_probes(c, r2, out);
 	if (r < 0)

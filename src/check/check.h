@@ -62,6 +62,10 @@ struct check_config {
 	bool probe;
 	bool peers;
 	unsigned probe_max_lost; /* lost probes per port or peer before FAIL */
+	/* PCIe links: each device's at its own maximum speed and width, or
+	 * at least what expect_pcie says for it. */
+	bool pcie;
+	const struct check_expect_pcie *expect_pcie; /* NULL: the default rule only */
 };
 
 /* The defaults documented in docs/check.md. */

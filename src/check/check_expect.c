@@ -172,9 +172,13 @@ static int add_port(struct check_expect *e, size_t *cap, const char *dev, unsign
 	return 0;
 }
 
-/* Every port of every device of one device name (index given or none). */
-static int add_device(struct check_expect *e, size_t *cap, const struct item *it, const char *num,
-		      char *why, size_t whylen)
+/* Called for each device name an item expands to. */
+typedef int (*device_fn)(void *ctx, const char *dev, const struct item *it, char *why,
+			 size_t whylen);
+
+/* The device name of an item with index num ("" when none): fn on it. */
+static int one_device(const struct item *it, const char *num, device_fn fn, void *ctx, char *why,
+		      size_t whylen)
 {
 	char dev[CHECK_EXPECT_NAME_MAX];
 	int n = snprintf(dev, sizeof(dev), "%.*s%s%.*s", (int)it->prefix_len, it->prefix, num,
@@ -183,22 +187,16 @@ static int add_device(struct check_expect *e, size_t *cap, const struct item *it
 	if (n < 0 || (size_t)n >= sizeof(dev))
 		return fail(why, whylen, "\"%.*s\": device name longer than %d", (int)it->len,
 			    it->text, CHECK_EXPECT_NAME_MAX - 1);
-	for (unsigned p = it->port_lo; p <= it->port_hi; p++) {
-		int r = add_port(e, cap, dev, p, it->rate, why, whylen);
-
-		if (r < 0)
-			return r;
-	}
-	return 0;
+	return fn(ctx, dev, it, why, whylen);
 }
 
-static int expand_item(struct check_expect *e, size_t *cap, const struct item *it, char *why,
-		       size_t whylen)
+/* fn on every device name of the item: its bracket group expanded. */
+static int for_each_device(const struct item *it, device_fn fn, void *ctx, char *why, size_t whylen)
 {
 	const char *p = it->ranges, *end;
 
 	if (!p)
-		return add_device(e, cap, it, "", why, whylen);
+		return one_device(it, "", fn, ctx, why, whylen);
 	end = p + it->ranges_len;
 	while (p <= end) {
 		const char *comma = memchr(p, ',', (size_t)(end - p));
@@ -214,11 +212,30 @@ static int expand_item(struct check_expect *e, size_t *cap, const struct item *i
 			int r;
 
 			snprintf(num, sizeof(num), "%u", i);
-			r = add_device(e, cap, it, num, why, whylen);
+			r = one_device(it, num, fn, ctx, why, whylen);
 			if (r < 0)
 				return r;
 		}
 		p = stop + 1;
+	}
+	return 0;
+}
+
+struct port_ctx {
+	struct check_expect *e;
+	size_t cap;
+};
+
+/* Every port of one device. */
+static int add_device(void *ctx, const char *dev, const struct item *it, char *why, size_t whylen)
+{
+	struct port_ctx *pc = ctx;
+
+	for (unsigned p = it->port_lo; p <= it->port_hi; p++) {
+		int r = add_port(pc->e, &pc->cap, dev, p, it->rate, why, whylen);
+
+		if (r < 0)
+			return r;
 	}
 	return 0;
 }
@@ -249,8 +266,9 @@ static size_t next_item(const char **p)
 
 int check_expect_parse(const char *spec, struct check_expect *e, char *why, size_t whylen)
 {
+	struct port_ctx pc = {.e = e};
 	const char *p = spec;
-	size_t cap = 0, n;
+	size_t n;
 	int r = 0;
 
 	*e = (struct check_expect){0};
@@ -259,12 +277,110 @@ int check_expect_parse(const char *spec, struct check_expect *e, char *why, size
 
 		r = split_item(&it, why, whylen);
 		if (r == 0)
-			r = expand_item(e, &cap, &it, why, whylen);
+			r = for_each_device(&it, add_device, &pc, why, whylen);
 		p += n;
 	}
 	if (r == 0 && e->n == 0)
 		r = fail(why, whylen, "no ports (example: mlx5_[0-7]:1@400)");
 	if (r < 0)
 		check_expect_free(e);
+	return r;
+}
+
+/* --- --check.expect-pcie ------------------------------------------------- */
+
+void check_expect_pcie_free(struct check_expect_pcie *e)
+{
+	if (!e)
+		return;
+	free(e->v);
+	*e = (struct check_expect_pcie){0};
+}
+
+/* What follows "@": "any", or [GTS]["x"WIDTH] with at least one of them. */
+static int parse_pcie_want(const char *s, size_t len, struct check_expect_pcie_dev *d)
+{
+	const char *x = memchr(s, 'x', len);
+	size_t speed_len = x ? (size_t)(x - s) : len;
+	uint64_t w;
+
+	if (len == 3 && memcmp(s, "any", 3) == 0) {
+		d->any = true;
+		return 0;
+	}
+	if (!len || (x && x + 1 == s + len))
+		return -EINVAL;
+	if (speed_len && (parse_rate(s, speed_len, &d->gts) < 0 || d->gts > 1000))
+		return -EINVAL;
+	if (x) {
+		if (parse_u64_dec(x + 1, len - speed_len - 1, &w) < 0 || w == 0 ||
+		    w > CHECK_EXPECT_PCIE_MAX_WIDTH)
+			return -EINVAL;
+		d->width = (unsigned)w;
+	}
+	return 0;
+}
+
+struct pcie_ctx {
+	struct check_expect_pcie *e;
+	size_t cap;
+	struct check_expect_pcie_dev want;
+};
+
+static int add_pcie_device(void *ctx, const char *dev, const struct item *it, char *why,
+			   size_t whylen)
+{
+	struct pcie_ctx *pc = ctx;
+	struct check_expect_pcie *e = pc->e;
+
+	(void)it;
+	for (size_t i = 0; i < e->n; i++)
+		if (strcmp(e->v[i].device, dev) == 0)
+			return fail(why, whylen, "%s is listed twice", dev);
+	if (e->n >= CHECK_EXPECT_MAX_PORTS)
+		return fail(why, whylen, "more than %d devices", CHECK_EXPECT_MAX_PORTS);
+	if (e->n == pc->cap) {
+		size_t ncap = pc->cap ? pc->cap * 2 : 16;
+		struct check_expect_pcie_dev *v = realloc(e->v, ncap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		e->v = v;
+		pc->cap = ncap;
+	}
+	e->v[e->n] = pc->want;
+	snprintf(e->v[e->n].device, CHECK_EXPECT_NAME_MAX, "%s", dev);
+	e->n++;
+	return 0;
+}
+
+int check_expect_pcie_parse(const char *spec, struct check_expect_pcie *e, char *why, size_t whylen)
+{
+	struct pcie_ctx pc = {.e = e};
+	const char *p = spec;
+	size_t n;
+	int r = 0;
+
+	*e = (struct check_expect_pcie){0};
+	while (r == 0 && (n = next_item(&p)) > 0) {
+		struct item it = {.text = p, .len = n};
+		const char *at = memchr(p, '@', n);
+
+		pc.want = (struct check_expect_pcie_dev){0};
+		if (!at || parse_pcie_want(at + 1, n - (size_t)(at - p) - 1, &pc.want) < 0)
+			r = fail(why, whylen,
+				 "\"%.*s\": write DEVICE@GTS, DEVICE@xWIDTH, DEVICE@GTSxWIDTH or "
+				 "DEVICE@any (e.g. mlx5_0@16x8)",
+				 (int)n, p);
+		if (r == 0)
+			r = split_device(&it, p, (size_t)(at - p), why, whylen);
+		if (r == 0)
+			r = for_each_device(&it, add_pcie_device, &pc, why, whylen);
+		p += n;
+	}
+	if (r == 0 && e->n == 0)
+		r = fail(why, whylen, "no devices (example: mlx5_[0-7]@32x16)");
+	if (r < 0)
+		check_expect_pcie_free(e);
 	return r;
 }

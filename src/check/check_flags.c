@@ -117,6 +117,12 @@ static int apply_value(struct check_options *o, const char *name, const char *v,
 		*(name[12] ? &o->expect_file : &o->expect) = v;
 		return 0;
 	}
+	if (strcmp(name, "check.expect-pcie") == 0) {
+		if (!*v)
+			return parse_fail(err, errlen, "--%s: empty", name);
+		o->expect_pcie = v;
+		return 0;
+	}
 	if (strcmp(name, "check.counter") == 0)
 		return set_counters(o, v, err, errlen);
 	if (strcmp(name, "check.rate-min") == 0)
@@ -152,6 +158,7 @@ static int apply_switch(struct check_options *o, const char *name, bool on)
 		{"check.resources", offsetof(struct check_config, resources)},
 		{"check.probe", offsetof(struct check_config, probe)},
 		{"check.peers", offsetof(struct check_config, peers)},
+		{"check.pcie", offsetof(struct check_config, pcie)},
 	};
 
 	for (size_t i = 0; i < sizeof(sw) / sizeof(sw[0]); i++)
@@ -168,7 +175,7 @@ static bool takes_value(const char *name)
 		"check.format",	     "check.window",	      "check.expect",
 		"check.expect-file", "check.counter",	      "check.rate-min",
 		"check.ports-min",   "check.pause-max-ratio", "check.resource-max-ratio",
-		"check.storm-max",   "check.probe-max-lost",
+		"check.storm-max",   "check.probe-max-lost",  "check.expect-pcie",
 	};
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
@@ -247,6 +254,11 @@ void check_flags_usage(FILE *out)
 		"                                   items; see docs/check.md). Default: every\n"
 		"                                   port found.\n"
 		"      --check.expect-file=PATH     The same, read from a file (# comments).\n"
+		"      --check.expect-pcie=SPEC     The least PCIe link per device, e.g.\n"
+		"                                   \"mlx5_[0-3]@32x16 mlx5_[4-7]@x8 mlx5_8@any\"\n"
+		"                                   (DEVICE@[GTS][xWIDTH] or DEVICE@any; a field\n"
+		"                                   left out keeps the default). Default: every\n"
+		"                                   device's link at its own max speed and width.\n"
 		"      --check.ports-min=N          At least N healthy ports. Default 0.\n"
 		"                                   Range: 0 to 4096 ports.\n"
 		"      --check.rate-min=GBPS        Least port rate in Gb/s. Default none.\n"
@@ -272,6 +284,7 @@ void check_flags_usage(FILE *out)
 		"      --check.probe-max-lost=N     Lost probes allowed per port or peer.\n"
 		"                                   Default 0. Range: 0 to 1000000 probes.\n"
 		"      --[no-]check.ports, --[no-]check.counters, --[no-]check.pfc,\n"
-		"      --[no-]check.resources, --[no-]check.probe, --[no-]check.peers\n"
+		"      --[no-]check.resources, --[no-]check.probe, --[no-]check.peers,\n"
+		"      --[no-]check.pcie\n"
 		"                                   Turn a check on or off. Default all on.\n");
 }

@@ -22,6 +22,7 @@ struct check_options {
 	bool json;
 	const char *expect;	 /* --check.expect=SPEC, into argv; NULL: not given */
 	const char *expect_file; /* --check.expect-file=PATH, into argv */
+	const char *expect_pcie; /* --check.expect-pcie=SPEC, into argv; NULL: not given */
 };
 
 /*

@@ -29,6 +29,7 @@
 struct check_run {
 	struct check_options o;
 	struct check_expect expect;
+	struct check_expect_pcie expect_pcie;
 	struct check_table t[2];
 	int status;
 };
@@ -189,6 +190,14 @@ static int load_expect(struct check_run *run)
 	if (spec && r == 0)
 		run->o.cfg.expect = &run->expect;
 	free(text);
+	if (r == 0 && run->o.expect_pcie) {
+		if (check_expect_pcie_parse(run->o.expect_pcie, &run->expect_pcie, why,
+					    sizeof(why)) < 0) {
+			fprintf(stderr, "rdma_exporter: error: --check.expect-pcie: %s\n", why);
+			return 2;
+		}
+		run->o.cfg.expect_pcie = &run->expect_pcie;
+	}
 	return r;
 }
 
@@ -222,6 +231,7 @@ int check_main(int argc, char *argv[])
 	check_table_free(&run.t[0]);
 	check_table_free(&run.t[1]);
 	check_expect_free(&run.expect);
+	check_expect_pcie_free(&run.expect_pcie);
 	free(rest);
 	return rc;
 }

@@ -253,6 +253,159 @@ static void test_eval_expect(void **state)
 	check_expect_free(&x);
 }
 
+static void test_expect_pcie_parse(void **state)
+{
+	static const char *const bad[] = {
+		"",
+		"mlx5_0",
+		"mlx5_0@",
+		"mlx5_0@x",
+		"mlx5_0@x0",
+		"mlx5_0@x33",
+		"mlx5_0@fast",
+		"mlx5_0@16x",
+		"mlx5_0@-16",
+		"mlx5_0@16x8x4",
+		"mlx5_0@2000",
+		"@16",
+		"mlx5_[0-1@16",
+		"a/b@16",
+		"mlx5_0@16 mlx5_0@8",
+	};
+	struct check_expect_pcie e;
+	char why[200];
+
+	(void)state;
+	assert_int_equal(check_expect_pcie_parse("# rack A\nmlx5_[0-1]@32x16, mlx5_2@x8 "
+						 "mlx5_3@2.5 bond0@any",
+						 &e, why, sizeof(why)),
+			 0);
+	assert_int_equal(e.n, 5);
+	assert_string_equal(e.v[0].device, "mlx5_0");
+	assert_string_equal(e.v[1].device, "mlx5_1");
+	assert_true(e.v[1].gts == 32 && e.v[1].width == 16 && !e.v[1].any);
+	assert_true(e.v[2].gts == 0 && e.v[2].width == 8);
+	assert_true(e.v[3].gts == 2.5 && e.v[3].width == 0);
+	assert_string_equal(e.v[4].device, "bond0");
+	assert_true(e.v[4].any);
+	check_expect_pcie_free(&e);
+	check_expect_pcie_free(NULL);
+
+	for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+		why[0] = '\0';
+		assert_int_equal(check_expect_pcie_parse(bad[k], &e, why, sizeof(why)), -EINVAL);
+		assert_int_equal(e.n, 0);
+		assert_true(why[0] != '\0');
+	}
+	assert_int_equal(check_expect_pcie_parse("mlx5_0@16 mlx5_0@8", &e, why, sizeof(why)),
+			 -EINVAL);
+	assert_string_equal(why, "mlx5_0 is listed twice");
+}
+
+#define PCIE(dev, speed, max_speed, width, max_width)                                              \
+	"rdma_device_pcie_link_speed_transfers_per_second{device=\"" dev "\"} " #speed "\n"        \
+	"rdma_device_pcie_link_max_speed_transfers_per_second{device=\"" dev "\"} " #max_speed     \
+	"\n"                                                                                       \
+	"rdma_device_pcie_link_width{device=\"" dev "\"} " #width "\n"                             \
+	"rdma_device_pcie_link_max_width{device=\"" dev "\"} " #max_width "\n"
+
+/* mlx5_0 a Gen5 x16 device trained at Gen4 x8, mlx5_1 at its Gen4 x16 max. */
+#define PCIE_DEGRADED                                                                              \
+	HEALTHY PCIE("mlx5_0", 16000000000, 32000000000, 8, 16)                                    \
+		PCIE("mlx5_1", 16000000000, 16000000000, 16, 16)
+
+static void test_eval_pcie_default(void **state)
+{
+	const char *x4 = HEALTHY PCIE("mlx5_0", 32000000000, 32000000000, 4, 16)
+		PCIE("mlx5_1", 8000000000, 16000000000, 16, 16);
+	const char *down = HEALTHY PCIE("mlx5_0", 0, 32000000000, 0, 16);
+	struct eval e = {0};
+
+	(void)state;
+	check_config_defaults(&e.cfg);
+	assert_int_equal(run(&e, PCIE_DEGRADED, PCIE_DEGRADED), CHECK_FAIL);
+	has_line(&e, "FAIL    pcie mlx5_0: PCIe link 16 GT/s x8, below the device max 32 GT/s "
+		     "x16\n");
+	has_line(&e, "OK      pcie mlx5_1: PCIe 16 GT/s x16 (device max 16 GT/s x16)\n");
+	assert_memory_equal(e.text.data, "FAIL: 1 of 4 failed; pcie mlx5_0: PCIe link", 43);
+	done(&e);
+
+	/* width alone, speed alone, link down */
+	memset(&e, 0, sizeof(e));
+	check_config_defaults(&e.cfg);
+	assert_int_equal(run(&e, x4, x4), CHECK_FAIL);
+	has_line(&e, "FAIL    pcie mlx5_0: PCIe link 32 GT/s x4, below the device max 32 GT/s "
+		     "x16\n");
+	has_line(&e, "FAIL    pcie mlx5_1: PCIe link 8 GT/s x16, below the device max 16 GT/s "
+		     "x16\n");
+	done(&e);
+	memset(&e, 0, sizeof(e));
+	check_config_defaults(&e.cfg);
+	assert_int_equal(run(&e, down, down), CHECK_FAIL);
+	has_line(&e, "FAIL    pcie mlx5_0: PCIe link 0 GT/s x0, below the device max 32 GT/s "
+		     "x16\n");
+	done(&e);
+
+	/* --no-check.pcie; and no PCIe series at all: no pcie result */
+	memset(&e, 0, sizeof(e));
+	check_config_defaults(&e.cfg);
+	e.cfg.pcie = false;
+	assert_int_equal(run(&e, PCIE_DEGRADED, PCIE_DEGRADED), CHECK_OK);
+	assert_null(strstr(e.text.data, "pcie"));
+	done(&e);
+	memset(&e, 0, sizeof(e));
+	check_config_defaults(&e.cfg);
+	assert_int_equal(run(&e, HEALTHY, HEALTHY), CHECK_OK);
+	assert_null(strstr(e.text.data, "pcie"));
+	done(&e);
+}
+
+static void test_eval_pcie_expect(void **state)
+{
+	struct check_expect_pcie x;
+	struct eval e = {0};
+	char why[100];
+
+	(void)state;
+	/* relaxed: x8 is what mlx5_0's slot gives */
+	assert_int_equal(check_expect_pcie_parse("mlx5_0@16x8", &x, why, sizeof(why)), 0);
+	check_config_defaults(&e.cfg);
+	e.cfg.expect_pcie = &x;
+	assert_int_equal(run(&e, PCIE_DEGRADED, PCIE_DEGRADED), CHECK_OK);
+	has_line(&e, "OK      pcie mlx5_0: PCIe 16 GT/s x8 (want at least 16 GT/s x8)\n");
+	done(&e);
+	check_expect_pcie_free(&x);
+
+	/* tightened: mlx5_1 must run Gen5; a field left out keeps the default */
+	assert_int_equal(check_expect_pcie_parse("mlx5_1@32 mlx5_0@x8", &x, why, sizeof(why)), 0);
+	memset(&e, 0, sizeof(e));
+	check_config_defaults(&e.cfg);
+	e.cfg.expect_pcie = &x;
+	assert_int_equal(run(&e, PCIE_DEGRADED, PCIE_DEGRADED), CHECK_FAIL);
+	has_line(&e, "FAIL    pcie mlx5_1: PCIe link 16 GT/s x16, want at least 32 GT/s x16 "
+		     "(--check.expect-pcie); device max 16 GT/s x16\n");
+	has_line(&e, "FAIL    pcie mlx5_0: PCIe link 16 GT/s x8, want at least 32 GT/s x8 "
+		     "(--check.expect-pcie); device max 32 GT/s x16\n");
+	done(&e);
+	check_expect_pcie_free(&x);
+
+	/* any; an expected device without PCIe series, and one not there */
+	assert_int_equal(
+		check_expect_pcie_parse("mlx5_0@any mlx5_1@16 mlx5_9@16", &x, why, sizeof(why)), 0);
+	memset(&e, 0, sizeof(e));
+	check_config_defaults(&e.cfg);
+	e.cfg.expect_pcie = &x;
+	assert_int_equal(run(&e, HEALTHY PCIE("mlx5_0", 2500000000, 32000000000, 1, 16),
+			     HEALTHY PCIE("mlx5_0", 2500000000, 32000000000, 1, 16)),
+			 CHECK_FAIL);
+	has_line(&e,
+		 "OK      pcie mlx5_0: PCIe 2.5 GT/s x1, not judged (--check.expect-pcie any)\n");
+	has_line(&e, "UNKNOWN pcie mlx5_1: no PCIe link attributes (a software device or a VF?)\n");
+	has_line(&e, "FAIL    pcie mlx5_9: device mlx5_9 not found\n");
+	done(&e);
+	check_expect_pcie_free(&x);
+}
+
 /* A device whose reads block (rdma_device_responsive 0): its port states are
  * not in the reading (its rdma_port_info is); the device is a FAIL of its own,
  * named, its ports are not UNKNOWN besides, and with --check.expect they say
@@ -567,6 +720,9 @@ int main(void)
 		cmocka_unit_test(test_eval_healthy),
 		cmocka_unit_test(test_eval_port_down_and_degraded),
 		cmocka_unit_test(test_eval_expect),
+		cmocka_unit_test(test_expect_pcie_parse),
+		cmocka_unit_test(test_eval_pcie_default),
+		cmocka_unit_test(test_eval_pcie_expect),
 		cmocka_unit_test(test_eval_unresponsive),
 		cmocka_unit_test(test_eval_counters),
 		cmocka_unit_test(test_eval_pfc_resources),

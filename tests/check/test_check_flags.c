@@ -41,8 +41,9 @@ static void test_defaults_and_rest(void **state)
 	assert_true(o.cfg.window_s == 2);
 	assert_false(o.json);
 	assert_true(o.cfg.ports && o.cfg.counters && o.cfg.pfc && o.cfg.resources && o.cfg.probe &&
-		    o.cfg.peers);
+		    o.cfg.peers && o.cfg.pcie);
 	assert_null(o.expect);
+	assert_null(o.expect_pcie);
 	assert_true(o.cfg.resource_max_ratio == 0.9);
 }
 
@@ -77,6 +78,12 @@ static void test_values(void **state)
 	assert_int_equal(o.cfg.probe_max_lost, 2);
 	assert_int_equal(parse(&o, rest, &n, err, 2, "check", "--check.window=0"), 0);
 	assert_int_equal(o.window_ms, 0);
+	assert_int_equal(parse(&o, rest, &n, err, 4, "check", "--check.expect-pcie",
+			       "mlx5_[0-7]@32x16", "--no-check.pcie"),
+			 0);
+	assert_string_equal(o.expect_pcie, "mlx5_[0-7]@32x16");
+	assert_false(o.cfg.pcie);
+	assert_int_equal(n, 1);
 }
 
 static void test_errors(void **state)
@@ -95,6 +102,9 @@ static void test_errors(void **state)
 		"--check.pause-max-ratio=2",
 		"--check.ports-min=x",
 		"--check.expect=",
+		"--check.expect-pcie=",
+		"--no-check.expect-pcie=x",
+		"--check.pcie=1",
 		"--check.window",
 		"--check.resource-max-ratio=1e3",
 	};

@@ -56,6 +56,24 @@ check "healthy: counters watched" grep -q '^OK      counters mlx5_1/1: ' <<<"$ou
 run_check "$BIN" "$(tree rxe)" --check.window=0 --check.expect='rxe0:1@100'
 expect "healthy rxe with --check.expect: exit 0" 0 "OK      ports rxe0/1: ACTIVE, LinkUp, 100 Gb/s"
 
+# --- PCIe: a Gen5 x16 device trained at Gen4 x8 (tests/fixtures/sysfs/pcie)
+t=$(tree pcie)
+run_check "$BIN" "$t" --check.window=0
+expect "PCIe link below its max: exit 1, device and both figures" 1 \
+	"FAIL    pcie mlx5_0: PCIe link 16 GT/s x8, below the device max 32 GT/s x16"
+expect "PCIe link at its max: OK" 1 "OK      pcie mlx5_1: PCIe 16 GT/s x16 (device max 16 GT/s x16)"
+check "PCIe: summary names the device" grep -q '^FAIL: 1 of [0-9]* failed; pcie mlx5_0: ' <<<"$(head -1 <<<"$out")"
+run_check "$BIN" "$t" --check.window=0 --check.expect-pcie='mlx5_0@16x8'
+expect "PCIe relaxed by --check.expect-pcie: exit 0" 0 \
+	"OK      pcie mlx5_0: PCIe 16 GT/s x8 (want at least 16 GT/s x8)"
+run_check "$BIN" "$t" --check.window=0 --check.expect-pcie='mlx5_0@16x8 mlx5_1@32x16'
+expect "PCIe tightened by --check.expect-pcie: exit 1" 1 \
+	"FAIL    pcie mlx5_1: PCIe link 16 GT/s x16, want at least 32 GT/s x16 (--check.expect-pcie); device max 16 GT/s x16"
+run_check "$BIN" "$t" --check.window=0 --no-check.pcie
+check "--no-check.pcie: exit 0, no pcie line" bash -c "[ $rc = 0 ] && ! grep -q ' pcie ' <<<\"\$1\"" _ "$out"
+run_check "$BIN" "$t" --check.window=0 --check.expect-pcie='mlx5_0@'
+check "bad --check.expect-pcie: exit 2" test "$rc" = 2
+
 # --- a port down
 t=$(tree mlx5-roce)
 p=$(port_dir "$t" mlx5_1 1)
