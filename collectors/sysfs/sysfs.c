@@ -77,7 +77,7 @@ typedef int (*value_parser)(const char *s, size_t len, uint64_t *out);
  * warns on any name with "_counter_" in it (a type name), and every scrape
  * this project tests must pass it clean: named after the generic family
  * rdma_port_statistic_total{counter} instead. */
-#define FAM_SATURATED "rdma_port_statistic_saturated"
+#define FAM_SATURATED "rdma_port_counter_saturated"
 
 static const char help_saturated[] =
 	"1 while an IB PMA counter of counters/ is at the maximum of its width (it saturates: "

@@ -31,12 +31,6 @@ e2e_launch() {
 	PID=$!
 }
 healthz_ready() { curl -fsS -o /dev/null "http://127.0.0.1:$PORT/healthz" 2>/dev/null; }
-promtool_clean() {
-	local out
-	out=$(promtool check metrics <"$1" 2>&1) && [ -z "$out" ] && return 0
-	echo "$out" | head -20 >&2
-	return 1
-}
 families() { awk '$1 == "#" && $2 == "TYPE" { print $3, $4 }' "$1"; }
 
 for name in node-exporter-mixed procfs-mixed mlx5-roce rxe efa broken; do

@@ -28,14 +28,6 @@ start_exporter() {
 # Sample lines whose values change from run to run.
 VOLATILE='^(process_[a-z_]+|rdma_exporter_(collector_duration_seconds|last_poll_timestamp_seconds|polls_total|build_info))[ {]'
 
-promtool_clean() { # promtool must accept the file without a single warning
-	local out
-	out=$(promtool check metrics <"$1" 2>&1)
-	local rc=$?
-	[ $rc -eq 0 ] && [ -z "$out" ] && return 0
-	echo "$out" | head -20 >&2
-	return 1
-}
 
 scrape_tree() { # scrape_tree NAME [extra flags...]
 	local name=$1

@@ -19,6 +19,7 @@ require_tools() {
 }
 
 . "$HERE/../include/tap.sh"
+. "$HERE/../include/promtool.sh" # promtool_clean FILE
 PORT=
 
 # start_on_free_port LAUNCH READY: LAUNCH starts the exporter in the background on

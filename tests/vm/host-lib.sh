@@ -3,6 +3,7 @@
 # Sourced by the host side of the VM tests (vm-e2e.sh, vm-mesh.sh); HERE is set.
 
 SKIP=77
+. "$HERE/../include/promtool.sh"        # promtool_clean FILE
 
 # vm_host_check NAME: returns if this host can run the rxe VM; otherwise exits 77
 # (skip), or 1 when RDMA_EXPORTER_VM_REQUIRED=1 (CI). rxe-vm.sh --check says why on

@@ -59,8 +59,7 @@ if [ $rc = 0 ]; then
     for f in "$RXEVM_OUT"/scrape*.txt; do
         [ -f "$f" ] || continue
         n=$((n + 1))
-        out=$(promtool check metrics < "$f" 2>&1)
-        if [ $? != 0 ] || [ -n "$out" ]; then
+        if ! out=$(promtool_clean "$f" 2>&1); then
             echo "not ok - promtool check metrics ${f##*/}: $out"
             rc=1
         fi

@@ -77,9 +77,7 @@ if [ $rc = 0 ]; then
     for f in "$RXEVM_OUT"/scrape*.txt "$RXEVM_OUT"/peer/scrape*.txt; do
         [ -f "$f" ] || continue
         n=$((n + 1))
-        prc=0
-        out=$(promtool check metrics < "$f" 2>&1) || prc=$?
-        if [ $prc != 0 ] || [ -n "$out" ]; then
+        if ! out=$(promtool_clean "$f" 2>&1); then
             echo "not ok - promtool check metrics ${f#"$RXEVM_OUT"/}: $out"
             rc=1
         fi
