@@ -40,6 +40,7 @@ struct eth_netdev {
 	uint64_t *vals;
 	bool strings_stale;
 	bool no_stats, no_pause, no_pfc, no_info;
+	bool no_fec; /* no FEC over netlink (issue 32) */
 	bool warned;
 	/* ENODEV: not in this network namespace (gone, renamed, or an RDMA
 	 * port's netdev in another namespace). Skipped until the next full
@@ -62,6 +63,7 @@ struct ethtool_state {
 	int reload_requested;
 	struct netdev_set last_rdma; /* RDMA netdevs at the last scan */
 	bool logged_no_dcb, logged_no_pause, logged_no_netdevs;
+	bool logged_no_fec;
 };
 
 /* ---- real seams ---------------------------------------------------------------------- */
@@ -132,6 +134,11 @@ static int real_pause(void *io, const char *ifname, struct eth_pause_stats *out)
 static int real_pfc(void *io, const char *ifname, struct eth_pfc *out)
 {
 	return eth_nl_pfc(((struct real_io *)io)->nl, ifname, out, NL_TIMEOUT_MS);
+}
+
+static int real_fec(void *io, const char *ifname, struct eth_fec *out)
+{
+	return eth_nl_fec(((struct real_io *)io)->nl, ifname, out, NL_TIMEOUT_MS);
 }
 
 static void real_free(void *io)
@@ -312,6 +319,7 @@ static int add_watched(struct ethtool_state *st, struct eth_netdev ***next, size
 		 * which sources the netdev lacks. */
 		d->have_info = false;
 		d->no_stats = d->no_pause = d->no_pfc = d->no_info = false;
+		d->no_fec = false;
 		d->absent = false;
 	}
 	if (!d) {
@@ -743,6 +751,38 @@ static int emit_carrier(struct ethtool_state *st, struct metric_sink *sink, stru
 				    METRIC_COUNTER, METRIC_LABELS({"netdev", d->name}), downs));
 }
 
+/*
+ * FEC mode and statistics over ethtool netlink, emitted before the driver's
+ * own names so that the standard source stands where both count the same
+ * thing (ethtool_names.c maps the drivers' FEC and PHY counters to the same
+ * families). 0 (emitted, or nothing to emit) or -ENOMEM.
+ */
+static int poll_fec(struct ethtool_state *st, struct metric_sink *sink, struct eth_netdev *d,
+		    struct collector_stats *stats)
+{
+	struct eth_fec fec;
+	int r;
+
+	if (d->no_fec || !st->seams.fec)
+		return 0;
+	r = st->seams.fec(st->seams.io, d->name, &fec);
+	if (r == 0)
+		return eth_fec_emit(sink, d->name, &fec);
+	if (unsupported(r)) {
+		d->no_fec = true;
+		log_msg(st->logged_no_fec ? LOG_DEBUG : LOG_INFO,
+			st->logged_no_fec ? "netdev has no FEC over ethtool netlink"
+					  : "netdev has no FEC over ethtool netlink; others like "
+					    "it are logged at debug",
+			"collector=ethtool netdev=%s err=%s", d->name, strerror(-r));
+		st->logged_no_fec = true;
+	} else if (r != -ENODEV) {
+		stats->read_errors++;
+		warn_once(d, "FEC statistics", r);
+	}
+	return 0;
+}
+
 /* One netdev: 0 (emitted, maybe partly), -ENODEV (gone: skipped), -ENOMEM. */
 static int poll_netdev(struct ethtool_state *st, struct metric_sink *sink, struct eth_netdev *d,
 		       struct collector_stats *stats)
@@ -761,6 +801,9 @@ static int poll_netdev(struct ethtool_state *st, struct metric_sink *sink, struc
 		return r;
 	have_pause = read_pause(st, d, stats, &pause);
 	have_pfc = read_pfc(st, d, stats, &pfc);
+	r = poll_fec(st, sink, d, stats);
+	if (r < 0)
+		return r;
 	r = emit_netdev(st, sink, d, have_pause ? &pause : NULL, have_pfc ? &pfc : NULL, stats_ok);
 	return r < 0 ? r : emit_carrier(st, sink, d, stats);
 }
@@ -926,6 +969,7 @@ static int ethtool_init(const struct collector_ctx *ctx, void **state)
 		.stats = real_stats,
 		.pause = real_pause,
 		.pfc = real_pfc,
+		.fec = real_fec,
 		.free_io = real_free,
 	};
 

@@ -5,8 +5,8 @@
  * --collector.ethtool.netdev-exclude: driver identity, the driver's ethtool
  * statistics mapped to typed per-priority PFC / pause / drop families
  * (ethtool_names.h), the standard netlink pause statistics, DCB PFC
- * configuration and counters, and raw statistics matching
- * --collector.ethtool.stat-include.
+ * configuration and counters, FEC mode and statistics (ethtool_fec.h), and
+ * raw statistics matching --collector.ethtool.stat-include.
  */
 #ifndef RDMA_EXPORTER_ETHTOOL_H
 #define RDMA_EXPORTER_ETHTOOL_H
@@ -16,6 +16,7 @@
 
 #include "collector.h"
 #include "ethtool_ioctl.h"
+#include "ethtool_fec.h"
 #include "ethtool_nl.h"
 
 extern const struct collector_ops ethtool_collector_ops;
@@ -40,6 +41,8 @@ struct ethtool_seams {
 	int (*stats)(void *io, const char *ifname, uint64_t *vals, uint32_t cap, uint32_t *n);
 	int (*pause)(void *io, const char *ifname, struct eth_pause_stats *out);
 	int (*pfc)(void *io, const char *ifname, struct eth_pfc *out);
+	/* ETHTOOL_MSG_FEC_GET with statistics; NULL: no FEC source. */
+	int (*fec)(void *io, const char *ifname, struct eth_fec *out);
 	void (*free_io)(void *io);
 };
 

@@ -83,8 +83,21 @@ struct eth_driver_table {
  *    shared buffer) are different counters; they get the reasons
  *    "port_buffer" and "buffer" so they do not collide on one series.
  *  - rx_symbol_err_phy (IEEE 802.3 SymbolErrorDuringCarrier) is the symbol
- *    error family; rx_pcs_symbol_err_phy (PCS errors left after FEC) is not
- *    mapped so that the family has one source per netdev.
+ *    error family; rx_pcs_symbol_err_phy (PCS symbol errors FEC did not
+ *    correct, or all of them without FEC) has a family of its own, the
+ *    numerator of the symbol (post-FEC) bit error ratio.
+ *  - Physical layer BER counters (issue 32): pport_phy_statistical_stats_desc
+ *    (only with the ppcnt_statistical_group capability):
+ *    "rx_pcs_symbol_err_phy" (phy_symbol_errors), "rx_corrected_bits_phy"
+ *    (phy_corrected_bits, the register the driver's get_fec_stats also reports
+ *    as the netlink corrected_bits total, so both feed one family);
+ *    pport_phy_statistical_err_lanes_stats_desc (per_lane_error_counters
+ *    capability): "rx_err_lane_0_phy".."rx_err_lane_3_phy", which despite
+ *    the name read phy_corrected_bits_lane0..3, the corrected bits per lane.
+ *    "rx_bits_phy" (phy_received_bits, the BER denominator) is documented in
+ *    counters.rst and added to the same table by a 2026 patch
+ *    ("net/mlx5e: Expose physical received bits counters to ethtool");
+ *    older drivers do not print it.
  *  - "rx_global_pause*" / "tx_global_pause*" (link-level pause, per-priority
  *    group read at priority 0) are not mapped: rx/tx_pause_ctrl_phy already
  *    feed the link-level family and there is no link-level duration family.
@@ -114,6 +127,13 @@ static const struct eth_rule mlx5_rules[] = {
 	PLAIN("link_down_events_phy", ETH_FAM_LINK_DOWN),
 	PLAIN("rx_buffer_passed_thres_phy", ETH_FAM_BUFFER_THRESHOLD),
 	PLAIN("rx_out_of_buffer", ETH_FAM_OUT_OF_BUFFER),
+	PLAIN("rx_bits_phy", ETH_FAM_PHY_BITS_RECEIVED),
+	PLAIN("rx_pcs_symbol_err_phy", ETH_FAM_PHY_SYMBOL_ERRORS),
+	PLAIN("rx_corrected_bits_phy", ETH_FAM_FEC_CORRECTED_BITS),
+	LABELED("rx_err_lane_0_phy", ETH_FAM_FEC_LANE_CORRECTED_BITS, "0"),
+	LABELED("rx_err_lane_1_phy", ETH_FAM_FEC_LANE_CORRECTED_BITS, "1"),
+	LABELED("rx_err_lane_2_phy", ETH_FAM_FEC_LANE_CORRECTED_BITS, "2"),
+	LABELED("rx_err_lane_3_phy", ETH_FAM_FEC_LANE_CORRECTED_BITS, "3"),
 };
 
 /*
@@ -204,7 +224,10 @@ static const struct eth_rule i40e_rules[] = {
  *    only the first fw_rx_stats_ext_size entries the firmware fills):
  *    "link_down_events", BNXT_RX_STATS_EXT_PFC_ENTRIES giving
  *    "pfc_pri%u_rx_duration_us" and "pfc_pri%u_rx_transitions",
- *    "rx_buffer_passed_threshold", "rx_pcs_symbol_err";
+ *    "rx_bits", "rx_buffer_passed_threshold", "rx_pcs_symbol_err",
+ *    "rx_corrected_bits", and in newer kernels (HWRM 1.10.2.63)
+ *    "rx_fec_corrected_blocks", "rx_fec_uncorrectable_blocks", the same
+ *    registers bnxt_get_fec_stats() reports over ethtool netlink;
  *  - bnxt_tx_port_stats_ext_arr: BNXT_TX_STATS_EXT_PFC_ENTRIES giving
  *    "pfc_pri%u_tx_duration_us" and "pfc_pri%u_tx_transitions";
  *  - bnxt_rx_bytes_pri_arr, bnxt_rx_pkts_pri_arr, bnxt_tx_bytes_pri_arr,
@@ -221,7 +244,9 @@ static const struct eth_rule i40e_rules[] = {
  *    transitions between XON->XOFF and XOFF->XON (both ways), while the
  *    transitions family counts one per pause episode (mlx5, i40e).
  *  - rx_pcs_symbol_err (PCS symbol errors) feeds the symbol error family,
- *    the only symbol error counter bnxt_en prints.
+ *    the only symbol error counter bnxt_en prints (kept there: the check
+ *    command and the alerts read that family); rx_bits, rx_corrected_bits
+ *    and the FEC block counters feed the FEC and PHY families.
  *  - rx_stat_discard / tx_stat_discard are the port's discard counters; the
  *    driver source names them without further detail.
  *  - continuous_pause_events / resume_pause_events (and the _roce_
@@ -246,6 +271,10 @@ static const struct eth_rule bnxt_rules[] = {
 	PLAIN("rx_pcs_symbol_err", ETH_FAM_SYMBOL_ERRORS),
 	PLAIN("link_down_events", ETH_FAM_LINK_DOWN),
 	PLAIN("rx_buffer_passed_threshold", ETH_FAM_BUFFER_THRESHOLD),
+	PLAIN("rx_bits", ETH_FAM_PHY_BITS_RECEIVED),
+	PLAIN("rx_corrected_bits", ETH_FAM_FEC_CORRECTED_BITS),
+	PLAIN("rx_fec_corrected_blocks", ETH_FAM_FEC_CORRECTED_BLOCKS),
+	PLAIN("rx_fec_uncorrectable_blocks", ETH_FAM_FEC_UNCORRECTABLE_BLOCKS),
 };
 
 #define TABLE(_drv, _rules)                                                                        \
@@ -433,6 +462,68 @@ static const struct eth_family_info families[ETH_FAM_COUNT] = {
 				"from the NIC driver's ethtool statistics (mlx5 "
 				"rx_buffer_passed_thres_phy, "
 				"bnxt_en rx_buffer_passed_threshold).",
+		},
+	[ETH_FAM_FEC_CORRECTED_BLOCKS] =
+		{
+			.name = "rdma_netdev_fec_corrected_blocks_total",
+			.help = "FEC blocks (codewords) received with errors that FEC corrected, "
+				"from the ethtool netlink FEC statistics (ETHTOOL_MSG_FEC_GET) or "
+				"the NIC driver's ethtool statistics (bnxt_en "
+				"rx_fec_corrected_blocks).",
+		},
+	[ETH_FAM_FEC_UNCORRECTABLE_BLOCKS] =
+		{
+			.name = "rdma_netdev_fec_uncorrectable_blocks_total",
+			.help = "FEC blocks (codewords) received with errors that FEC could not "
+				"correct (frames lost), from the ethtool netlink FEC statistics "
+				"(ETHTOOL_MSG_FEC_GET) or the NIC driver's ethtool statistics "
+				"(bnxt_en rx_fec_uncorrectable_blocks).",
+		},
+	[ETH_FAM_FEC_CORRECTED_BITS] =
+		{
+			.name = "rdma_netdev_fec_corrected_bit_errors_total",
+			.help = "Bits FEC corrected on receive (the pre-FEC bit errors), from the "
+				"ethtool netlink FEC statistics (ETHTOOL_MSG_FEC_GET) or the NIC "
+				"driver's ethtool statistics (mlx5 rx_corrected_bits_phy, bnxt_en "
+				"rx_corrected_bits).",
+		},
+	[ETH_FAM_PHY_BITS_RECEIVED] =
+		{
+			.name = "rdma_netdev_phy_bit_count_received_total",
+			.help = "Bits received by the physical layer (the bit error ratio's "
+				"denominator; counts with or without traffic), from the NIC "
+				"driver's ethtool statistics (mlx5 rx_bits_phy, bnxt_en rx_bits).",
+		},
+	[ETH_FAM_PHY_SYMBOL_ERRORS] =
+		{
+			.name = "rdma_netdev_phy_symbol_errors_total",
+			.help = "PCS symbol errors FEC did not correct (all of them without FEC), "
+				"from the NIC driver's ethtool statistics (mlx5 "
+				"rx_pcs_symbol_err_phy).",
+		},
+	[ETH_FAM_FEC_LANE_CORRECTED_BLOCKS] =
+		{
+			.name = "rdma_netdev_fec_lane_corrected_blocks_total",
+			.help = "FEC blocks corrected per physical lane, where the driver counts "
+				"per lane (mlx5 with FC-FEC), from the ethtool netlink FEC "
+				"statistics (ETHTOOL_MSG_FEC_GET).",
+			.extra_label = "lane",
+		},
+	[ETH_FAM_FEC_LANE_UNCORRECTABLE_BLOCKS] =
+		{
+			.name = "rdma_netdev_fec_lane_uncorrectable_blocks_total",
+			.help = "FEC blocks FEC could not correct per physical lane, where the "
+				"driver counts per lane (mlx5 with FC-FEC), from the ethtool "
+				"netlink FEC statistics (ETHTOOL_MSG_FEC_GET).",
+			.extra_label = "lane",
+		},
+	[ETH_FAM_FEC_LANE_CORRECTED_BITS] =
+		{
+			.name = "rdma_netdev_fec_lane_corrected_bit_errors_total",
+			.help = "Bits FEC corrected per physical lane, from the ethtool netlink "
+				"FEC statistics (ETHTOOL_MSG_FEC_GET) or the NIC driver's ethtool "
+				"statistics (mlx5 rx_err_lane_N_phy).",
+			.extra_label = "lane",
 		},
 };
 

@@ -36,6 +36,17 @@ enum eth_family {
 	ETH_FAM_SYMBOL_ERRORS,	  /* rdma_netdev_symbol_errors_total */
 	ETH_FAM_LINK_DOWN,	  /* rdma_netdev_link_down_events_total */
 	ETH_FAM_BUFFER_THRESHOLD, /* rdma_netdev_buffer_threshold_crossings_total */
+	/* FEC and PHY bit errors (issue 32), label netdev; the FEC families are
+	 * also filled from ethtool netlink (ethtool_fec.c), which comes first */
+	ETH_FAM_FEC_CORRECTED_BLOCKS,	  /* rdma_netdev_fec_corrected_blocks_total */
+	ETH_FAM_FEC_UNCORRECTABLE_BLOCKS, /* rdma_netdev_fec_uncorrectable_blocks_total */
+	ETH_FAM_FEC_CORRECTED_BITS,	  /* rdma_netdev_fec_corrected_bit_errors_total */
+	ETH_FAM_PHY_BITS_RECEIVED,	  /* rdma_netdev_phy_bit_count_received_total */
+	ETH_FAM_PHY_SYMBOL_ERRORS,	  /* rdma_netdev_phy_symbol_errors_total */
+	/* per lane; labels netdev, lane ("0".."7") */
+	ETH_FAM_FEC_LANE_CORRECTED_BLOCKS,     /* rdma_netdev_fec_lane_corrected_blocks_total */
+	ETH_FAM_FEC_LANE_UNCORRECTABLE_BLOCKS, /* rdma_netdev_fec_lane_uncorrectable_blocks_total */
+	ETH_FAM_FEC_LANE_CORRECTED_BITS,       /* rdma_netdev_fec_lane_corrected_bit_errors_total */
 	ETH_FAM_COUNT,
 };
 
@@ -45,7 +56,7 @@ struct eth_stat_map {
 	enum eth_family family;
 	enum eth_direction direction; /* ETH_DIR_NONE for families without the label */
 	int priority;		      /* 0..7, or -1 for families without the label */
-	const char *label;	      /* reason (discards) or level (storm), else NULL */
+	const char *label;	      /* reason (discards), level (storm), lane, else NULL */
 	double scale;		      /* exported = raw * scale (1e-6 for microseconds) */
 };
 
@@ -62,7 +73,8 @@ bool eth_driver_known(const char *driver);
 /* Family name, e.g. "rdma_netdev_priority_pause_frames_total", and its HELP. */
 const char *eth_family_name(enum eth_family f);
 const char *eth_family_help(enum eth_family f);
-/* The label a family carries besides netdev (and direction/priority): "reason", "level" or NULL. */
+/* The label a family carries besides netdev (and direction/priority): "reason", "level",
+ * "lane" or NULL. */
 const char *eth_family_extra_label(enum eth_family f);
 bool eth_family_has_direction(enum eth_family f);
 bool eth_family_has_priority(enum eth_family f);

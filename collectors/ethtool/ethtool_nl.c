@@ -20,6 +20,7 @@
  */
 #include "ethtool_nl.h"
 #include "base/clock.h"
+#include "ethtool_fec.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -621,4 +622,33 @@ int eth_nl_pfc(struct eth_nl *n, const char *ifname, struct eth_pfc *out, int ti
 	if (len < 0)
 		return len;
 	return transact(n, &n->rtnl, NETLINK_ROUTE, req, (size_t)len, &x, timeout_ms);
+}
+
+/* ---- FEC (issue 32): request and parser in ethtool_fec.c ------------------------------------ */
+
+static int parse_fec(const struct nlmsghdr *nlh, void *out)
+{
+	return eth_parse_fec_reply(nlh, out);
+}
+
+int eth_nl_fec(struct eth_nl *n, const char *ifname, struct eth_fec *out, int timeout_ms)
+{
+	unsigned char req[ETH_NL_REQ] __attribute__((aligned(4)));
+	struct exchange x = {.parse = parse_fec, .out = out};
+	int len, r;
+
+	if (!n || !out)
+		return -EINVAL;
+	memset(out, 0, sizeof(*out));
+	r = resolve_family(n, timeout_ms);
+	if (r < 0)
+		return r;
+	if (!n->family)
+		return -EOPNOTSUPP;
+	x.seq = next_seq(n);
+	x.reply_type = n->family;
+	len = eth_build_fec_request(req, sizeof(req), n->family, x.seq, ifname);
+	if (len < 0)
+		return len;
+	return transact(n, &n->genl, NETLINK_GENERIC, req, (size_t)len, &x, timeout_ms);
 }

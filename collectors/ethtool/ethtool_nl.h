@@ -72,4 +72,10 @@ int eth_nl_pause(struct eth_nl *n, const char *ifname, struct eth_pause_stats *o
  * -ENODEV, -ETIMEDOUT, -errno. */
 int eth_nl_pfc(struct eth_nl *n, const char *ifname, struct eth_pfc *out, int timeout_ms);
 
+struct eth_fec; /* ethtool_fec.h */
+/* ETHTOOL_MSG_FEC_GET with statistics (issue 32): 0, or -EOPNOTSUPP (no
+ * get_fecparam in the driver, or a kernel without FEC over netlink), -ENODEV,
+ * -ETIMEDOUT, -EBADMSG, -errno. */
+int eth_nl_fec(struct eth_nl *n, const char *ifname, struct eth_fec *out, int timeout_ms);
+
 #endif

@@ -5,8 +5,8 @@
 # in a network namespace of its own (unshare -n) it makes a veth pair, starts the
 # real exporter with --collector.ethtool.netdev-include='veth.*' and a raw
 # --collector.ethtool.stat-include, and checks veth's real driver statistics
-# (SIOCETHTOOL), rdma_netdev_info{driver="veth"}, that DCB and netlink pause are
-# reported as unsupported once (no error storm), a rename and a removal while
+# (SIOCETHTOOL), rdma_netdev_info{driver="veth"}, that DCB, netlink pause and
+# netlink FEC (ETHTOOL_MSG_FEC_GET) are reported as unsupported once (no error storm), a rename and a removal while
 # the exporter runs, and promtool on every scrape.
 #
 #   ethtool-netns.sh BINARY      exit 0 passed, 1 failed, 77 skipped (no namespaces)
@@ -66,12 +66,15 @@ check "rx_queue_0_drops selected by the stat include" has s1 'rdma_netdev_ethtoo
 check "statistics outside the stat include are not exported" bash -c "! grep -q 'name=\"rx_queue_0_xdp_packets\"' '$TMP/s1'"
 check "no DCB on veth: no rdma_netdev_pfc_* series" bash -c "! grep -q '^rdma_netdev_pfc' '$TMP/s1'"
 check "no netlink pause statistics on veth: no rdma_netdev_pause_frames_total" bash -c "! grep -q '^rdma_netdev_pause_frames_total' '$TMP/s1'"
+# veth has no get_fecparam: the kernel answers ETHTOOL_MSG_FEC_GET with EOPNOTSUPP (issue 32)
+check "no FEC over netlink on veth: no rdma_netdev_fec_* series" bash -c "! grep -q '^rdma_netdev_fec_' '$TMP/s1'"
 check "collector success 1" has s1 'rdma_exporter_collector_success{collector="ethtool"} 1'
 check "collector sees 2 netdevs" has s1 'rdma_exporter_collector_devices{collector="ethtool"} 2'
 check "no read errors for unsupported sources" has s1 'rdma_exporter_collector_read_errors_total{collector="ethtool"} 0'
 check "promtool check metrics is clean" promtool_clean s1
 check "missing DCB logged once at info, not per poll" test "$(grep -c 'has no DCB' "$TMP/log")" = 1
 check "missing pause statistics logged once at info" test "$(grep -c 'has no standard pause statistics' "$TMP/log")" = 1
+check "missing FEC logged once at info" test "$(grep -c 'has no FEC over ethtool netlink' "$TMP/log")" = 1
 check "no warning or error lines" bash -c "! grep -E 'level=(warn|error)' '$TMP/log'"
 
 # --- rename while the exporter runs: the old name goes, the new one comes

@@ -6,7 +6,8 @@
  * the driver's own, DCB PFC, raw statistics, and every failure the issue
  * names: unsupported sources, a netdev that vanishes or is renamed, a
  * statistics count that changes between the names and the values, a driver
- * with thousands of statistics; the carrier-down counter from a sysfs tree.
+ * with thousands of statistics; the carrier-down counter from a sysfs tree;
+ * FEC over netlink before the drivers' own FEC and PHY counters (issue 32).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -40,13 +41,16 @@ struct fake_dev {
 	uint32_t stats_n_override; /* != 0: GSTATS returns this many values */
 	struct eth_pause_stats pause;
 	struct eth_pfc pfc;
+	bool have_fec; /* else the FEC seam answers -EOPNOTSUPP, or fec_err */
+	int fec_err;
+	struct eth_fec fec;
 	bool gone;
 };
 
 struct fake {
 	struct fake_dev devs[4];
 	int n_devs;
-	int strings_calls, list_calls;
+	int strings_calls, list_calls, fec_calls;
 };
 
 static struct fake_dev *find(struct fake *f, const char *name)
@@ -159,6 +163,22 @@ static int f_pfc(void *io, const char *ifname, struct eth_pfc *out)
 	return 0;
 }
 
+static int f_fec(void *io, const char *ifname, struct eth_fec *out)
+{
+	struct fake *f = io;
+	struct fake_dev *d = find(f, ifname);
+
+	f->fec_calls++;
+	if (!d)
+		return -ENODEV;
+	if (d->fec_err)
+		return d->fec_err;
+	if (!d->have_fec)
+		return -EOPNOTSUPP;
+	*out = d->fec;
+	return 0;
+}
+
 static void add_stat(struct fake_dev *d, const char *name, uint64_t v)
 {
 	assert_true(d->n_names < MAX_NAMES);
@@ -231,6 +251,7 @@ static void run_init(struct run *r)
 		.stats = f_stats,
 		.pause = f_pause,
 		.pfc = f_pfc,
+		.fec = f_fec,
 	};
 
 	r->ctx.sysfs_fd = r->has_sysfs_root ? r->sysfs_root : -1;
@@ -627,6 +648,124 @@ static void test_rdma_netdev_elsewhere(void **unused)
 	run_free(&r);
 }
 
+/* mlx5 on RS-FEC: netlink totals, the driver's PHY counters and lanes. */
+static void test_fec_mlx5(void **unused)
+{
+	static const char *const rdma[] = {"ens1f0", NULL};
+	struct run r = {0};
+	struct fake_dev *d = add_mlx5(&r.fake, "ens1f0");
+
+	d->have_fec = true;
+	d->fec.have_active = true;
+	d->fec.active_bit = 50; /* ETHTOOL_LINK_MODE_FEC_RS_BIT */
+	d->fec.corrected = (struct eth_fec_stat){.have = true, .total = 4000};
+	d->fec.uncorrectable = (struct eth_fec_stat){.have = true, .total = 2};
+	d->fec.corrected_bits = (struct eth_fec_stat){.have = true, .total = 17750739};
+	add_stat(d, "rx_bits_phy", 1000000000000ull);
+	add_stat(d, "rx_pcs_symbol_err_phy", 386);
+	/* the same register as the netlink total, read a moment later */
+	add_stat(d, "rx_corrected_bits_phy", 17750800);
+	add_stat(d, "rx_err_lane_0_phy", 28116);
+	add_stat(d, "rx_err_lane_1_phy", 0);
+	add_stat(d, "rx_err_lane_2_phy", 0);
+	add_stat(d, "rx_err_lane_3_phy", 17722623);
+	add_stat(d, "rx_symbol_err_phy", 1);
+	publish(&r, rdma);
+	run_init(&r);
+	run_poll(&r);
+	assert_int_equal(r.rc, 0);
+	assert_int_equal(r.stats.read_errors, 0);
+	assert_line(r.text, "rdma_netdev_fec_mode_info{netdev=\"ens1f0\",mode=\"rs\"} 1");
+	assert_line(r.text, "rdma_netdev_fec_corrected_blocks_total{netdev=\"ens1f0\"} 4000");
+	assert_line(r.text, "rdma_netdev_fec_uncorrectable_blocks_total{netdev=\"ens1f0\"} 2");
+	/* netlink first: the driver's rx_corrected_bits_phy does not double it */
+	assert_line(r.text,
+		    "rdma_netdev_fec_corrected_bit_errors_total{netdev=\"ens1f0\"} 17750739");
+	assert_no(r.text, "17750800");
+	assert_line(r.text, "rdma_netdev_fec_lane_corrected_bit_errors_total{netdev=\"ens1f0\","
+			    "lane=\"0\"} 28116");
+	assert_line(r.text, "rdma_netdev_fec_lane_corrected_bit_errors_total{netdev=\"ens1f0\","
+			    "lane=\"3\"} 17722623");
+	assert_line(r.text,
+		    "rdma_netdev_phy_bit_count_received_total{netdev=\"ens1f0\"} 1000000000000");
+	assert_line(r.text, "rdma_netdev_phy_symbol_errors_total{netdev=\"ens1f0\"} 386");
+	assert_line(r.text, "rdma_netdev_symbol_errors_total{netdev=\"ens1f0\"} 1");
+	/* RS-FEC counts no blocks per lane */
+	assert_no(r.text, "rdma_netdev_fec_lane_corrected_blocks_total");
+	run_free(&r);
+}
+
+/* A kernel or driver without FEC over netlink: the driver's names stand in,
+ * no read error, and the netlink request is not repeated every poll. */
+static void test_fec_unsupported(void **unused)
+{
+	static const char *const rdma[] = {"ens1f0", "eth3", NULL};
+	struct run r = {0};
+	struct fake_dev *b = add_dev(&r.fake, "ens1f0", "bnxt_en");
+	struct fake_dev *v = add_dev(&r.fake, "eth3", "veth");
+
+	add_stat(b, "rx_fec_corrected_blocks", 77);
+	add_stat(b, "rx_fec_uncorrectable_blocks", 1);
+	add_stat(b, "rx_corrected_bits", 900);
+	add_stat(b, "rx_bits", 123456789);
+	add_stat(b, "rx_pcs_symbol_err", 4);
+	add_stat(v, "rx_packets", 5);
+	b->pause_err = v->pause_err = -EOPNOTSUPP;
+	b->pfc_err = v->pfc_err = -EOPNOTSUPP;
+	publish(&r, rdma);
+	run_init(&r);
+	for (int i = 0; i < 3; i++) {
+		run_poll(&r);
+		assert_int_equal(r.rc, 0);
+		assert_int_equal(r.stats.read_errors, 0);
+		assert_int_equal(r.stats.devices, 2);
+	}
+	/* asked once per netdev, then remembered until the next re-scan */
+	assert_int_equal(r.fake.fec_calls, 2);
+	assert_no(r.text, "rdma_netdev_fec_mode_info");
+	assert_no(r.text, "netdev=\"eth3\"}");
+	assert_line(r.text, "rdma_netdev_fec_corrected_blocks_total{netdev=\"ens1f0\"} 77");
+	assert_line(r.text, "rdma_netdev_fec_uncorrectable_blocks_total{netdev=\"ens1f0\"} 1");
+	assert_line(r.text, "rdma_netdev_fec_corrected_bit_errors_total{netdev=\"ens1f0\"} 900");
+	assert_line(r.text,
+		    "rdma_netdev_phy_bit_count_received_total{netdev=\"ens1f0\"} 123456789");
+	assert_line(r.text, "rdma_netdev_symbol_errors_total{netdev=\"ens1f0\"} 4");
+	run_free(&r);
+}
+
+/* A FEC request that fails otherwise: counted, retried, the rest served. */
+static void test_fec_failure(void **unused)
+{
+	static const char *const rdma[] = {"a", NULL};
+	struct run r = {0};
+	struct fake_dev *a = add_mlx5(&r.fake, "a");
+
+	a->fec_err = -ETIMEDOUT;
+	publish(&r, rdma);
+	run_init(&r);
+	run_poll(&r);
+	assert_int_equal(r.rc, 0);
+	assert_int_equal(r.stats.read_errors, 1);
+	assert_int_equal(r.stats.devices, 1);
+	assert_no(r.text, "rdma_netdev_fec_");
+	assert_line(r.text, "rdma_netdev_pfc_enabled{netdev=\"a\",priority=\"3\"} 1");
+	/* it comes back */
+	a->fec_err = 0;
+	a->have_fec = true;
+	a->fec.corrected =
+		(struct eth_fec_stat){.have = true, .total = 6, .n_lanes = 2, .lanes = {2, 4}};
+	a->fec.have_active = true;
+	a->fec.active_bit = 51; /* ETHTOOL_LINK_MODE_FEC_BASER_BIT */
+	run_poll(&r);
+	assert_int_equal(r.stats.read_errors, 0);
+	assert_int_equal(r.fake.fec_calls, 2);
+	assert_line(r.text, "rdma_netdev_fec_mode_info{netdev=\"a\",mode=\"baser\"} 1");
+	assert_line(r.text, "rdma_netdev_fec_corrected_blocks_total{netdev=\"a\"} 6");
+	assert_line(r.text,
+		    "rdma_netdev_fec_lane_corrected_blocks_total{netdev=\"a\",lane=\"1\"} 4");
+	run_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -640,6 +779,9 @@ int main(void)
 		cmocka_unit_test(test_rdma_netdev_elsewhere),
 		cmocka_unit_test(test_rdma_set_changes),
 		cmocka_unit_test(test_carrier_down_count),
+		cmocka_unit_test(test_fec_mlx5),
+		cmocka_unit_test(test_fec_unsupported),
+		cmocka_unit_test(test_fec_failure),
 	};
 
 	log_set_level(LOG_ERR);

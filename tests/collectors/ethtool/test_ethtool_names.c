@@ -66,6 +66,14 @@ static const struct spec mlx5_specs[] = {
 	SN("link_down_events_phy", ETH_FAM_LINK_DOWN),
 	SN("rx_buffer_passed_thres_phy", ETH_FAM_BUFFER_THRESHOLD),
 	SN("rx_out_of_buffer", ETH_FAM_OUT_OF_BUFFER),
+	/* physical layer bit errors (issue 32) */
+	SN("rx_bits_phy", ETH_FAM_PHY_BITS_RECEIVED),
+	SN("rx_pcs_symbol_err_phy", ETH_FAM_PHY_SYMBOL_ERRORS),
+	SN("rx_corrected_bits_phy", ETH_FAM_FEC_CORRECTED_BITS),
+	SL("rx_err_lane_0_phy", ETH_FAM_FEC_LANE_CORRECTED_BITS, "0"),
+	SL("rx_err_lane_1_phy", ETH_FAM_FEC_LANE_CORRECTED_BITS, "1"),
+	SL("rx_err_lane_2_phy", ETH_FAM_FEC_LANE_CORRECTED_BITS, "2"),
+	SL("rx_err_lane_3_phy", ETH_FAM_FEC_LANE_CORRECTED_BITS, "3"),
 };
 
 static const struct spec ice_specs[] = {
@@ -115,6 +123,10 @@ static const struct spec bnxt_specs[] = {
 	SN("rx_pcs_symbol_err", ETH_FAM_SYMBOL_ERRORS),
 	SN("link_down_events", ETH_FAM_LINK_DOWN),
 	SN("rx_buffer_passed_threshold", ETH_FAM_BUFFER_THRESHOLD),
+	SN("rx_bits", ETH_FAM_PHY_BITS_RECEIVED),
+	SN("rx_corrected_bits", ETH_FAM_FEC_CORRECTED_BITS),
+	SN("rx_fec_corrected_blocks", ETH_FAM_FEC_CORRECTED_BLOCKS),
+	SN("rx_fec_uncorrectable_blocks", ETH_FAM_FEC_UNCORRECTABLE_BLOCKS),
 };
 
 struct driver_specs {
@@ -161,6 +173,20 @@ static const struct family_expect family_expects[] = {
 	{ETH_FAM_LINK_DOWN, "rdma_netdev_link_down_events_total", false, false, NULL},
 	{ETH_FAM_BUFFER_THRESHOLD, "rdma_netdev_buffer_threshold_crossings_total", false, false,
 	 NULL},
+	{ETH_FAM_FEC_CORRECTED_BLOCKS, "rdma_netdev_fec_corrected_blocks_total", false, false,
+	 NULL},
+	{ETH_FAM_FEC_UNCORRECTABLE_BLOCKS, "rdma_netdev_fec_uncorrectable_blocks_total", false,
+	 false, NULL},
+	{ETH_FAM_FEC_CORRECTED_BITS, "rdma_netdev_fec_corrected_bit_errors_total", false, false,
+	 NULL},
+	{ETH_FAM_PHY_BITS_RECEIVED, "rdma_netdev_phy_bit_count_received_total", false, false, NULL},
+	{ETH_FAM_PHY_SYMBOL_ERRORS, "rdma_netdev_phy_symbol_errors_total", false, false, NULL},
+	{ETH_FAM_FEC_LANE_CORRECTED_BLOCKS, "rdma_netdev_fec_lane_corrected_blocks_total", false,
+	 false, "lane"},
+	{ETH_FAM_FEC_LANE_UNCORRECTABLE_BLOCKS, "rdma_netdev_fec_lane_uncorrectable_blocks_total",
+	 false, false, "lane"},
+	{ETH_FAM_FEC_LANE_CORRECTED_BITS, "rdma_netdev_fec_lane_corrected_bit_errors_total", false,
+	 false, "lane"},
 };
 
 /* ---- helpers ---------------------------------------------------------------------------- */
@@ -319,6 +345,17 @@ static void test_mlx5_names(void **state)
 	assert_string_equal(m.label, "error");
 	assert_int_equal(m.priority, -1);
 	assert_int_equal(m.direction, ETH_DIR_NONE);
+	/* the BER counters: rx_err_lane_N_phy are corrected bits per lane */
+	assert_true(eth_stat_lookup("mlx5_core", "rx_err_lane_2_phy", &m));
+	assert_int_equal(m.family, ETH_FAM_FEC_LANE_CORRECTED_BITS);
+	assert_string_equal(m.label, "2");
+	assert_int_equal(m.priority, -1);
+	assert_string_equal(eth_family_extra_label(m.family), "lane");
+	assert_true(eth_stat_lookup("mlx5_core", "rx_pcs_symbol_err_phy", &m));
+	assert_int_equal(m.family, ETH_FAM_PHY_SYMBOL_ERRORS);
+	/* 802.3 symbol errors (packets) stay a family of their own */
+	assert_true(eth_stat_lookup("mlx5_core", "rx_symbol_err_phy", &m));
+	assert_int_equal(m.family, ETH_FAM_SYMBOL_ERRORS);
 }
 
 static void test_ice_names(void **state)
@@ -358,6 +395,13 @@ static void test_bnxt_names(void **state)
 	assert_int_equal(m.direction, ETH_DIR_RX);
 	assert_int_equal(m.priority, 4);
 	assert_true(m.scale == 1e-6);
+	assert_true(eth_stat_lookup("bnxt_en", "rx_fec_uncorrectable_blocks", &m));
+	assert_int_equal(m.family, ETH_FAM_FEC_UNCORRECTABLE_BLOCKS);
+	assert_true(eth_stat_lookup("bnxt_en", "rx_bits", &m));
+	assert_int_equal(m.family, ETH_FAM_PHY_BITS_RECEIVED);
+	/* kept in the 802.3 family: check and the alerts read it there */
+	assert_true(eth_stat_lookup("bnxt_en", "rx_pcs_symbol_err", &m));
+	assert_int_equal(m.family, ETH_FAM_SYMBOL_ERRORS);
 }
 
 /* ---- table properties ------------------------------------------------------------------- */
@@ -499,7 +543,9 @@ static void test_known_non_matches(void **state)
 		/* real mlx5 names deliberately left unmapped */
 		{"mlx5_core", "rx_global_pause"},
 		{"mlx5_core", "rx_global_pause_duration"},
-		{"mlx5_core", "rx_pcs_symbol_err_phy"},
+		{"mlx5_core", "rx_err_lane_4_phy"}, /* the driver prints lanes 0..3 */
+		{"mlx5_core", "rx_err_lane_phy"},
+		{"mlx5_core", "rx_corrected_bits"}, /* bnxt_en's spelling */
 		{"mlx5_core", "rx_packets_phy"},
 		{"mlx5_core", "rx_bytes"},
 		/* ice names need the ".nic" suffix */
@@ -526,6 +572,8 @@ static void test_known_non_matches(void **state)
 		{"bnxt_en", "rx_bytes"},
 		{"bnxt_en", "rx_pfc_ena_frames_pri8"},
 		{"bnxt_en", "rx_prio0_pause"},
+		{"bnxt_en", "rx_bits_phy"}, /* mlx5's spelling */
+		{"bnxt_en", "rx_filter_miss"},
 		/* driver names are exact too */
 		{"mlx5", "rx_prio1_pause"},
 		{"mlx5_core ", "rx_prio1_pause"},
@@ -614,9 +662,11 @@ static void test_every_family_described(void **state)
 		assert_null(strstr(name, "_us"));
 		assert_null(strstr(name, "_sec_"));
 		assert_null(strstr(name, "_pkts"));
+		/* promtool's lint wants bytes, not bits, as a unit word */
+		assert_null(strstr(name, "_bits_"));
 		if (!help_is_plain(help))
 			fail_msg("HELP of %s is not one plain ASCII line", name);
-		if (!strstr(help, "ethtool statistics"))
+		if (!strstr(help, "ethtool statistics") && !strstr(help, "ethtool netlink"))
 			fail_msg("HELP of %s does not say where the number comes from", name);
 		assert_int_equal(eth_family_has_direction((enum eth_family)f), e->direction);
 		assert_int_equal(eth_family_has_priority((enum eth_family)f), e->priority);
@@ -667,7 +717,11 @@ static void test_mappings_agree_with_families(void **state)
 				assert_int_equal(m.priority, -1);
 			extra = eth_family_extra_label(m.family);
 			assert_int_equal(m.label != NULL, extra != NULL);
-			if (m.label)
+			/* a lane is its number, other labels are words */
+			if (m.label && extra && strcmp(extra, "lane") == 0)
+				assert_true(strlen(m.label) == 1 && m.label[0] >= '0' &&
+					    m.label[0] <= '7');
+			else if (m.label)
 				assert_true(name_valid(m.label) && m.label[0] != '_');
 			/* only the seconds family is scaled, from microseconds */
 			if (m.family == ETH_FAM_PRIO_PAUSE_DURATION)
