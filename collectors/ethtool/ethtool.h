@@ -5,8 +5,9 @@
  * --collector.ethtool.netdev-exclude: driver identity, the driver's ethtool
  * statistics mapped to typed per-priority PFC / pause / drop families
  * (ethtool_names.h), the standard netlink pause statistics, DCB PFC
- * configuration and counters, and raw statistics matching
- * --collector.ethtool.stat-include.
+ * configuration and counters, raw statistics matching
+ * --collector.ethtool.stat-include, and the pluggable module's identity,
+ * diagnostics and thresholds (module_collect.h).
  */
 #ifndef RDMA_EXPORTER_ETHTOOL_H
 #define RDMA_EXPORTER_ETHTOOL_H
@@ -17,6 +18,7 @@
 #include "collector.h"
 #include "ethtool_ioctl.h"
 #include "ethtool_nl.h"
+#include "module_eeprom.h"
 
 extern const struct collector_ops ethtool_collector_ops;
 
@@ -24,6 +26,7 @@ enum {
 	ETHTOOL_FLAG_NETDEV_INCLUDE,
 	ETHTOOL_FLAG_NETDEV_EXCLUDE,
 	ETHTOOL_FLAG_STAT_INCLUDE,
+	ETHTOOL_FLAG_MODULE_INTERVAL,
 	ETHTOOL_FLAG_COUNT,
 };
 
@@ -40,6 +43,9 @@ struct ethtool_seams {
 	int (*stats)(void *io, const char *ifname, uint64_t *vals, uint32_t cap, uint32_t *n);
 	int (*pause)(void *io, const char *ifname, struct eth_pause_stats *out);
 	int (*pfc)(void *io, const char *ifname, struct eth_pfc *out);
+	/* One 128-byte module EEPROM page (module_read.h); NULL: no module reads. */
+	int (*module_page)(void *io, const char *ifname, const struct module_page_addr *a,
+			   uint8_t *buf);
 	void (*free_io)(void *io);
 };
 

@@ -10,11 +10,12 @@
 #include <math.h>
 #include <string.h>
 
-/* Units of the raw 16-bit fields. */
-#define TEMP_UNIT  (1.0 / 256.0) /* C, signed */
-#define VOLT_UNIT  100e-6	 /* V */
-#define POWER_UNIT 0.1e-6	 /* W */
-#define BIAS_UNIT  2e-6		 /* A */
+/* Raw units per base unit of the 16-bit fields (dividing, not multiplying by
+ * the unit, gives the nearest double: 33000 reads as 3.3 V, not 3.3000000000000003). */
+#define TEMP_PER_C  256.0 /* 1/256 C, signed */
+#define VOLT_PER_V  1e4	  /* 100 uV */
+#define POWER_PER_W 1e7	  /* 0.1 uW */
+#define BIAS_PER_A  5e5	  /* 2 uA */
 
 const struct module_page_addr module_page_addrs[MODULE_PG_COUNT] = {
 	[MODULE_PG_UPPER00] = {0x50, 0x00, 0, 128}, [MODULE_PG_A2] = {0x51, 0x00, 0, 0},
@@ -195,16 +196,16 @@ static double sff8472_value(const uint8_t *a2, bool ext, enum module_quantity q,
 {
 	switch (q) {
 	case MODULE_Q_TEMPERATURE:
-		return (ext ? ext_linear(a2, 84, s16_at(a2, off)) : s16_at(a2, off)) * TEMP_UNIT;
+		return (ext ? ext_linear(a2, 84, s16_at(a2, off)) : s16_at(a2, off)) / TEMP_PER_C;
 	case MODULE_Q_VOLTAGE:
-		return (ext ? ext_linear(a2, 88, u16_at(a2, off)) : u16_at(a2, off)) * VOLT_UNIT;
+		return (ext ? ext_linear(a2, 88, u16_at(a2, off)) : u16_at(a2, off)) / VOLT_PER_V;
 	case MODULE_Q_TX_BIAS:
-		return (ext ? ext_linear(a2, 76, u16_at(a2, off)) : u16_at(a2, off)) * BIAS_UNIT;
+		return (ext ? ext_linear(a2, 76, u16_at(a2, off)) : u16_at(a2, off)) / BIAS_PER_A;
 	case MODULE_Q_TX_POWER:
-		return (ext ? ext_linear(a2, 80, u16_at(a2, off)) : u16_at(a2, off)) * POWER_UNIT;
+		return (ext ? ext_linear(a2, 80, u16_at(a2, off)) : u16_at(a2, off)) / POWER_PER_W;
 	case MODULE_Q_RX_POWER:
 	default:
-		return (ext ? ext_rx_power(a2, u16_at(a2, off)) : u16_at(a2, off)) * POWER_UNIT;
+		return (ext ? ext_rx_power(a2, u16_at(a2, off)) : u16_at(a2, off)) / POWER_PER_W;
 	}
 }
 
@@ -247,15 +248,15 @@ static double fixed_value(const uint8_t *page, unsigned off, enum module_quantit
 {
 	switch (q) {
 	case MODULE_Q_TEMPERATURE:
-		return s16_at(page, off) * TEMP_UNIT;
+		return s16_at(page, off) / TEMP_PER_C;
 	case MODULE_Q_VOLTAGE:
-		return u16_at(page, off) * VOLT_UNIT;
+		return u16_at(page, off) / VOLT_PER_V;
 	case MODULE_Q_TX_BIAS:
-		return u16_at(page, off) * BIAS_UNIT * bias_mul;
+		return u16_at(page, off) * bias_mul / BIAS_PER_A;
 	case MODULE_Q_RX_POWER:
 	case MODULE_Q_TX_POWER:
 	default:
-		return u16_at(page, off) * POWER_UNIT;
+		return u16_at(page, off) / POWER_PER_W;
 	}
 }
 
