@@ -17,10 +17,11 @@
 
 enum module_status {
 	MODULE_NEVER_READ,
-	MODULE_PRESENT,	    /* info holds the last good read */
-	MODULE_ABSENT,	    /* empty cage at the last read */
-	MODULE_FAILED,	    /* the last read failed */
-	MODULE_UNSUPPORTED, /* no module access: not asked until the next full scan */
+	MODULE_PRESENT,	      /* info holds the last good read */
+	MODULE_ABSENT,	      /* empty cage at the last read */
+	MODULE_FAILED,	      /* the last read failed */
+	MODULE_UNSUPPORTED,   /* no module access: not asked until the next full scan */
+	MODULE_NOT_PERMITTED, /* no CAP_NET_ADMIN: likewise */
 };
 
 struct module_state {
@@ -42,7 +43,7 @@ void module_state_free(struct module_state *s)
 
 void module_state_rescan(struct module_state *s)
 {
-	if (s && s->status == MODULE_UNSUPPORTED)
+	if (s && (s->status == MODULE_UNSUPPORTED || s->status == MODULE_NOT_PERMITTED))
 		s->status = MODULE_NEVER_READ;
 }
 
@@ -165,6 +166,15 @@ static void read_module(struct module_state *s, struct module_policy *pol, const
 		pol->logged_unsupported = true;
 		return;
 	}
+	if (r == -EPERM) {
+		s->status = MODULE_NOT_PERMITTED;
+		log_msg(pol->logged_not_permitted ? LOG_DEBUG : LOG_INFO,
+			"module EEPROM reads not permitted: they need CAP_NET_ADMIN; no "
+			"transceiver metrics",
+			"collector=ethtool netdev=%s", netdev);
+		pol->logged_not_permitted = true;
+		return;
+	}
 	if (r == -ENODATA) {
 		s->status = MODULE_ABSENT;
 		if (was == MODULE_PRESENT)
@@ -182,7 +192,8 @@ static void read_module(struct module_state *s, struct module_policy *pol, const
 int module_poll(struct module_state *s, struct module_policy *pol, const char *netdev,
 		uint64_t now_ms, struct metric_sink *sink, struct collector_stats *stats)
 {
-	if (!s || !pol->interval_ms || !pol->read_page || s->status == MODULE_UNSUPPORTED)
+	if (!s || !pol->interval_ms || !pol->read_page || s->status == MODULE_UNSUPPORTED ||
+	    s->status == MODULE_NOT_PERMITTED)
 		return 0;
 	if (s->status == MODULE_NEVER_READ || now_ms - s->last_read_ms >= pol->interval_ms) {
 		s->last_read_ms = now_ms;

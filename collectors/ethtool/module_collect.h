@@ -24,12 +24,14 @@ struct module_policy {
 	uint64_t interval_ms; /* 0: module reads off */
 	module_page_fn read_page;
 	void *io;
-	bool logged_unsupported; /* the first netdev without module access is logged at info */
+	bool logged_unsupported;   /* the first netdev without module access is logged at info */
+	bool logged_not_permitted; /* the missing CAP_NET_ADMIN is logged once at info */
 };
 
 struct module_state *module_state_new(void);
 void module_state_free(struct module_state *s);
-/* A full scan: a netdev without module access is asked again at its next poll. */
+/* A full scan: a netdev without module access (or permission) is asked again
+ * at its next poll. */
 void module_state_rescan(struct module_state *s);
 
 /*

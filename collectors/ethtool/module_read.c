@@ -18,6 +18,9 @@ enum module_error_kind module_lower_error_kind(int r)
 	switch (r) {
 	case -EOPNOTSUPP:
 		return MODULE_ERR_UNSUPPORTED;
+	case -EPERM:
+	case -EACCES:
+		return MODULE_ERR_NOT_PERMITTED;
 	case -ENODEV:
 	case -ENXIO:
 	case -EIO:
@@ -48,6 +51,8 @@ int module_read(module_page_fn read_page, void *io, const char *ifname, struct m
 		switch (module_lower_error_kind(r)) {
 		case MODULE_ERR_UNSUPPORTED:
 			return -EOPNOTSUPP;
+		case MODULE_ERR_NOT_PERMITTED:
+			return -EPERM;
 		case MODULE_ERR_NO_MODULE:
 			return -ENODATA;
 		default:

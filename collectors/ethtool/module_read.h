@@ -9,12 +9,14 @@
  * their errno on):
  *  - -EOPNOTSUPP: no module EEPROM access on this netdev (veth, lo, virtio,
  *    a driver without get_module_info), or no netlink command and no ioctl;
+ *  - -EPERM, -EACCES: not permitted (the kernel asks CAP_NET_ADMIN for module
+ *    EEPROM reads, netlink and ioctl alike): a setup matter, not a failure;
  *  - -ENODEV, -ENXIO, -EIO, -EREMOTEIO, -EINVAL, -ENODATA, -EAGAIN, -EBUSY:
  *    no module in the cage (mlx5 answers an empty cage with -EIO from its
  *    MCIA register, bnxt_en with -EINVAL, SFP cages on phylink with -ENODEV or
  *    -EIO), or one still powering up: not a failure;
- *  - anything else (-ETIMEDOUT, -EBADMSG, -ENOBUFS, -EMSGSIZE, -EPERM,
- *    -EACCES, -ENOMEM, ...): a real failure.
+ *  - anything else (-ETIMEDOUT, -EBADMSG, -ENOBUFS, -EMSGSIZE, -ENOMEM, ...):
+ *    a real failure.
  * On a later page, -EOPNOTSUPP and -EINVAL mean that page cannot be read
  * through this driver (the kernel's emulation over get_module_eeprom ends at
  * eeprom_len); other errors are failures; the module is decoded from the pages
@@ -33,9 +35,10 @@ typedef int (*module_page_fn)(void *io, const char *ifname, const struct module_
 			      uint8_t *buf);
 
 enum module_error_kind {
-	MODULE_ERR_UNSUPPORTED, /* no module access on the netdev */
-	MODULE_ERR_NO_MODULE,	/* an empty cage (or a module powering up) */
-	MODULE_ERR_FAILURE,	/* a real failure: counted */
+	MODULE_ERR_UNSUPPORTED,	  /* no module access on the netdev */
+	MODULE_ERR_NOT_PERMITTED, /* no CAP_NET_ADMIN */
+	MODULE_ERR_NO_MODULE,	  /* an empty cage (or a module powering up) */
+	MODULE_ERR_FAILURE,	  /* a real failure: counted */
 };
 
 /* What an errno from the lower page read means (above). */
@@ -43,7 +46,7 @@ enum module_error_kind module_lower_error_kind(int r);
 
 /*
  * Reads and decodes the module of ifname. 0 with *out; -EOPNOTSUPP (no module
- * access), -ENODATA (no module), or another -errno (a real failure of the
+ * access), -EPERM (not permitted), -ENODATA (no module), or another -errno (a real failure of the
  * lower page). *failed_pages counts the later pages that failed for real.
  */
 int module_read(module_page_fn read_page, void *io, const char *ifname, struct module_info *out,

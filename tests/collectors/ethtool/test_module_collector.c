@@ -6,8 +6,8 @@
  * --collector.ethtool.module-interval with the cache served in between, 0
  * turning reads off, an empty cage (no series, no read error), a netdev
  * without module access (not asked again until a full scan), a real failure
- * (one read error per failed read), a page that fails, and a module pulled and
- * plugged again.
+ * (one read error per failed read), no CAP_NET_ADMIN (-EPERM), a page that
+ * fails, and a module pulled and plugged again.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -298,6 +298,33 @@ static void test_absent_unsupported_failed(void **unused)
 	run_free(&r);
 }
 
+/* Without CAP_NET_ADMIN the kernel answers -EPERM: no series, no read error,
+ * not asked again until a full scan. */
+static void test_not_permitted(void **unused)
+{
+	struct run r = {0};
+	struct fake_module *a, *b;
+
+	(void)unused;
+	a = add(&r, "a");
+	b = add(&r, "b");
+	a->lower_err = -EPERM;
+	b->lower_err = -EPERM;
+	run_init(&r, 1);
+	run_poll(&r);
+	pass_ms(1);
+	run_poll(&r);
+	assert_int_equal(r.stats.read_errors, 0);
+	assert_int_equal(a->n_reads, 1);
+	assert_int_equal(b->n_reads, 1);
+	assert_null(strstr(r.text, "rdma_netdev_module_"));
+	a->lower_err = 0;
+	ethtool_collector_ops.reload(r.state);
+	run_poll(&r);
+	assert_line(r.text, "rdma_netdev_module_temperature_celsius{netdev=\"a\"} 40");
+	run_free(&r);
+}
+
 static void test_page_failure(void **unused)
 {
 	struct run r = {0};
@@ -323,6 +350,7 @@ int main(void)
 		cmocka_unit_test(test_families),
 		cmocka_unit_test(test_interval_and_cache),
 		cmocka_unit_test(test_absent_unsupported_failed),
+		cmocka_unit_test(test_not_permitted),
 		cmocka_unit_test(test_page_failure),
 	};
 

@@ -83,7 +83,7 @@ static void test_lower_page_errors(void **unused)
 		{-EIO, -ENODATA},	    {-EREMOTEIO, -ENODATA}, {-EINVAL, -ENODATA},
 		{-ENODATA, -ENODATA},	    {-EAGAIN, -ENODATA},    {-EBUSY, -ENODATA},
 		{-ETIMEDOUT, -ETIMEDOUT},   {-EBADMSG, -EBADMSG},   {-ENOBUFS, -ENOBUFS},
-		{-EPERM, -EPERM},	    {-EMSGSIZE, -EMSGSIZE},
+		{-EPERM, -EPERM},	    {-EACCES, -EPERM},	    {-EMSGSIZE, -EMSGSIZE},
 	};
 	struct fake_module m;
 	struct module_info info;
