@@ -25,6 +25,7 @@
 #include "base/log.h"
 #include "base/strparse.h"
 #include "ethtool_names.h"
+#include "module_collect.h"
 
 #define NL_TIMEOUT_MS 1000
 
@@ -46,6 +47,7 @@ struct eth_netdev {
 	 * port's netdev in another namespace). Skipped until the next full
 	 * scan; logged and counted once, not at every scan. */
 	bool absent, absent_logged;
+	struct module_state *module; /* transceiver: module_collect.c */
 };
 
 struct ethtool_state {
@@ -64,6 +66,7 @@ struct ethtool_state {
 	struct netdev_set last_rdma; /* RDMA netdevs at the last scan */
 	bool logged_no_dcb, logged_no_pause, logged_no_netdevs;
 	bool logged_no_fec;
+	struct module_policy module;
 };
 
 /* ---- real seams ---------------------------------------------------------------------- */
@@ -141,6 +144,14 @@ static int real_fec(void *io, const char *ifname, struct eth_fec *out)
 	return eth_nl_fec(((struct real_io *)io)->nl, ifname, out, NL_TIMEOUT_MS);
 }
 
+static int real_module_page(void *io, const char *ifname, const struct module_page_addr *a,
+			    uint8_t *buf)
+{
+	struct real_io *r = io;
+
+	return module_read_page_real(r->nl, r->fd, ifname, a, buf, NL_TIMEOUT_MS);
+}
+
 static void real_free(void *io)
 {
 	struct real_io *r = io;
@@ -163,6 +174,7 @@ static void netdev_free(struct eth_netdev *d)
 	free(d->maps);
 	free(d->raw);
 	free(d->vals);
+	module_state_free(d->module);
 	free(d);
 }
 
@@ -321,11 +333,17 @@ static int add_watched(struct ethtool_state *st, struct eth_netdev ***next, size
 		d->no_stats = d->no_pause = d->no_pfc = d->no_info = false;
 		d->no_fec = false;
 		d->absent = false;
+		module_state_rescan(d->module);
 	}
 	if (!d) {
 		d = calloc(1, sizeof(*d));
 		if (!d)
 			return -ENOMEM;
+		d->module = module_state_new();
+		if (!d->module) {
+			free(d);
+			return -ENOMEM;
+		}
 		snprintf(d->name, sizeof(d->name), "%s", name);
 	}
 	d->rdma = rdma;
@@ -805,7 +823,11 @@ static int poll_netdev(struct ethtool_state *st, struct metric_sink *sink, struc
 	if (r < 0)
 		return r;
 	r = emit_netdev(st, sink, d, have_pause ? &pause : NULL, have_pfc ? &pfc : NULL, stats_ok);
-	return r < 0 ? r : emit_carrier(st, sink, d, stats);
+	if (r == 0)
+		r = emit_carrier(st, sink, d, stats);
+	if (r == 0)
+		r = module_poll(d->module, &st->module, d->name, clock_mono_ms(), sink, stats);
+	return r;
 }
 
 /*
@@ -947,6 +969,10 @@ int ethtool_collector_init_with(const struct collector_ctx *ctx, const struct et
 	st->rescan_interval_s = ctx->rescan_interval_s;
 	st->sysfs_enabled = ctx->sysfs_collector_enabled;
 	st->rdma_netdevs = ctx->rdma_netdevs;
+	st->module.interval_ms =
+		ctx->flags ? ctx->flags[ETHTOOL_FLAG_MODULE_INTERVAL] : MODULE_INTERVAL_DEFAULT_MS;
+	st->module.read_page = seams->module_page;
+	st->module.io = seams->io;
 	/* The flags were checked by the flag parser; a failure here is ENOMEM. */
 	if ((inc && !(st->include = device_filter_new(inc, NULL, err, sizeof(err)))) ||
 	    (exc && !(st->exclude = device_filter_new(exc, NULL, err, sizeof(err)))) ||
@@ -970,6 +996,7 @@ static int ethtool_init(const struct collector_ctx *ctx, void **state)
 		.pause = real_pause,
 		.pfc = real_pfc,
 		.fec = real_fec,
+		.module_page = real_module_page,
 		.free_io = real_free,
 	};
 
@@ -1016,6 +1043,18 @@ static const struct collector_flag ethtool_flags[ETHTOOL_FLAG_COUNT] = {
 			.help = "Export raw driver statistics whose name matches RE as "
 				"rdma_netdev_ethtool_statistic{netdev,name}. Off by default.",
 			.kind = COLLECTOR_FLAG_REGEX,
+		},
+	[ETHTOOL_FLAG_MODULE_INTERVAL] =
+		{
+			.name = "module-interval",
+			.help = "Time between reads of a netdev's pluggable module EEPROM "
+				"(transceiver identity, temperature, optical power, thresholds); "
+				"the last read is served in between. 0 turns module reads off. "
+				"Default 1m.",
+			.kind = COLLECTOR_FLAG_DURATION,
+			.def = MODULE_INTERVAL_DEFAULT_MS,
+			.min = 0,
+			.max = 24 * 3600 * 1000,
 		},
 };
 

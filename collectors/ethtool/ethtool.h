@@ -5,8 +5,9 @@
  * --collector.ethtool.netdev-exclude: driver identity, the driver's ethtool
  * statistics mapped to typed per-priority PFC / pause / drop families
  * (ethtool_names.h), the standard netlink pause statistics, DCB PFC
- * configuration and counters, FEC mode and statistics (ethtool_fec.h), and
- * raw statistics matching --collector.ethtool.stat-include.
+ * configuration and counters, FEC mode and statistics (ethtool_fec.h), raw
+ * statistics matching --collector.ethtool.stat-include, and the pluggable
+ * module's identity, diagnostics and thresholds (module_collect.h).
  */
 #ifndef RDMA_EXPORTER_ETHTOOL_H
 #define RDMA_EXPORTER_ETHTOOL_H
@@ -18,6 +19,7 @@
 #include "ethtool_ioctl.h"
 #include "ethtool_fec.h"
 #include "ethtool_nl.h"
+#include "module_eeprom.h"
 
 extern const struct collector_ops ethtool_collector_ops;
 
@@ -25,6 +27,7 @@ enum {
 	ETHTOOL_FLAG_NETDEV_INCLUDE,
 	ETHTOOL_FLAG_NETDEV_EXCLUDE,
 	ETHTOOL_FLAG_STAT_INCLUDE,
+	ETHTOOL_FLAG_MODULE_INTERVAL,
 	ETHTOOL_FLAG_COUNT,
 };
 
@@ -43,6 +46,9 @@ struct ethtool_seams {
 	int (*pfc)(void *io, const char *ifname, struct eth_pfc *out);
 	/* ETHTOOL_MSG_FEC_GET with statistics; NULL: no FEC source. */
 	int (*fec)(void *io, const char *ifname, struct eth_fec *out);
+	/* One 128-byte module EEPROM page (module_read.h); NULL: no module reads. */
+	int (*module_page)(void *io, const char *ifname, const struct module_page_addr *a,
+			   uint8_t *buf);
 	void (*free_io)(void *io);
 };
 

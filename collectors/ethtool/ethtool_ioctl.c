@@ -139,3 +139,40 @@ int eth_ioctl_stats(int fd, const char *ifname, uint64_t *vals, uint32_t cap, ui
 	free(s);
 	return r;
 }
+
+int eth_ioctl_module_info(int fd, const char *ifname, uint32_t *type, uint32_t *len)
+{
+	struct ethtool_modinfo mi;
+	int r;
+
+	memset(&mi, 0, sizeof(mi));
+	mi.cmd = ETHTOOL_GMODULEINFO;
+	r = do_ioctl(fd, ifname, &mi);
+	if (r < 0)
+		return r;
+	*type = mi.type;
+	*len = mi.eeprom_len;
+	return 0;
+}
+
+int eth_ioctl_module_eeprom(int fd, const char *ifname, uint32_t offset, uint32_t len, uint8_t *out)
+{
+	/* The kernel writes the bytes right after the header. */
+	struct {
+		struct ethtool_eeprom hdr;
+		uint8_t data[256];
+	} e;
+	int r;
+
+	if (len > sizeof(e.data))
+		return -EINVAL;
+	memset(&e, 0, sizeof(e));
+	e.hdr.cmd = ETHTOOL_GMODULEEEPROM;
+	e.hdr.offset = offset;
+	e.hdr.len = len;
+	r = do_ioctl(fd, ifname, &e);
+	if (r < 0)
+		return r;
+	memcpy(out, e.data, len);
+	return 0;
+}

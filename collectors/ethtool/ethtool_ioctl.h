@@ -2,7 +2,9 @@
 /*
  * Driver statistics through the SIOCETHTOOL ioctl on one AF_INET datagram
  * socket opened once: ETHTOOL_GDRVINFO, ETHTOOL_GSSET_INFO (ETH_SS_STATS),
- * ETHTOOL_GSTRINGS and ETHTOOL_GSTATS. Nothing here logs.
+ * ETHTOOL_GSTRINGS and ETHTOOL_GSTATS, and the module EEPROM of kernels
+ * without ethtool netlink (ETHTOOL_GMODULEINFO, ETHTOOL_GMODULEEEPROM). Nothing
+ * here logs.
  *
  * The kernel writes as many strings / values as the driver reports at the
  * time of each call, whatever length the caller asked for; a driver whose
@@ -39,5 +41,12 @@ int eth_ioctl_strings(int fd, const char *ifname, uint32_t expect, char **names,
 /* Reads the values into vals (room for cap values): *n is what the kernel
  * returned. 0, -EOVERFLOW (more than cap), or -errno. */
 int eth_ioctl_stats(int fd, const char *ifname, uint64_t *vals, uint32_t cap, uint32_t *n);
+
+/* ETHTOOL_GMODULEINFO: the layout (ETH_MODULE_SFF_*) and length of the
+ * module's flat EEPROM image. 0 or -errno (-EOPNOTSUPP: no module access). */
+int eth_ioctl_module_info(int fd, const char *ifname, uint32_t *type, uint32_t *len);
+/* ETHTOOL_GMODULEEEPROM: len (at most 256) bytes at offset of that image into out. */
+int eth_ioctl_module_eeprom(int fd, const char *ifname, uint32_t offset, uint32_t len,
+			    uint8_t *out);
 
 #endif

@@ -15,6 +15,14 @@
  *    -EOPNOTSUPP; a kernel without CONFIG_DCB has no RTM_GETDCB handler:
  *    -EOPNOTSUPP. A DCB netdev always gets a DCB_ATTR_IEEE nest; it holds
  *    DCB_ATTR_IEEE_PFC only when the driver has ieee_getpfc and it succeeded.
+ *  - ETHTOOL_MSG_MODULE_EEPROM_GET (net/ethtool/eeprom.c): the policy caps
+ *    offset at 255, length at 1..128 and the I2C address at 0x7f; a read
+ *    across a half page or a page is -EINVAL; a driver with neither
+ *    get_module_eeprom_by_page nor get_module_info: -EOPNOTSUPP (the kernel
+ *    emulates page reads on get_module_info/get_module_eeprom and refuses a
+ *    page beyond eeprom_len with -EINVAL); a kernel before 5.13 does not know
+ *    the command: -EOPNOTSUPP. What a driver answers for an empty cage is its
+ *    own choice (module_read.h).
  * Requests are "doit" requests without NLM_F_ACK: the answer is either the
  * one reply message or one NLMSG_ERROR.
  */
@@ -209,6 +217,36 @@ int eth_build_dcb_ieee_request(void *buf, size_t size, uint32_t seq, const char 
 	return (int)nlh->nlmsg_len;
 }
 
+int eth_build_module_eeprom_request(void *buf, size_t size, uint16_t family, uint32_t seq,
+				    const char *ifname, const struct eth_module_req *req)
+{
+	struct nlmsghdr *nlh;
+	struct nlattr *hdr;
+	int r = check_ifname(ifname);
+
+	if (r < 0)
+		return r;
+	if (!req || req->length < 1 || req->length > ETH_MODULE_READ_MAX || req->offset > 255 ||
+	    req->offset + req->length > 256 ||
+	    (req->offset < 128 && req->offset + req->length > 128) || req->i2c > 0x7f)
+		return -EINVAL;
+	nlh = put_genl_request(buf, size, family, seq, ETHTOOL_MSG_MODULE_EEPROM_GET,
+			       ETHTOOL_GENL_VERSION);
+	if (!nlh)
+		return -EMSGSIZE;
+	hdr = mnl_attr_nest_start_check(nlh, size, ETHTOOL_A_MODULE_EEPROM_HEADER);
+	if (!hdr || !mnl_attr_put_strz_check(nlh, size, ETHTOOL_A_HEADER_DEV_NAME, ifname))
+		return -EMSGSIZE;
+	mnl_attr_nest_end(nlh, hdr);
+	if (!mnl_attr_put_u32_check(nlh, size, ETHTOOL_A_MODULE_EEPROM_OFFSET, req->offset) ||
+	    !mnl_attr_put_u32_check(nlh, size, ETHTOOL_A_MODULE_EEPROM_LENGTH, req->length) ||
+	    !mnl_attr_put_u8_check(nlh, size, ETHTOOL_A_MODULE_EEPROM_PAGE, req->page) ||
+	    !mnl_attr_put_u8_check(nlh, size, ETHTOOL_A_MODULE_EEPROM_BANK, req->bank) ||
+	    !mnl_attr_put_u8_check(nlh, size, ETHTOOL_A_MODULE_EEPROM_I2C_ADDRESS, req->i2c))
+		return -EMSGSIZE;
+	return (int)nlh->nlmsg_len;
+}
+
 /* ---- parsers -------------------------------------------------------------------------- */
 
 #define CTRL_MAX (CTRL_ATTR_FAMILY_NAME + 1)
@@ -324,6 +362,31 @@ int eth_parse_dcb_ieee_reply(const struct nlmsghdr *nlh, struct eth_pfc *out)
 		out->requests[i] = pfc.requests[i];
 		out->indications[i] = pfc.indications[i];
 	}
+	return 0;
+}
+
+#define MODULE_EEPROM_MAX (ETHTOOL_A_MODULE_EEPROM_DATA + 1)
+
+static const struct attr_policy module_eeprom_policy[MODULE_EEPROM_MAX] = {
+	[ETHTOOL_A_MODULE_EEPROM_DATA] = {MNL_TYPE_BINARY, 0},
+};
+
+int eth_parse_module_eeprom_reply(const struct nlmsghdr *nlh, struct eth_module_data *out)
+{
+	const struct nlattr *tb[MODULE_EEPROM_MAX];
+	uint16_t len;
+
+	memset(out, 0, sizeof(*out));
+	if (genl_cmd(nlh) != ETHTOOL_MSG_MODULE_EEPROM_GET_REPLY)
+		return -EBADMSG;
+	if (parse_msg_attrs(nlh, GENL_HDRLEN, module_eeprom_policy, MODULE_EEPROM_MAX, tb) < 0 ||
+	    !tb[ETHTOOL_A_MODULE_EEPROM_DATA])
+		return -EBADMSG;
+	len = mnl_attr_get_payload_len(tb[ETHTOOL_A_MODULE_EEPROM_DATA]);
+	if (len > ETH_MODULE_READ_MAX)
+		return -EBADMSG;
+	memcpy(out->data, mnl_attr_get_payload(tb[ETHTOOL_A_MODULE_EEPROM_DATA]), len);
+	out->len = len;
 	return 0;
 }
 
@@ -524,6 +587,11 @@ static int parse_pfc(const struct nlmsghdr *nlh, void *out)
 	return eth_parse_dcb_ieee_reply(nlh, out);
 }
 
+static int parse_module_eeprom(const struct nlmsghdr *nlh, void *out)
+{
+	return eth_parse_module_eeprom_reply(nlh, out);
+}
+
 static int resolve_family(struct eth_nl *n, int timeout_ms)
 {
 	unsigned char req[ETH_NL_REQ] __attribute__((aligned(4)));
@@ -651,4 +719,35 @@ int eth_nl_fec(struct eth_nl *n, const char *ifname, struct eth_fec *out, int ti
 	if (len < 0)
 		return len;
 	return transact(n, &n->genl, NETLINK_GENERIC, req, (size_t)len, &x, timeout_ms);
+}
+
+int eth_nl_module_eeprom(struct eth_nl *n, const char *ifname, const struct eth_module_req *req,
+			 uint8_t *out, int timeout_ms)
+{
+	unsigned char reqbuf[ETH_NL_REQ] __attribute__((aligned(4)));
+	struct eth_module_data data;
+	struct exchange x = {.parse = parse_module_eeprom, .out = &data};
+	int len, r;
+
+	if (!n || !out || !req)
+		return -EINVAL;
+	r = resolve_family(n, timeout_ms);
+	if (r < 0)
+		return r;
+	if (!n->family)
+		return -EOPNOTSUPP;
+	x.seq = next_seq(n);
+	x.reply_type = n->family;
+	len = eth_build_module_eeprom_request(reqbuf, sizeof(reqbuf), n->family, x.seq, ifname,
+					      req);
+	if (len < 0)
+		return len;
+	r = transact(n, &n->genl, NETLINK_GENERIC, reqbuf, (size_t)len, &x, timeout_ms);
+	if (r < 0)
+		return r;
+	/* The kernel answers with exactly the length asked for. */
+	if (data.len != req->length)
+		return -EBADMSG;
+	memcpy(out, data.data, data.len);
+	return 0;
 }

@@ -2,13 +2,15 @@
 /*
  * libFuzzer target: the ethtool collector's netlink reply parsers
  * (ethtool_nl.c): the generic netlink family reply, the ethtool pause
- * statistics reply and the DCB IEEE (PFC) reply, each fed the first message of
+ * statistics reply, the DCB IEEE (PFC) reply and the module EEPROM reply, each
+ * fed the first message of
  * the input when its framing holds (nlmsg_len within the input, as the
  * transport must check before handing a message on).
  *
  * Invariants: results are 0 or the documented errors; on error the outputs
  * are zero (no half-filled statistics); a family id is a dynamic one; PFC
- * counters and pause counters are only reported when present.
+ * counters and pause counters are only reported when present; module data
+ * at most ETH_MODULE_READ_MAX bytes, none on error.
  */
 #include <errno.h>
 #include <limits.h>
@@ -33,6 +35,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct eth_pause_stats pause;
 	struct eth_pfc pfc;
+	struct eth_module_data md;
 	struct nlmsghdr *nlh;
 	uint16_t id;
 	void *buf;
@@ -74,6 +77,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_CHECK(r == 0 || r == -EBADMSG || r == -EOPNOTSUPP || r == -ENODATA);
 	if (r < 0)
 		FUZZ_CHECK(all_zero(&pfc, sizeof(pfc)));
+
+	memset(&md, 0xa5, sizeof(md));
+	r = eth_parse_module_eeprom_reply(nlh, &md);
+	FUZZ_CHECK(r == 0 || r == -EBADMSG);
+	FUZZ_CHECK(md.len <= ETH_MODULE_READ_MAX);
+	if (r < 0)
+		FUZZ_CHECK(all_zero(&md, sizeof(md)));
 	free(buf);
 	return 0;
 }
