@@ -11,7 +11,9 @@
 # - sysfs and the exporter's own series: the built exporter scraped on
 #   synthetic trees of the mlx5-roce fixture (tests/bench/lib.sh bench_tree:
 #   DEVICES copies of its mlx5_0 with 1 port; link_layer set to InfiniBand for
-#   the H100 shape), and on the peer fixtures of ../shared/fixtures as they are.
+#   the H100 shape; each device's PCI function behind a PCIe switch, pcie_tree
+#   below, for issue 32's PCIe series), and on the peer fixtures of
+#   ../shared/fixtures as they are.
 #   Netlink, ethtool and the probes have no input here (no RDMA device, no
 #   netdev): their series are absent from these scrapes.
 # - the probe collector: its collect() on a probe state built as the engine
@@ -64,9 +66,38 @@ by_collector() {
 	}' "$1" | sort
 }
 
+# pcie_link DIR: the PCIe link attributes of a port or function, Gen5 x16 trained as such
+pcie_link() {
+	mkdir -p "$1"
+	echo "32.0 GT/s PCIe" >"$1/current_link_speed"
+	echo "32.0 GT/s PCIe" >"$1/max_link_speed"
+	echo 16 >"$1/current_link_width"
+	echo 16 >"$1/max_link_width"
+}
+
+# pcie_tree ROOT DEVICES: each device's PCI function behind a PCIe switch, as on an
+# HGX board (root port -> switch upstream -> downstream -> function), its AER files
+# all zero, and class/infiniband/DEV/device linked to it (issue 32's PCIe series).
+pcie_tree() {
+	local d fn f
+	for d in $(seq 0 $(($2 - 1))); do
+		fn=$1/sys/devices/pci0000:00/0000:00:0$d.0/0000:1$d:00.0/0000:2$d:00.0/0000:3$d:00.0
+		pcie_link "$fn"
+		pcie_link "${fn%/*}"
+		pcie_link "${fn%/*/*}"
+		pcie_link "${fn%/*/*/*}"
+		for f in correctable nonfatal fatal; do
+			printf 'RxErr 0\nBadTLP 0\nTOTAL_ERR_COR 0\n' >"$fn/aer_dev_$f"
+		done
+		ln -s "../../../devices/pci0000:00/0000:00:0$d.0/0000:1$d:00.0/0000:2$d:00.0/0000:3$d:00.0" \
+			"$1/sys/class/infiniband/mlx5_$d/device"
+	done
+}
+
 node_tree() { # node_tree ROOT DEVICES LINK_LAYER
 	bench_tree "$1" "$2" 1
 	for f in "$1"/sys/class/infiniband/*/ports/*/link_layer; do echo "$3" >"$f"; done
+	pcie_tree "$1" "$2"
 }
 
 # --- the probe part, from the exposition code (8 ports, 64 peers, healthy)
