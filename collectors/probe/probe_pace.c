@@ -146,3 +146,13 @@ uint64_t probe_pace_responder_spin_ns(uint32_t spin_us)
 
 	return ns == 0 || ns > PROBE_PACE_RESPONDER_SPIN_NS ? PROBE_PACE_RESPONDER_SPIN_NS : ns;
 }
+
+void probe_loop_window_answered(struct probe_loop_window *w, bool wakeup, uint64_t now_ns)
+{
+	w->until_ns = wakeup ? now_ns + PROBE_PACE_LOOP_SPIN_NS : 0;
+}
+
+bool probe_loop_window_open(const struct probe_loop_window *w, uint64_t now_ns)
+{
+	return now_ns < w->until_ns;
+}

@@ -405,6 +405,28 @@ static void test_responder_spin_ns(void **state)
 	assert_int_equal(probe_pace_responder_spin_ns(UINT32_MAX), PROBE_PACE_RESPONDER_SPIN_NS);
 }
 
+/* The loopback responder's window (probe_loop.c): closed until a wake-up
+ * is answered, then open for PROBE_PACE_LOOP_SPIN_NS or until the probe
+ * after it is answered. */
+static void test_loop_window(void **state)
+{
+	struct probe_loop_window w = {0};
+
+	(void)state;
+	assert_false(probe_loop_window_open(&w, 0));
+	/* a probe without a wake-up (spin-max 0) opens nothing */
+	probe_loop_window_answered(&w, false, 100);
+	assert_false(probe_loop_window_open(&w, 100));
+	/* a wake-up at 1000: open until its bound */
+	probe_loop_window_answered(&w, true, 1000);
+	assert_true(probe_loop_window_open(&w, 1000));
+	assert_true(probe_loop_window_open(&w, 1000 + PROBE_PACE_LOOP_SPIN_NS - 1));
+	assert_false(probe_loop_window_open(&w, 1000 + PROBE_PACE_LOOP_SPIN_NS));
+	/* the probe after it closes it at once */
+	probe_loop_window_answered(&w, false, 5000);
+	assert_false(probe_loop_window_open(&w, 5001));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -417,6 +439,7 @@ int main(void)
 		cmocka_unit_test(test_spinning),
 		cmocka_unit_test(test_wakeup_flow),
 		cmocka_unit_test(test_responder_spin_ns),
+		cmocka_unit_test(test_loop_window),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
