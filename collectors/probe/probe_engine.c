@@ -344,21 +344,6 @@ static void check_liveness(struct probe_state *st, struct peer *pe, uint64_t now
 }
 
 /*
- * How long the engine spins for pe's wake-up reply: up to the cap; for a
- * loopback answered by the port's responder thread, until the reply or the
- * wake-up's deadline. That thread answers the wake-up only after its own
- * wake-up (under TCG 1 to 4 ms, more than the cap), then polls for the
- * probe until it comes: an engine that slept meanwhile sent the probe its
- * own wake-up later (8 to 16 ms), all of it the thread's spin.
- */
-static uint64_t wake_spin_ns(const struct probe_state *st, const struct peer *pe)
-{
-	if (pe->loopback && pe->slot >= 0 && st->slots[pe->slot].lr)
-		return WAKE_WAIT_MAX_NS;
-	return st->spin_max_ns;
-}
-
-/*
  * Under lock: times out, resolves and sends what is due. Returns the time
  * (ns) of the next thing due, and sets *spin when a probe was sent within
  * SPIN_NS.
@@ -419,7 +404,7 @@ static uint64_t step_peers(struct probe_state *st, uint64_t now, bool *spin)
 			 * polling, and the probe would meet a sleeping responder. */
 			struct probe_pace w = {.in_flight = true, .sent_ns = pe->wake.sent_ns};
 
-			if (window && probe_pace_spinning(&w, now, wake_spin_ns(st, pe)))
+			if (window && probe_pace_spinning(&w, now, st->spin_max_ns))
 				*spin = true;
 			if (pe->wake.deadline_ns < next)
 				next = pe->wake.deadline_ns;

@@ -89,7 +89,8 @@ static void loop_recv(void *arg, struct probe_port *p, const struct probe_rx *rx
 		atomic_fetch_add_explicit(&l->send_fail, 1, memory_order_relaxed);
 	else
 		atomic_fetch_add_explicit(&l->answered, 1, memory_order_relaxed);
-	probe_loop_window_answered(&l->w, (got.flags & PROBE_PACKET_F_WAKEUP) != 0, tx_ns);
+	probe_loop_window_answered(&l->w, (got.flags & PROBE_PACKET_F_WAKEUP) != 0, got.spin_us,
+				   tx_ns);
 }
 
 static void loop_send_error(void *arg, struct probe_port *p, uint64_t wr_id)
