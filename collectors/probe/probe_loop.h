@@ -10,10 +10,10 @@
  * perftest's 16 us); a second thread that polls sees the request midway.
  *
  * The thread sleeps on its completion channel and busy-polls only after it
- * answered a wake-up request, until it answered the probe that follows
- * (probe_loop_window, probe_pace.h): the engine sends that probe as soon
- * as the wake-up's reply is in, so the probe meets a polling thread on the
- * other CPU. It answers exactly as the engine's responder does
+ * answered a wake-up request, until it answered the probe that follows or
+ * for as long as the wake-up asks (probe_loop_window, probe_pace.h): the
+ * engine sends that probe as soon as the wake-up's reply is in, so the
+ * probe meets a polling thread on the other CPU. It answers exactly as the engine's responder does
  * (probe_packet_make_reply, CLOCK_MONOTONIC readings at its poll and just
  * before its post), and only the port's own probe QP. The owner
  * (probe_slots.c, with the port) makes it only when the process may run on
@@ -21,6 +21,11 @@
  * tick apart (8 ms a round trip in the VM). The owner frees it before
  * closing the port; freeing wakes and joins the thread (at once when it
  * sleeps, within a polling pass when it spins), then destroys the QP.
+ *
+ * Off by default (--collector.probe.loopback-thread): in the Soft-RoCE VM,
+ * where a thread wake-up takes milliseconds and two emulated CPUs rarely run
+ * at once, it measured slower than the engine answering itself
+ * (docs/pingmesh.md).
  *
  * Ownership: the engine owns the object and the port it borrows from; the
  * thread touches only its QP, CQ, channel and buffer, the parent's loopback
