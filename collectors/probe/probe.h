@@ -52,6 +52,7 @@ enum {
 	PROBE_FLAG_TARGETS_DNS,	      /* NAME[:PORT], in flag_strs (probe_dns.h) */
 	PROBE_FLAG_SPIN_MAX,	      /* ms, 0: never spin, no wake-ups */
 	PROBE_FLAG_TARGET_HISTOGRAMS, /* bool: classic buckets and detail per remote target */
+	PROBE_FLAG_LOOPBACK_THREAD,   /* bool: a second thread answers loopback (probe_loop.h) */
 	PROBE_FLAG_COUNT_,
 };
 

@@ -13,7 +13,9 @@
  * (probe_pace_spin_window_ns: twice its recent RTT, 200 us at least,
  * --collector.probe.spin-max at most) before it sleeps again, so a
  * microsecond RTT is not measured as a thread wake-up; for loopback the
- * same loop answers the request while it spins.
+ * same loop answers the request while it spins, or, with
+ * --collector.probe.loopback-thread, the port's loopback responder thread
+ * (probe_loop.h) does, on its own QP.
  *
  * A remote peer's responder sleeps between probes too, and its wake-up
  * would stay in the RTT (software readings cannot see it). So each remote
@@ -190,6 +192,24 @@ static void spin_passes(struct probe_state *st, int *failed)
 	}
 }
 
+/* Under lock: the QP a loopback request of slot s goes to: its loopback
+ * responder's (probe_loop.h), or own (the port's: the engine answers)
+ * without one. What the responder did since the last request goes into the
+ * port's numbers. */
+static uint32_t loop_qpn(struct slot *s, uint32_t own)
+{
+	struct probe_loop_counts c;
+	uint32_t qpn;
+
+	if (!s->lr)
+		return own;
+	qpn = probe_loop_qpn(s->lr, &c);
+	s->responder_requests += c.answered;
+	s->dropped[D_SEND] += c.send_fail;
+	s->dropped[D_UNEXPECTED] += c.unexpected;
+	return qpn ? qpn : own;
+}
+
 /* Posts a request to pe (a probe, or a wake-up with PROBE_PACKET_F_WAKEUP);
  * returns its sequence number, or 0 when the post failed. *posted_ns: the
  * clock immediately before the post (probe_port_send), not the step's: the
@@ -205,6 +225,7 @@ static uint64_t post_request(struct probe_state *st, struct peer *pe, uint16_t f
 				   .session = st->session};
 	unsigned char pkt[PROBE_PACKET_LEN];
 	struct ibv_ah *ah = pe->loopback ? s->p.self_ah : pe->ah;
+	uint32_t qpn = pe->qpn;
 
 	if (req.seq == 0)
 		req.seq = ++st->seq & ~(PROBE_WR_SEND | PROBE_WR_REPLY);
@@ -218,7 +239,9 @@ static uint64_t post_request(struct probe_state *st, struct peer *pe, uint16_t f
 	 * read before encoding, a few hundred ns before the post */
 	req.send_ns = clock_mono_ns();
 	probe_packet_encode(&req, pkt, sizeof(pkt));
-	if (probe_port_send(&s->p, ah, pe->qpn, pkt, req.seq, posted_ns) < 0)
+	if (pe->loopback)
+		qpn = loop_qpn(s, qpn);
+	if (probe_port_send(&s->p, ah, qpn, pkt, req.seq, posted_ns) < 0)
 		return 0;
 	return req.seq;
 }

@@ -16,6 +16,7 @@
  *   probe_sideband.c  the UDP discovery sockets: bound to the RDMA netdevs'
  *                     addresses while a port is open, drained
  *   probe_responder.c answers to other nodes: probe requests, discovery queries
+ *   probe_loop.c      a port's loopback responder thread (its own QP)
  *   probe_export.c    collect(): the numbers copied into the metric sink
  */
 #ifndef RDMA_EXPORTER_PROBE_INTERNAL_H
@@ -35,6 +36,7 @@
 #include "probe_bind.h"
 #include "probe_discovery.h"
 #include "probe_dns.h"
+#include "probe_loop.h"
 #include "probe_pace.h"
 #include "probe_packet.h"
 #include "probe_port.h"
@@ -69,6 +71,10 @@ struct slot {
 	unsigned failures; /* times the QP failed and was rebuilt: logged once at warn */
 	bool no_hw_ts;	   /* a port with NIC timestamps failed: the plain CQ from now on */
 	int loop;	   /* index of its loopback peer */
+	/* The thread that answers its loopback probes (probe_loop.h); NULL: the
+	 * engine does (--collector.probe.loopback-thread off, one CPU, or it
+	 * could not be made). Made and freed with the port, by the engine. */
+	struct probe_loop *lr;
 };
 
 enum rstate {
@@ -186,6 +192,7 @@ struct probe_state {
 	uint64_t spin_until_ns; /* the responder polls until then (its last wake-ups) */
 	uint64_t spin_max_ns;	/* --collector.probe.spin-max; 0: never spin after a probe */
 	bool target_histograms; /* --collector.probe.target-histograms */
+	bool loopback_thread;	/* --collector.probe.loopback-thread (probe_loop.h) */
 };
 
 /* probe_engine.c: the thread start routine; the sideband's datagrams of one

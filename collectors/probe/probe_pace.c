@@ -146,3 +146,22 @@ uint64_t probe_pace_responder_spin_ns(uint32_t spin_us)
 
 	return ns == 0 || ns > PROBE_PACE_RESPONDER_SPIN_NS ? PROBE_PACE_RESPONDER_SPIN_NS : ns;
 }
+
+void probe_loop_window_answered(struct probe_loop_window *w, bool wakeup, uint32_t spin_us,
+				uint64_t now_ns)
+{
+	uint64_t ns = (uint64_t)spin_us * 1000u;
+
+	if (!wakeup) {
+		w->until_ns = 0;
+		return;
+	}
+	if (ns == 0)
+		ns = PROBE_PACE_RESPONDER_SPIN_NS;
+	w->until_ns = now_ns + (ns > PROBE_PACE_LOOP_SPIN_NS ? PROBE_PACE_LOOP_SPIN_NS : ns);
+}
+
+bool probe_loop_window_open(const struct probe_loop_window *w, uint64_t now_ns)
+{
+	return now_ns < w->until_ns;
+}

@@ -162,4 +162,27 @@ void probe_wake_answered(struct probe_wake *w);
  * the next probe starts with a wake-up again. */
 void probe_wake_reset(struct probe_wake *w);
 
+/*
+ * The loopback responder's polling window (probe_loop.c): the second thread
+ * that answers a port's loopback probes sleeps on its completion channel
+ * and busy-polls only after it answered a wake-up request, until it
+ * answered the probe that follows (the engine sends it right after the
+ * wake-up's reply) or for as long as the wake-up asks (spin_us: the
+ * engine's own spin window for its loopback, at most --collector.probe.spin-max),
+ * PROBE_PACE_LOOP_SPIN_NS at most; a wake-up that asks nothing gets
+ * PROBE_PACE_RESPONDER_SPIN_NS. So the thread spins no longer per probe
+ * than the engine does. Zeroed: closed.
+ */
+#define PROBE_PACE_LOOP_SPIN_NS 10000000ull
+
+struct probe_loop_window {
+	uint64_t until_ns; /* poll while now is before this */
+};
+
+/* A request was answered at now_ns: a wake-up (asking spin_us) opens the
+ * window, a probe closes it. */
+void probe_loop_window_answered(struct probe_loop_window *w, bool wakeup, uint32_t spin_us,
+				uint64_t now_ns);
+bool probe_loop_window_open(const struct probe_loop_window *w, uint64_t now_ns);
+
 #endif

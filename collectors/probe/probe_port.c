@@ -178,11 +178,13 @@ static int open_channel(struct probe_port *p)
 	return 0;
 }
 
-/* The PD and the registered buffer every message is sent from and received into. */
+/* The PD (a sibling has its parent's) and the registered buffer every
+ * message is sent from and received into. */
 static int register_buffer(struct probe_port *p, const char **what)
 {
 	*what = "pd";
-	p->pd = ibv_alloc_pd(p->ctx);
+	if (!p->pd)
+		p->pd = ibv_alloc_pd(p->ctx);
 	*what = "mr";
 	p->buf = calloc(1, BUF_LEN);
 	if (p->pd && p->buf)
@@ -280,8 +282,44 @@ fail:
 	return r < 0 ? r : -EIO;
 }
 
+int probe_port_open_sibling(struct probe_port *p, const struct probe_port *parent,
+			    const char **what)
+{
+	int r;
+
+	memset(p, 0, sizeof(*p));
+	p->sibling = true;
+	snprintf(p->device, sizeof(p->device), "%s", parent->device);
+	p->port = parent->port;
+	p->ctx = parent->ctx;
+	p->pd = parent->pd;
+	p->self_ah = parent->self_ah;
+	p->ethernet = parent->ethernet;
+	p->gid_index = parent->gid_index;
+	memcpy(p->gid, parent->gid, sizeof(p->gid));
+	p->lid = parent->lid;
+	errno = 0;
+	*what = "channel";
+	r = open_channel(p);
+	if (r == 0)
+		r = register_buffer(p, what);
+	if (r == 0)
+		r = create_qp(p, false, what);
+	if (r == 0)
+		r = probe_port_arm(p);
+	if (r < 0)
+		probe_port_close(p);
+	return r;
+}
+
 void probe_port_close(struct probe_port *p)
 {
+	if (p->sibling) {
+		/* borrowed from the parent */
+		p->self_ah = NULL;
+		p->pd = NULL;
+		p->ctx = NULL;
+	}
 	for (unsigned i = 0; i < PROBE_AH_CACHE; i++)
 		if (p->ahs[i].ah)
 			ibv_destroy_ah(p->ahs[i].ah);

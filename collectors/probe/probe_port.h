@@ -66,6 +66,9 @@ struct probe_port {
 	} gids[PROBE_GID_CACHE];
 	unsigned n_gids;
 	uint64_t gids_at_ns; /* when gids[] was read */
+	/* A second QP on another port's context (probe_port_open_sibling): ctx,
+	 * pd and self_ah are borrowed from it, never destroyed here. */
+	bool sibling;
 };
 
 /* A received message, valid during the on_recv callback only. */
@@ -92,7 +95,17 @@ struct probe_rx {
  */
 int probe_port_open(struct probe_port *p, struct ibv_device *dev, uint8_t port, bool want_ts,
 		    const char **what);
-/* Destroys everything, the cached AHs included. Peers' AHs made with
+/*
+ * A second UD QP on parent's device port, with its own completion channel,
+ * plain CQ (armed), receive slots and buffer, in parent's PD; it replies
+ * through parent's loopback AH. Parent's context,
+ * PD and AH are borrowed: close the sibling before the parent. Returns 0,
+ * or -errno with *what as probe_port_open.
+ */
+int probe_port_open_sibling(struct probe_port *p, const struct probe_port *parent,
+			    const char **what);
+
+/* Destroys everything, the cached AHs included (a sibling: its own objects). Peers' AHs made with
  * probe_port_peer_ah() must have been destroyed before. */
 void probe_port_close(struct probe_port *p);
 

@@ -86,12 +86,40 @@ static struct probe_port detach_slot(struct probe_state *st, struct slot *s)
 
 void probe_slot_close(struct probe_state *st, struct slot *s)
 {
+	struct probe_loop *lr;
 	struct probe_port p;
 
 	pthread_mutex_lock(&st->lock);
+	lr = s->lr;
+	s->lr = NULL;
 	p = detach_slot(st, s);
 	pthread_mutex_unlock(&st->lock);
+	/* its QP lives in the port's context: first */
+	probe_loop_free(lr);
 	probe_port_close(&p);
+}
+
+/*
+ * The loopback responder thread of the port just opened, with
+ * --collector.probe.loopback-thread when this process may run on two CPUs
+ * or more; NULL otherwise, or when it cannot be made
+ * (the engine answers loopback itself, as before).
+ */
+static struct probe_loop *open_loop(const struct probe_state *st, const struct slot *s,
+				    const struct probe_port *p)
+{
+	const char *what = "";
+	struct probe_loop *lr;
+	int err = 0;
+
+	if (!st->loopback_thread || probe_loop_cpus() < 2)
+		return NULL;
+	lr = probe_loop_new(p, &what, &err);
+	if (!lr)
+		log_debug("cannot start the loopback responder; the engine answers loopback",
+			  "collector=probe device=%s port=%u step=%s err=%s", s->device, s->port,
+			  what, strerror(-err));
+	return lr;
 }
 
 void probe_slot_drop(struct probe_state *st, struct slot *s)
@@ -151,6 +179,7 @@ static void open_port(struct probe_state *st, struct ibv_device *dev, uint8_t po
 {
 	const char *name = ibv_get_device_name(dev), *what = "";
 	struct slot *s = find_slot(st, name, port);
+	struct probe_loop *lr;
 	struct probe_port p;
 	int r;
 
@@ -164,6 +193,7 @@ static void open_port(struct probe_state *st, struct ibv_device *dev, uint8_t po
 			return;
 	}
 	r = probe_port_open(&p, dev, port, !s->no_hw_ts, &what);
+	lr = r < 0 ? NULL : open_loop(st, s, &p);
 	pthread_mutex_lock(&st->lock);
 	if (r < 0) {
 		st->peers[s->loop].errors[R_OPEN]++;
@@ -172,6 +202,7 @@ static void open_port(struct probe_state *st, struct ibv_device *dev, uint8_t po
 		struct peer *lp = &st->peers[s->loop];
 
 		s->p = p;
+		s->lr = lr;
 		s->open = true;
 		lp->rs = RS_READY;
 		lp->qpn = p.qp->qp_num;

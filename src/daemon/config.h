@@ -18,7 +18,7 @@
 #define CONFIG_MAX_COLLECTORS	    16
 #define CONFIG_MIN_POLL_INTERVAL_MS 100
 #define CONFIG_MAX_POLL_INTERVAL_MS (24ull * 3600 * 1000)
-#define CONFIG_MAX_COLLECTOR_FLAGS  12
+#define CONFIG_MAX_COLLECTOR_FLAGS  16
 /* --poll.collector-timeout: its range, and the bounds of its default */
 #define CONFIG_MIN_COLLECTOR_TIMEOUT_MS	 10
 #define CONFIG_COLLECTOR_TIMEOUT_LOW_MS	 1000

@@ -7,12 +7,13 @@
 # its histogram buckets, as histogram_quantile does), as ratios to perftest's typical,
 # for loopback on VM A and for A -> B over the link; and the exporter's CPU per probe
 # (schedstat), for each setting: --collector.probe.spin-max=0 (no spin, no wake-ups:
-# every probe meets sleeping engines), the default (1ms) and 5ms, and BEFORE_BINARY
-# (for example the build before issue 30) with its defaults when given.
+# every probe meets sleeping engines), the default (1ms) and 5ms,
+# --collector.probe.loopback-thread (loopback answered by a second thread), and
+# BEFORE_BINARY (for example the build before issue 30) with its defaults when given.
 #
 # A benchmark, not a test: it prints figures and exits 0 when the guests ran, whatever
 # the figures (TCG-emulated CPUs: compare the lines of one run, never across machines).
-# About 4 minutes under TCG. Environment: PS_SECS (seconds per setting, default 12),
+# About 5 minutes under TCG. Environment: PS_SECS (seconds per setting, default 12),
 # VM_OUT_DIR (keep the guests' output), RXEVM_* (see tests/vm/rxe-vm.sh).
 set -euo pipefail
 

@@ -405,6 +405,37 @@ static void test_responder_spin_ns(void **state)
 	assert_int_equal(probe_pace_responder_spin_ns(UINT32_MAX), PROBE_PACE_RESPONDER_SPIN_NS);
 }
 
+/* The loopback responder's window (probe_loop.c): closed until a wake-up
+ * is answered, then open for as long as it asks (its default when it asks
+ * nothing, PROBE_PACE_LOOP_SPIN_NS at most) or until the probe after it is
+ * answered. */
+static void test_loop_window(void **state)
+{
+	struct probe_loop_window w = {0};
+
+	(void)state;
+	assert_false(probe_loop_window_open(&w, 0));
+	/* a probe without a wake-up (spin-max 0) opens nothing */
+	probe_loop_window_answered(&w, false, 0, 100);
+	assert_false(probe_loop_window_open(&w, 100));
+	/* a wake-up at 1000 asking 300 us: open until 301000 */
+	probe_loop_window_answered(&w, true, 300, 1000);
+	assert_true(probe_loop_window_open(&w, 1000));
+	assert_true(probe_loop_window_open(&w, 300999));
+	assert_false(probe_loop_window_open(&w, 301000));
+	/* the probe after it closes it at once */
+	probe_loop_window_answered(&w, true, 300, 2000);
+	probe_loop_window_answered(&w, false, 0, 5000);
+	assert_false(probe_loop_window_open(&w, 5001));
+	/* asking nothing: the responders' default; asking more: the cap */
+	probe_loop_window_answered(&w, true, 0, 0);
+	assert_true(probe_loop_window_open(&w, PROBE_PACE_RESPONDER_SPIN_NS - 1));
+	assert_false(probe_loop_window_open(&w, PROBE_PACE_RESPONDER_SPIN_NS));
+	probe_loop_window_answered(&w, true, UINT32_MAX, 0);
+	assert_true(probe_loop_window_open(&w, PROBE_PACE_LOOP_SPIN_NS - 1));
+	assert_false(probe_loop_window_open(&w, PROBE_PACE_LOOP_SPIN_NS));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -417,6 +448,7 @@ int main(void)
 		cmocka_unit_test(test_spinning),
 		cmocka_unit_test(test_wakeup_flow),
 		cmocka_unit_test(test_responder_spin_ns),
+		cmocka_unit_test(test_loop_window),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
