@@ -22,6 +22,18 @@ JOB_SELECTOR = ""
 PEER_UNREACHABLE = 0.5
 LOCAL_PORT_SUSPECT = 0.5
 SEL = 'job=~"$job", instance=~"$instance"'
+
+
+def mean_rtt(sel):
+    """The mean RTT per prober port and target, from the raw per-target histogram's
+    sum and count of the nodes shown (no recording rule reads them: issue 31), or
+    where Prometheus scrapes native histograms, their recorded mean."""
+    by = "sum by (job, instance, device, port, target) "
+    return ("%s(rate(rdma_probe_rtt_seconds_sum{%s}[$__rate_interval])) / "
+            "%s(rate(rdma_probe_rtt_seconds_count{%s}[$__rate_interval])) or "
+            "rdma_probe:rtt_seconds:mean5m{%s}" % (by, sel, by, sel, sel))
+
+
 SELD = SEL + ', device=~"$device"'
 SELP = SELD + ', port=~"$port"'
 # join a netdev family to its RDMA port (and filter by the device and port variables)
@@ -254,9 +266,9 @@ def fleet():
                  [target("max by (instance) (rdma_netdev:priority_pause_ratio:rate5m{%s})" % SEL,
                          "{{instance}}")], unit="percentunit")
     d.timeseries("Throughput by instance", "Bits per second, received and transmitted, over all ports.",
-                 [target('sum by (instance) (rdma_port:data_bits:rate5m{%s, direction="rx"})' % SELP,
+                 [target('8 * sum by (instance) (rate(rdma_port_data_received_bytes_total{%s}[$__rate_interval]))' % SELP,
                          "{{instance}} rx"),
-                  target('sum by (instance) (rdma_port:data_bits:rate5m{%s, direction="tx"})' % SELP,
+                  target('8 * sum by (instance) (rate(rdma_port_data_transmitted_bytes_total{%s}[$__rate_interval]))' % SELP,
                          "{{instance}} tx", ref="B")], unit="bps")
     d.timeseries("Link flaps by instance", "rdma_port_link_downed_total increases in the last hour.",
                  [target("sum by (instance) (increase(rdma_port_link_downed_total{%s}[1h]))" % SELP,
@@ -452,14 +464,16 @@ def node():
                          "(rate(rdma_probe_port_network_rtt_seconds{%s}[$__rate_interval])))" % (q, SELP, q, SELP),
                          "%s {{device}}/{{port}}" % n, ref=r)
                   for q, n, r in (("0.5", "p50", "A"), ("0.99", "p99", "B"))], unit="s")
-    d.timeseries("Mean RTT per target", "rdma_probe:rtt_seconds:mean5m: the mean round trip to each "
+    d.timeseries("Mean RTT per target", "The mean round trip to each "
                  "target, from the histogram's sum and count (per-target quantiles need "
                  "--collector.probe.target-histograms).",
-                 [target('rdma_probe:rtt_seconds:mean5m{%s}' % SELP, "{{device}}/{{port}} {{target}}")],
+                 [target(mean_rtt(SELP), "{{device}}/{{port}} {{target}}")],
                  unit="s")
-    d.timeseries("Responder turnaround", "rdma_probe:responder_turnaround_seconds:mean5m: the mean time "
+    d.timeseries("Responder turnaround", "The mean time "
                  "each target's responder took between receiving a probe and sending its reply.",
-                 [target("rdma_probe:responder_turnaround_seconds:mean5m{%s}" % SELP, "{{target}}")],
+                 [target("sum by (job, instance, device, port, target) (rate(rdma_probe_responder_turnaround_seconds_total{%s}"
+                         "[$__rate_interval])) / sum by (job, instance, device, port, target) "
+                         "(rate(rdma_probe_rtt_seconds_count{%s}[$__rate_interval]))" % (SELP, SELP), "{{target}}")],
                  unit="s")
     d.timeseries("Probe loss", "Share of probes that timed out per target (5m).",
                  [target("rdma_probe:loss:ratio_rate5m{%s}" % SELP, "{{device}}/{{port}} {{target}}")],
@@ -503,9 +517,9 @@ def pingmesh():
                     "rowField": "instance", "columnField": "target", "valueField": "Value"}}])
 
     d.row("Matrices")
-    matrix("Mean RTT, prober x target", "rdma_probe:rtt_seconds:mean5m (from the per-target histogram's "
+    matrix("Mean RTT, prober x target", "The mean RTT (from the per-target histogram's "
            "sum and count), the worst local port of each prober.",
-           "max by (instance, target) (rdma_probe:rtt_seconds:mean5m{%s})" % peers, "s",
+           "max by (instance, target) (%s)" % mean_rtt(peers), "s",
            [(None, "green"), (0.0001, "yellow"), (0.001, "red")])
     matrix("Loss, prober x target", "rdma_probe:loss:ratio_rate5m, the worst local port of each prober.",
            "max by (instance, target) (rdma_probe:loss:ratio_rate5m{%s})" % peers, "percentunit",
@@ -536,15 +550,15 @@ def pingmesh():
 
     d.row("Worst pairs")
     d.table("Slowest pairs (mean)", "The 20 slowest prober and target pairs by mean RTT.",
-            [target("topk(20, rdma_probe:rtt_seconds:mean5m{%s})" % peers, fmt="table", instant=True)],
+            [target("topk(20, %s)" % mean_rtt(peers), fmt="table", instant=True)],
             unit="s", steps=[(None, "green"), (0.0001, "yellow"), (0.001, "red")], links=NODE_LINK)
     d.table("Failing targets", "Probe errors per second by reason (resolve: address, sideband or QP "
             "not learned).",
             [target("sort_desc(sum by (job, instance, target, reason) (rate(rdma_probe_errors_total{%s}"
                     "[$__rate_interval])) > 0)" % SEL, fmt="table", instant=True)],
             steps=[(None, "red")], links=NODE_LINK)
-    d.timeseries("Mean RTT per pair", "rdma_probe:rtt_seconds:mean5m over time.",
-                 [target("rdma_probe:rtt_seconds:mean5m{%s}" % peers, "{{instance}} -> {{target}}")], unit="s")
+    d.timeseries("Mean RTT per pair", "The mean RTT of each pair over time.",
+                 [target(mean_rtt(peers), "{{instance}} -> {{target}}")], unit="s")
     d.timeseries("Loss per pair", "rdma_probe:loss:ratio_rate5m over time.",
                  [target("rdma_probe:loss:ratio_rate5m{%s}" % peers, "{{instance}} -> {{target}}")],
                  unit="percentunit")
@@ -554,7 +568,7 @@ def pingmesh():
                       " or sum(rate(rdma_probe_port_rtt_seconds{%s}[$__rate_interval]))" % (SEL, SEL),
                       "{{le}}", fmt="heatmap")])
     d.timeseries("Loopback mean RTT", "Each port probing itself: the HCA, driver and host alone.",
-                 [target('rdma_probe:rtt_seconds:mean5m{%s, target="loopback"}' % SELP,
+                 [target(mean_rtt(SELP + ', target="loopback"'),
                          "{{instance}} {{device}}/{{port}}")], unit="s")
 
     d.row("Targets files")

@@ -131,7 +131,9 @@ for fam in ("rdma_netdev_priority_pause_frames_total", "rdma_netdev_priority_pau
       f"node: PFC per priority ({fam})")
 for fam in ("rdma_qps", "rdma_resources", "rdma_port:errors:rate5m", "rdma_port:roce_events:rate5m"):
     t(find("rdma-node.json", lambda p: fam in exprs(p)), f"node: a panel on {fam}")
-for rr, col in (("rdma_probe:rtt_seconds:mean5m", "target"), ("rdma_probe:loss:ratio_rate5m", "target")):
+# the mean RTT per pair from the raw per-target sum and count (no recording rule
+# reads per-pair histograms: issue 31), the loss from its recording rule
+for rr, col in (("rate(rdma_probe_rtt_seconds_sum", "target"), ("rdma_probe:loss:ratio_rate5m", "target")):
     t(find("rdma-pingmesh.json", lambda p: rr in exprs(p) and p["type"] == "table" and any(
         tr["id"] == "groupingToMatrix" and tr["options"]["rowField"] == "instance"
         and tr["options"]["columnField"] == col for tr in p.get("transformations", []))),
