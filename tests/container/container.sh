@@ -55,7 +55,9 @@ podman_cleanup() {
 trap podman_cleanup EXIT
 
 t0=$(date +%s)
-if ! "$ROOT/scripts/build-image.sh" --binary "$BIN" --tag "$TAG" "${STORE[@]}" >"$TMP/build.log" 2>&1; then
+# IMAGE_SOURCE: the .source label (without it, and without an http(s) origin remote, the
+# image has none: no placeholder)
+if ! IMAGE_SOURCE=https://example.org/rdma_exporter "$ROOT/scripts/build-image.sh" --binary "$BIN" --tag "$TAG" "${STORE[@]}" >"$TMP/build.log" 2>&1; then
 	cat "$TMP/build.log"
 	echo "not ok - scripts/build-image.sh builds the image"
 	exit 1
@@ -78,7 +80,7 @@ check "its entrypoint is the exporter on the host's sysfs mount" \
 	[ "$(inspect '{{json .Config.Entrypoint}}')" = '["/usr/bin/rdma_exporter","--path.sysfs=/host/sys"]' ]
 has_prefix() { [ -n "$1" ] && [[ $1 == "$2"* ]]; }
 version=$(echo "$want" | awk '{ print $3 }')
-for l in "version=$version" "revision=" "source=http" "licenses=Apache-2.0"; do
+for l in "version=$version" "revision=" "source=https://example.org/rdma_exporter" "licenses=Apache-2.0"; do
 	k=${l%%=*}
 	v=$(inspect "{{index .Labels \"org.opencontainers.image.$k\"}}")
 	check "label org.opencontainers.image.$k ($v)" has_prefix "$v" "${l#*=}"
