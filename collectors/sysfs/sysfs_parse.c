@@ -114,32 +114,31 @@ int sysfs_parse_phys_state(const char *s, size_t len, uint64_t *out)
 	return parse_numbered_enum(s, len, phys_state_names, ARRAY_SIZE(phys_state_names), out);
 }
 
-#define RATE_UNIT      "Gb/sec"
-#define RATE_MAX_FRAC  9
-#define BYTES_PER_GBIT 125000000ull /* 10^9 bits / 8 */
+#define DECIMAL_MAX_FRAC 9
+#define BYTES_PER_GBIT	 125000000ull /* 10^9 bits / 8 */
 
-int sysfs_parse_rate(const char *s, size_t len, uint64_t *bytes_per_second)
+int sysfs_parse_decimal_unit(const char *s, size_t len, const char *unit, uint64_t *whole,
+			     uint64_t *billionths)
 {
-	static const uint64_t pow10[RATE_MAX_FRAC + 1] = {
+	static const uint64_t pow10[DECIMAL_MAX_FRAC + 1] = {
 		1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000, 1000000000,
 	};
-	const size_t unit_len = sizeof(RATE_UNIT) - 1;
-	uint64_t whole, frac = 0, bytes;
+	const size_t unit_len = strlen(unit);
+	uint64_t frac = 0;
 	size_t i, n, frac_len = 0;
 	int r;
 
-	str_trim(&s, &len);
 	n = count_digits(s, len);
 	if (!n)
 		return -EINVAL;
-	r = parse_u64_dec(s, n, &whole);
+	r = parse_u64_dec(s, n, whole);
 	if (r < 0)
 		return r;
 	i = n;
 	if (i < len && s[i] == '.') {
 		i++;
 		frac_len = count_digits(s + i, len - i);
-		if (!frac_len || frac_len > RATE_MAX_FRAC)
+		if (!frac_len || frac_len > DECIMAL_MAX_FRAC)
 			return -EINVAL;
 		r = parse_u64_dec(s + i, frac_len, &frac);
 		if (r < 0)
@@ -148,19 +147,31 @@ int sysfs_parse_rate(const char *s, size_t len, uint64_t *bytes_per_second)
 	}
 	while (i < len && is_blank(s[i]))
 		i++;
-	if (len - i < unit_len || memcmp(s + i, RATE_UNIT, unit_len) != 0)
+	if (len - i < unit_len || memcmp(s + i, unit, unit_len) != 0)
 		return -EINVAL;
 	i += unit_len;
-	/* What follows is "(4X EDR)", "(4X)" or nothing. */
 	if (i < len && !is_blank(s[i]))
 		return -EINVAL;
+	/* frac < 10^frac_len: frac * 10^(9 - frac_len) < 10^9, exact */
+	*billionths = frac * pow10[DECIMAL_MAX_FRAC - frac_len];
+	return 0;
+}
 
+int sysfs_parse_rate(const char *s, size_t len, uint64_t *bytes_per_second)
+{
+	uint64_t whole, billionths, bytes;
+	int r;
+
+	str_trim(&s, &len);
+	/* What follows the unit is "(4X EDR)", "(4X)" or nothing. */
+	r = sysfs_parse_decimal_unit(s, len, "Gb/sec", &whole, &billionths);
+	if (r < 0)
+		return r;
 	if (__builtin_mul_overflow(whole, BYTES_PER_GBIT, &bytes))
 		return -ERANGE;
-	/* frac < 10^9 and the factor <= 10^9: the product fits. Exact while
-	 * frac_len <= 6, because 10^3 is a multiple of 8. */
-	frac = frac * pow10[RATE_MAX_FRAC - frac_len] / 8;
-	if (__builtin_add_overflow(bytes, frac, &bytes))
+	/* Exact while the fraction has at most 6 digits, because 10^3 is a
+	 * multiple of 8; rounded down beyond. */
+	if (__builtin_add_overflow(bytes, billionths / 8, &bytes))
 		return -ERANGE;
 	*bytes_per_second = bytes;
 	return 0;

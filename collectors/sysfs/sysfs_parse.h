@@ -39,6 +39,14 @@ int sysfs_parse_phys_state(const char *s, size_t len, uint64_t *out);
  */
 int sysfs_parse_rate(const char *s, size_t len, uint64_t *bytes_per_second);
 
+/*
+ * "<digits>[.<1 to 9 digits>]<blanks><unit>", then a blank or the end (what
+ * follows a blank is the caller's): the ports' rate and the PCIe link speeds.
+ * s is trimmed already. *whole, and the fraction in billionths (< 10^9).
+ */
+int sysfs_parse_decimal_unit(const char *s, size_t len, const char *unit, uint64_t *whole,
+			     uint64_t *billionths);
+
 /* ports/N/lid, ports/N/sm_lid: "0x1" (the kernel prints hex); decimal accepted. */
 int sysfs_parse_lid(const char *s, size_t len, uint64_t *out);
 

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/strparse.h"
+#include "sysfs_parse.h"
 
 #define SPEED_UNIT "GT/s"
 #define GIGA	   1000000000ull
@@ -38,12 +39,7 @@ static bool starts_with(const char *s, size_t len, const char *prefix)
 
 int sysfs_parse_pcie_speed(const char *s, size_t len, uint64_t *transfers_per_second)
 {
-	static const uint64_t pow10[SYSFS_PCIE_SPEED_MAX_FRAC + 1] = {
-		1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000, 1000000000,
-	};
-	const size_t unit_len = sizeof(SPEED_UNIT) - 1;
-	uint64_t whole, frac = 0, v;
-	size_t i, n, frac_len = 0;
+	uint64_t whole, billionths, v;
 	int r;
 
 	str_trim(&s, &len);
@@ -52,34 +48,10 @@ int sysfs_parse_pcie_speed(const char *s, size_t len, uint64_t *transfers_per_se
 		*transfers_per_second = 0;
 		return 0;
 	}
-	n = count_digits(s, len);
-	if (!n)
-		return -EINVAL;
-	r = parse_u64_dec(s, n, &whole);
+	r = sysfs_parse_decimal_unit(s, len, SPEED_UNIT, &whole, &billionths);
 	if (r < 0)
 		return r;
-	i = n;
-	if (i < len && s[i] == '.') {
-		i++;
-		frac_len = count_digits(s + i, len - i);
-		if (!frac_len || frac_len > SYSFS_PCIE_SPEED_MAX_FRAC)
-			return -EINVAL;
-		r = parse_u64_dec(s + i, frac_len, &frac);
-		if (r < 0)
-			return r;
-		i += frac_len;
-	}
-	while (i < len && is_blank(s[i]))
-		i++;
-	if (len - i < unit_len || memcmp(s + i, SPEED_UNIT, unit_len) != 0)
-		return -EINVAL;
-	i += unit_len;
-	if (i < len && !is_blank(s[i]))
-		return -EINVAL;
-	if (__builtin_mul_overflow(whole, GIGA, &v))
-		return -ERANGE;
-	/* frac < 10^frac_len: frac * 10^(9 - frac_len) < 10^9, exact */
-	if (__builtin_add_overflow(v, frac * pow10[SYSFS_PCIE_SPEED_MAX_FRAC - frac_len], &v))
+	if (__builtin_mul_overflow(whole, GIGA, &v) || __builtin_add_overflow(v, billionths, &v))
 		return -ERANGE;
 	*transfers_per_second = v;
 	return 0;
