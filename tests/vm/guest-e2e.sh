@@ -244,6 +244,8 @@ check "loopback probe ran: rdma_probe_rtt_seconds_count=$pcount > 0" num_gt "$pc
 check "probe replies ($prepl) = sent ($psent) - timeouts ($ptmo)" \
     awk -v r="$prepl" -v s="$psent" -v t="$ptmo" 'BEGIN { exit !(r != "" && r + 0 == s - t) }'
 check_value rdma_probe_timestamp_info "device=\"$DEV\",port=\"$PORT\",source=\"software\"" 1
+# this node's own probe address, which rules join a target's address on (issue 31)
+check_value rdma_probe_local_address_info "device=\"$DEV\",port=\"$PORT\",address=\"$IP\"" 1
 # a target's error series exist only for the reasons that occurred (issue 31)
 v=$(value rdma_probe_errors_total "$PL,reason=\"qp\"" || true)
 check "rdma_probe_errors_total{$PL,reason=\"qp\"} absent or 0 (got ${v:-<absent>})" num_eq "${v:-0}" 0
