@@ -318,7 +318,8 @@ def fleet():
 # ============================================================================ node
 def node():
     d = Dashboard("rdma-node", "RDMA / Node and port detail",
-                  "One node's RDMA ports: state, throughput, errors, RoCE transport, PFC per priority, "
+                  "One node's RDMA ports: state, throughput, errors, the physical layer (PCIe, optics, FEC, BER), "
+                  "RoCE transport, PFC per priority, "
                   "resources and probe latency.", instance_multi=False)
     d.row("Ports")
     d.stat("Port state", "rdma_port_state per port.",
@@ -383,6 +384,60 @@ def node():
                          "{{device}}/{{port}} requester"),
                   target("rate(rdma_port_responder_cqe_errors_total{%s}[$__rate_interval])" % SELP,
                          "{{device}}/{{port}} responder", ref="B")])
+
+    d.row("Physical layer")
+    d.timeseries("PCIe link speed", "Each RDMA device's PCIe link speed against the device's maximum, "
+                 "in GT/s (RDMAPCIeLinkDegraded fires when it runs below both the device's and its slot's "
+                 "maximum).",
+                 [target("rdma_device_pcie_link_speed_transfers_per_second{%s} / 1e9" % SELD, "{{device}}"),
+                  target("rdma_device_pcie_link_max_speed_transfers_per_second{%s} / 1e9" % SELD,
+                         "{{device}} max", ref="B")], w=8)
+    d.timeseries("PCIe link width", "Lanes each RDMA device's PCIe link trained at, against the "
+                 "device's maximum.",
+                 [target("rdma_device_pcie_link_width{%s}" % SELD, "{{device}}"),
+                  target("rdma_device_pcie_link_max_width{%s}" % SELD, "{{device}} max", ref="B")], w=8)
+    d.timeseries("PCIe AER errors", "PCIe errors the devices reported per second, by severity "
+                 "(correctable, nonfatal, fatal) and type.",
+                 [target("rate(rdma_device_pcie_errors_total{%s}[$__rate_interval])" % SELD,
+                         "{{device}} {{severity}} {{type}}")], w=8)
+    d.timeseries("Module temperature", "Transceiver temperature of each netdev, with the module's own "
+                 "high warning and alarm thresholds (RDMATransceiverTemperatureHigh).",
+                 [target("rdma_netdev_module_temperature_celsius{%s}%s" % (SEL, TO_PORT), "{{netdev}}"),
+                  target('rdma_netdev_module_threshold{%s, quantity="temperature_celsius", level=~"high_.*"} > 0'
+                         % SEL, "{{netdev}} {{level}}", ref="B")], unit="celsius", w=8, min_=None)
+    d.timeseries("Receive power per lane", "Optical power each lane receives in dBm (10 log10 of mW), "
+                 "with the module's own low warning and alarm thresholds (RDMATransceiverRxPowerLow).",
+                 [target("10 * log10(1000 * rdma_netdev_module_lane_rx_power_watts{%s}%s)" % (SEL, TO_PORT),
+                         "{{netdev}} lane {{lane}}"),
+                  target('10 * log10(1000 * rdma_netdev_module_threshold{%s, quantity="rx_power_watts", '
+                         'level=~"low_.*"})' % SEL, "{{netdev}} {{level}}", ref="B")],
+                 unit="dBm", w=8, min_=None)
+    d.timeseries("Transmit power per lane", "Optical power each lane transmits in dBm, with the "
+                 "module's own low and high alarm thresholds.",
+                 [target("10 * log10(1000 * rdma_netdev_module_lane_tx_power_watts{%s}%s)" % (SEL, TO_PORT),
+                         "{{netdev}} lane {{lane}}"),
+                  target('10 * log10(1000 * rdma_netdev_module_threshold{%s, quantity="tx_power_watts", '
+                         'level=~".*_alarm"})' % SEL, "{{netdev}} {{level}}", ref="B")],
+                 unit="dBm", w=8, min_=None)
+    d.timeseries("FEC blocks", "FEC codewords corrected and not correctable (frames lost; "
+                 "RDMAFECUncorrectableBlocks) per second.",
+                 [target("rate(rdma_netdev_fec_corrected_blocks_total{%s}[$__rate_interval])%s" % (SEL, TO_PORT),
+                         "{{netdev}} corrected"),
+                  target("rate(rdma_netdev_fec_uncorrectable_blocks_total{%s}[$__rate_interval])%s"
+                         % (SEL, TO_PORT), "{{netdev}} uncorrectable", ref="B")], w=8)
+    d.timeseries("Bit error ratios", "Pre-FEC bit error ratio per netdev over 5m "
+                 "(rdma_netdev:pre_fec_ber:ratio5m, RDMAPreFECBERHigh above 1e-5) and InfiniBand errors "
+                 "per bit over 12m by counter (rdma_port:errors_per_bit:ratio12m, RDMASymbolBERHigh "
+                 "above 1e-14 for symbol errors). No line: no errors.",
+                 [target("rdma_netdev:pre_fec_ber:ratio5m{%s}%s" % (SEL, TO_PORT), "{{netdev}} pre-FEC"),
+                  target("rdma_port:errors_per_bit:ratio12m{%s}" % SELP, "{{device}}/{{port}} {{counter}}",
+                         ref="B")], unit="sci", w=8)
+    d.timeseries("Laser bias per lane", "Transmit laser bias current per lane, with the module's own "
+                 "high warning and alarm thresholds (RDMATransceiverTxBiasHigh).",
+                 [target("rdma_netdev_module_lane_tx_bias_current_amperes{%s}%s" % (SEL, TO_PORT),
+                         "{{netdev}} lane {{lane}}"),
+                  target('rdma_netdev_module_threshold{%s, quantity="tx_bias_current_amperes", '
+                         'level=~"high_.*"} > 0' % SEL, "{{netdev}} {{level}}", ref="B")], unit="amp", w=8)
 
     d.row("RoCE transport")
     d.timeseries("Transport events", "Sequence errors, ACK timeouts, RNR NAKs, retransmissions, "

@@ -48,6 +48,7 @@ void check_config_defaults(struct check_config *c)
 		.peers = true,
 		.probe_max_lost = 0,
 		.pcie = true,
+		.modules = true,
 	};
 	memcpy(c->counter, default_counters, sizeof(c->counter));
 }
@@ -829,6 +830,134 @@ static int eval_pcie(const struct check_config *c, const struct check_table *t,
 	return r;
 }
 
+/* --- modules ------------------------------------------------------------- */
+
+/* A transceiver reading and the name of its thresholds' quantity. */
+static const struct module_quantity {
+	const char *family;
+	const char *quantity; /* rdma_netdev_module_threshold's label */
+	const char *what;
+	const char *unit;
+	double scale; /* to unit */
+} module_quantities[] = {
+	{"rdma_netdev_module_temperature_celsius", "temperature_celsius", "temperature", "C", 1},
+	{"rdma_netdev_module_supply_voltage_volts", "supply_voltage_volts", "supply voltage", "V",
+	 1},
+	{"rdma_netdev_module_lane_rx_power_watts", "rx_power_watts", "rx power", "mW", 1e3},
+	{"rdma_netdev_module_lane_tx_power_watts", "tx_power_watts", "tx power", "mW", 1e3},
+	{"rdma_netdev_module_lane_tx_bias_current_amperes", "tx_bias_current_amperes", "tx bias",
+	 "mA", 1e3},
+};
+
+/* The module's low and high threshold of a level ("alarm", "warning"); false
+ * when it declares none (absent, or both 0). */
+static bool module_limits(const struct check_table *t, const char *netdev, const char *quantity,
+			  const char *level, double *lo, double *hi)
+{
+	char lo_name[16], hi_name[16];
+	const struct check_sample *l, *h;
+
+	snprintf(lo_name, sizeof(lo_name), "low_%s", level);
+	snprintf(hi_name, sizeof(hi_name), "high_%s", level);
+	l = check_table_find(t, "rdma_netdev_module_threshold",
+			     (struct metric_label[]){{"netdev", netdev},
+						     {"quantity", quantity},
+						     {"level", lo_name}},
+			     3);
+	h = check_table_find(t, "rdma_netdev_module_threshold",
+			     (struct metric_label[]){{"netdev", netdev},
+						     {"quantity", quantity},
+						     {"level", hi_name}},
+			     3);
+	if (!l || !h || h->value <= l->value)
+		return false;
+	*lo = l->value;
+	*hi = h->value;
+	return true;
+}
+
+/* Beyond the level's thresholds: writes "rx power lane 3 0.05 mW, below its
+ * low alarm threshold 0.1 mW" into out and returns true. */
+static bool module_beyond(const struct check_table *t, const struct module_quantity *q,
+			  const struct check_sample *s, const char *netdev, const char *level,
+			  char *out, size_t size)
+{
+	const char *lane = check_sample_label(s, "lane");
+	double lo, hi;
+	bool low;
+
+	if (!module_limits(t, netdev, q->quantity, level, &lo, &hi) ||
+	    (s->value >= lo && s->value <= hi))
+		return false;
+	low = s->value < lo;
+	snprintf(out, size, "%s%s%s %g %s, %s its %s %s threshold %g %s", q->what,
+		 lane ? " lane " : "", lane ? lane : "", s->value * q->scale, q->unit,
+		 low ? "below" : "above", low ? "low" : "high", level, (low ? lo : hi) * q->scale,
+		 q->unit);
+	return true;
+}
+
+/*
+ * Each transceiver's readings against the module's own thresholds: a
+ * reading beyond an alarm threshold FAILs (one line each, naming the
+ * netdev, the lane, the value and the threshold); a module within them is
+ * OK, naming the first reading beyond a warning threshold if any (check
+ * has no warning status). Modules without diagnostics are not judged.
+ */
+static int eval_module(const struct check_table *t, const char *netdev, struct check_results *out)
+{
+	char why[200], warn[200] = "";
+	unsigned readings = 0, failed = 0, warned = 0;
+	int r = 0;
+
+	for (size_t k = 0; k < sizeof(module_quantities) / sizeof(module_quantities[0]); k++) {
+		const struct module_quantity *q = &module_quantities[k];
+		size_t n, i = check_table_family(t, q->family, &n);
+
+		for (; n > 0 && r == 0; i++, n--) {
+			const char *nd = check_sample_label(&t->v[i], "netdev");
+
+			if (!nd || strcmp(nd, netdev) != 0)
+				continue;
+			readings++;
+			if (module_beyond(t, q, &t->v[i], netdev, "alarm", why, sizeof(why))) {
+				failed++;
+				r = add_result(out, CHECK_FAIL, "modules", netdev, "module %s",
+					       why);
+			} else if (module_beyond(t, q, &t->v[i], netdev, "warning", why,
+						 sizeof(why)) &&
+				   warned++ == 0) {
+				snprintf(warn, sizeof(warn), "%s", why);
+			}
+		}
+	}
+	if (r != 0 || failed || readings == 0)
+		return r;
+	if (warned)
+		return add_result(out, CHECK_OK, "modules", netdev,
+				  "module within its alarm thresholds; %u beyond a warning "
+				  "threshold: %s",
+				  warned, warn);
+	return add_result(out, CHECK_OK, "modules", netdev,
+			  "module within its thresholds (%u readings)", readings);
+}
+
+static int eval_modules(const struct check_table *t, struct check_results *out)
+{
+	size_t n, i = check_table_family(t, "rdma_netdev_module_info", &n);
+	int r = 0;
+
+	if (collector_state(t, "ethtool") != 1)
+		return 0;
+	for (; n > 0 && r == 0; i++, n--) {
+		const char *netdev = check_sample_label(&t->v[i], "netdev");
+
+		if (netdev)
+			r = eval_module(t, netdev, out);
+	}
+	return r;
+}
+
 int check_evaluate(const struct check_config *c, const struct check_table *r1,
 		   const struct check_table *r2, struct check_results *out)
 {
@@ -845,6 +974,8 @@ int check_evaluate(const struct check_config *c, const struct check_table *r1,
 		r = eval_resources(c, r2, out);
 	if (r == 0 && c->pcie)
 		r = eval_pcie(c, r2, out);
+	if (r == 0 && c->modules)
+		r = eval_modules(r2, out);
 	if (r == 0)
 		r = eval_probes(c, r2, out);
 	if (r < 0)

@@ -66,6 +66,8 @@ struct check_config {
 	 * at least what expect_pcie says for it. */
 	bool pcie;
 	const struct check_expect_pcie *expect_pcie; /* NULL: the default rule only */
+	/* Transceivers: every reading within the module's own alarm thresholds. */
+	bool modules;
 };
 
 /* The defaults documented in docs/check.md. */

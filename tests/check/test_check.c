@@ -302,6 +302,102 @@ static void test_expect_pcie_parse(void **state)
 	assert_string_equal(why, "mlx5_0 is listed twice");
 }
 
+#define MODULE_THRESHOLDS(nd, q, la, lw, hw, ha)                                                   \
+	"rdma_netdev_module_threshold{netdev=\"" nd "\",quantity=\"" q                             \
+	"\",level=\"low_alarm\"} " #la "\n"                                                        \
+	"rdma_netdev_module_threshold{netdev=\"" nd "\",quantity=\"" q                             \
+	"\",level=\"low_warning\"} " #lw "\n"                                                      \
+	"rdma_netdev_module_threshold{netdev=\"" nd "\",quantity=\"" q                             \
+	"\",level=\"high_warning\"} " #hw "\n"                                                     \
+	"rdma_netdev_module_threshold{netdev=\"" nd "\",quantity=\"" q                             \
+	"\",level=\"high_alarm\"} " #ha "\n"
+
+/* An optical module on eth0 (thresholds as an SFF-8636 QSFP28 declares
+ * them), its readings given by the arguments; a passive copper cable on eth1
+ * (no diagnostics). */
+#define MODULES(temp, volts, rx1, rx2, tx1, bias1)                                                 \
+	HEALTHY SUCCESS(                                                                           \
+		"ethtool",                                                                         \
+		1) "rdma_netdev_module_info{netdev=\"eth0\",media=\"optical\"} 1\n"                \
+		   "rdma_netdev_module_info{netdev=\"eth1\",media=\"copper\"} 1\n"                 \
+		   "rdma_netdev_module_temperature_celsius{netdev=\"eth0\"} " #temp "\n"           \
+		   "rdma_netdev_module_supply_voltage_volts{netdev=\"eth0\"} " #volts "\n"         \
+		   "rdma_netdev_module_lane_rx_power_watts{netdev=\"eth0\",lane=\"1\"} " #rx1 "\n" \
+		   "rdma_netdev_module_lane_rx_power_watts{netdev=\"eth0\",lane=\"2\"} " #rx2 "\n" \
+		   "rdma_netdev_module_lane_tx_power_watts{netdev=\"eth0\",lane=\"1\"} " #tx1 "\n" \
+		   "rdma_netdev_module_lane_tx_bias_current_amperes{netdev=\"eth0\",lane=\"1\"}"   \
+		   " " #bias1 "\n" MODULE_THRESHOLDS("eth0", "temperature_celsius", -5, 0, 70, 75) \
+			   MODULE_THRESHOLDS("eth0", "supply_voltage_volts", 3.135, 3.2, 3.4,      \
+					     3.465) MODULE_THRESHOLDS("eth0", "rx_power_watts",    \
+								      0.0001, 0.0002, 0.002,       \
+								      0.0025)                      \
+				   MODULE_THRESHOLDS("eth0", "tx_power_watts", 0.0001, 0.0002,     \
+						     0.002, 0.0025)                                \
+					   MODULE_THRESHOLDS("eth0", "tx_bias_current_amperes", 0, \
+							     0.002, 0.009, 0.010)
+
+static void test_eval_modules(void **state)
+{
+	const char *ok = MODULES(47.5, 3.29, 0.0008, 0.0008, 0.0009, 0.006);
+	const char *warm = MODULES(72, 3.29, 0.0008, 0.00015, 0.0009, 0.006);
+	const char *bad = MODULES(80, 3.5, 0.0008, 0.00005, 0.003, 0.012);
+	/* a module that declares no thresholds (all 0): not judged against them */
+	const char *none = HEALTHY SUCCESS(
+		"ethtool",
+		1) "rdma_netdev_module_info{netdev=\"eth0\",media=\"optical\"} 1\n"
+		   "rdma_netdev_module_temperature_celsius{netdev=\"eth0\"} 90\n" MODULE_THRESHOLDS(
+			   "eth0", "temperature_celsius", 0, 0, 0, 0);
+	struct eval e = {0};
+
+	(void)state;
+	check_config_defaults(&e.cfg);
+	assert_int_equal(run(&e, ok, ok), CHECK_OK);
+	has_line(&e, "OK      modules eth0: module within its thresholds (6 readings)\n");
+	assert_null(strstr(e.text.data, "modules eth1"));
+	done(&e);
+
+	/* beyond warning thresholds only: OK, naming the first */
+	memset(&e, 0, sizeof(e));
+	check_config_defaults(&e.cfg);
+	assert_int_equal(run(&e, warm, warm), CHECK_OK);
+	has_line(&e, "OK      modules eth0: module within its alarm thresholds; 2 beyond a "
+		     "warning threshold: temperature 72 C, above its high warning threshold 70 "
+		     "C\n");
+	done(&e);
+
+	/* beyond alarm thresholds: one FAIL line each, with netdev, lane, value
+	 * and threshold */
+	memset(&e, 0, sizeof(e));
+	check_config_defaults(&e.cfg);
+	assert_int_equal(run(&e, bad, bad), CHECK_FAIL);
+	has_line(&e, "FAIL    modules eth0: module temperature 80 C, above its high alarm "
+		     "threshold 75 C\n");
+	has_line(&e, "FAIL    modules eth0: module supply voltage 3.5 V, above its high alarm "
+		     "threshold 3.465 V\n");
+	has_line(&e, "FAIL    modules eth0: module rx power lane 2 0.05 mW, below its low alarm "
+		     "threshold 0.1 mW\n");
+	has_line(&e, "FAIL    modules eth0: module tx power lane 1 3 mW, above its high alarm "
+		     "threshold 2.5 mW\n");
+	has_line(&e, "FAIL    modules eth0: module tx bias lane 1 12 mA, above its high alarm "
+		     "threshold 10 mA\n");
+	assert_null(strstr(e.text.data, "rx power lane 1"));
+	done(&e);
+
+	memset(&e, 0, sizeof(e));
+	check_config_defaults(&e.cfg);
+	assert_int_equal(run(&e, none, none), CHECK_OK);
+	has_line(&e, "OK      modules eth0: module within its thresholds (1 readings)\n");
+	done(&e);
+
+	/* --no-check.modules */
+	memset(&e, 0, sizeof(e));
+	check_config_defaults(&e.cfg);
+	e.cfg.modules = false;
+	assert_int_equal(run(&e, bad, bad), CHECK_OK);
+	assert_null(strstr(e.text.data, "modules"));
+	done(&e);
+}
+
 #define PCIE(dev, speed, max_speed, width, max_width)                                              \
 	"rdma_device_pcie_link_speed_transfers_per_second{device=\"" dev "\"} " #speed "\n"        \
 	"rdma_device_pcie_link_max_speed_transfers_per_second{device=\"" dev "\"} " #max_speed     \
@@ -728,6 +824,7 @@ int main(void)
 		cmocka_unit_test(test_eval_pfc_resources),
 		cmocka_unit_test(test_eval_pfc_edges),
 		cmocka_unit_test(test_eval_probe),
+		cmocka_unit_test(test_eval_modules),
 		cmocka_unit_test(test_eval_cannot_tell),
 		cmocka_unit_test(test_render_json),
 		cmocka_unit_test(test_summary_short),
