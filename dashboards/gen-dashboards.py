@@ -405,20 +405,19 @@ def node():
                  [target("rdma_netdev_module_temperature_celsius{%s}%s" % (SEL, TO_PORT), "{{netdev}}"),
                   target('rdma_netdev_module_threshold{%s, quantity="temperature_celsius", level=~"high_.*"} > 0'
                          % SEL, "{{netdev}} {{level}}", ref="B")], unit="celsius", w=8, min_=None)
-    d.timeseries("Receive power per lane", "Optical power each lane receives in dBm (10 log10 of mW), "
-                 "with the module's own low warning and alarm thresholds (RDMATransceiverRxPowerLow).",
-                 [target("10 * log10(1000 * rdma_netdev_module_lane_rx_power_watts{%s}%s)" % (SEL, TO_PORT),
-                         "{{netdev}} lane {{lane}}"),
-                  target('10 * log10(1000 * rdma_netdev_module_threshold{%s, quantity="rx_power_watts", '
-                         'level=~"low_.*"})' % SEL, "{{netdev}} {{level}}", ref="B")],
-                 unit="dBm", w=8, min_=None)
-    d.timeseries("Transmit power per lane", "Optical power each lane transmits in dBm, with the "
-                 "module's own low and high alarm thresholds.",
-                 [target("10 * log10(1000 * rdma_netdev_module_lane_tx_power_watts{%s}%s)" % (SEL, TO_PORT),
-                         "{{netdev}} lane {{lane}}"),
-                  target('10 * log10(1000 * rdma_netdev_module_threshold{%s, quantity="tx_power_watts", '
-                         'level=~".*_alarm"})' % SEL, "{{netdev}} {{level}}", ref="B")],
-                 unit="dBm", w=8, min_=None)
+    def lane_power(title, description, quantity, levels):
+        # per lane in dBm (10 log10 of mW), with the module's own thresholds of those levels
+        d.timeseries(title, description,
+                     [target("10 * log10(1000 * rdma_netdev_module_lane_%s{%s}%s)" % (quantity, SEL, TO_PORT),
+                             "{{netdev}} lane {{lane}}"),
+                      target('10 * log10(1000 * rdma_netdev_module_threshold{%s, quantity="%s", '
+                             'level=~"%s"})' % (SEL, quantity, levels), "{{netdev}} {{level}}", ref="B")],
+                     unit="dBm", w=8, min_=None)
+    lane_power("Receive power per lane", "Optical power each lane receives in dBm (10 log10 of mW), "
+               "with the module's own low warning and alarm thresholds (RDMATransceiverRxPowerLow).",
+               "rx_power_watts", "low_.*")
+    lane_power("Transmit power per lane", "Optical power each lane transmits in dBm, with the "
+               "module's own low and high alarm thresholds.", "tx_power_watts", ".*_alarm")
     d.timeseries("FEC blocks", "FEC codewords corrected and not correctable (frames lost; "
                  "RDMAFECUncorrectableBlocks) per second.",
                  [target("rate(rdma_netdev_fec_corrected_blocks_total{%s}[$__rate_interval])%s" % (SEL, TO_PORT),
