@@ -300,7 +300,7 @@ static const struct collector_flag probe_flags[PROBE_FLAG_COUNT_] = {
 			.help = "Export every probe target's RTT histograms with their classic "
 				"buckets (rdma_probe_rtt_seconds, rdma_probe_network_rtt_seconds) "
 				"and its other detail (last RTT, turnarounds, every error reason), "
-				"58 series a target. Default off: 7 a target when healthy "
+				"52 series a target. Default off: 7 a target when healthy "
 				"(rdma_probe_rtt_seconds as +Inf bucket, _sum and _count; sent, "
 				"replies, timeouts, resolve errors), the distributions per port "
 				"(rdma_probe_port_rtt_seconds); a scraper that takes native "

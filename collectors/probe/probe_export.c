@@ -53,7 +53,7 @@ void probe_peer_record_reply(struct peer *pe, struct slot *s, uint64_t rtt_ns,
 
 /*
  * One target's series (the loopback's too). With
- * --collector.probe.target-histograms it gets them all: 58 series with the
+ * --collector.probe.target-histograms it gets them all: 52 series with the
  * classic buckets and every error reason. By default 7 when healthy (6 for
  * the loopback), the ones rules read: rdma_probe_rtt_seconds as +Inf
  * bucket, _sum and _count (its native buckets in the protobuf exposition),
@@ -174,17 +174,21 @@ static int emit_slot(struct metric_sink *sink, const struct slot *s)
 				"Probe requests the port's responder answered.", METRIC_COUNTER,
 				METRIC_LABELS({"device", s->device}, {"port", s->port_str}),
 				s->responder_requests));
-	for (int i = 0; i < D_N; i++)
+	for (int i = 0; i < D_N; i++) {
+		/* a series per reason once it occurred, as rdma_probe_errors_total's */
+		if (!s->dropped[i])
+			continue;
 		ADD(metric_sink_add_u64(
 			sink, "rdma_probe_responder_dropped_total",
 			"Messages the port's QP dropped: malformed (no magic, wrong version or "
 			"length), ratelimit (over the per-source limit), unexpected (a reply to no "
 			"probe in flight, a late one included), send (the reply could not be "
-			"sent).",
+			"sent). A series only for the reasons that occurred.",
 			METRIC_COUNTER,
 			METRIC_LABELS({"device", s->device}, {"port", s->port_str},
 				      {"reason", drop_names[i]}),
 			s->dropped[i]));
+	}
 	return r;
 }
 

@@ -9,9 +9,9 @@
 /* Decimal literals on purpose: 3e-06 is the double nearest 3 µs, 3 * 1e-06 is not. */
 const double histogram_rtt_bounds[HISTOGRAM_RTT_N_BOUNDS] = {
 	/* in a rack */
-	1e-06, 2e-06, 3e-06, 5e-06, 7.5e-06,
+	1e-06, 2e-06, 3e-06, 5e-06,
 	/* across a fabric */
-	10e-06, 15e-06, 20e-06, 30e-06, 50e-06, 75e-06, 100e-06,
+	10e-06, 20e-06, 30e-06, 50e-06, 100e-06,
 	/* congestion, ms tails */
 	200e-06, 500e-06, 1e-03, 2e-03, 5e-03, 10e-03, 100e-03, 1.0};
 

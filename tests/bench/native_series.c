@@ -114,7 +114,7 @@ static void report(unsigned k, uint64_t nodes, const struct histogram *hs, doubl
 	printf("native-series: k=%u peers, %zu histograms per node, %llu nodes\n", k, hists,
 	       (unsigned long long)nodes);
 	printf("%-46s %12s %16s\n", "", "per node", "fleet");
-	printf("%-46s %12zu %16llu\n", "series, classic text (20 bounds: 23 each)", series,
+	printf("%-46s %12zu %16llu\n", "series, classic text (17 bounds: 20 each)", series,
 	       (unsigned long long)series * nodes);
 	printf("%-46s %12zu %16llu\n", "series, classic text before (36 bounds: 39 each)", old,
 	       (unsigned long long)old * nodes);

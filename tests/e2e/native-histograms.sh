@@ -46,8 +46,8 @@ ctype=$(curl -s -o "$TMP/scrape.txt" -w '%{content_type}' "http://127.0.0.1:$POR
 check "no Accept: text ($ctype)" test "$ctype" = "text/plain; version=0.0.4; charset=utf-8"
 check "the text scrape passes promtool check metrics" \
 	promtool_clean "$TMP/scrape.txt"
-check "the text keeps the classic buckets (21 per series)" test \
-	"$(grep -c '^rdma_probe_network_rtt_seconds_bucket{.*target="10.0.0.2"' "$TMP/scrape.txt")" = 21
+check "the text keeps the classic buckets (18 per series)" test \
+	"$(grep -c '^rdma_probe_network_rtt_seconds_bucket{.*target="10.0.0.2"' "$TMP/scrape.txt")" = 18
 
 # --- Prometheus 2.42 with native histograms
 PROM_PORT=$(free_port)

@@ -191,6 +191,15 @@ static void test_default_series_per_target(void **state)
 	assert_line(out.data, "rdma_probe_errors_total%s,reason=\"resolve\"} 3", t);
 	assert_no_line(out.data, "rdma_probe_errors_total%s,reason=\"send\"} 0", t);
 	assert_int_equal(series_with(out.data, "target=\"10.0.0.1:9879\""), 7);
+
+	/* the responder's drops alike: a series per reason once it occurred */
+	assert_null(strstr(out.data, "rdma_probe_responder_dropped_total"));
+	st->slots[0].dropped[D_RATELIMIT] = 2;
+	buf_free(&out);
+	render(st, &out);
+	assert_line(out.data, "rdma_probe_responder_dropped_total%s,reason=\"ratelimit\"} 2",
+		    port0);
+	assert_int_equal(series_with(out.data, "rdma_probe_responder_dropped_total{"), 1);
 	buf_free(&out);
 	mesh_free(st);
 }
@@ -211,7 +220,7 @@ static void test_target_histograms_flag(void **state)
 	assert_non_null(strstr(out.data, "rdma_probe_last_rtt_seconds{device=\"mlx5_0\",port="
 					 "\"1\",target=\"10.0.0.1:9879\"}"));
 	assert_line(out.data, "rdma_probe_port_rtt_seconds_count{device=\"mlx5_0\",port=\"1\"} 3");
-	assert_int_equal(series_with(out.data, "target=\"10.0.0.1:9879\""), 58);
+	assert_int_equal(series_with(out.data, "target=\"10.0.0.1:9879\""), 52);
 	assert_line(out.data, "rdma_probe_rtt_seconds_bucket{device=\"mlx5_0\",port=\"1\",target="
 			      "\"loopback\",le=\"1e-05\"} 3");
 	buf_free(&out);
