@@ -127,6 +127,7 @@ static int probe_init(const struct collector_ctx *ctx, void **state)
 	st->spin_max_ns = flag(ctx, PROBE_FLAG_SPIN_MAX, 1) * 1000000ull;
 	st->target_histograms = flag(ctx, PROBE_FLAG_TARGET_HISTOGRAMS, 0) != 0;
 	st->loopback_thread = flag(ctx, PROBE_FLAG_LOOPBACK_THREAD, 0) != 0;
+	st->warmups = (unsigned)flag(ctx, PROBE_FLAG_WARMUPS, PROBE_WARMUPS_DEFAULT);
 	st->window = 0;
 	st->pace = (struct probe_pace_cfg){.interval_ns = st->interval_ms * 1000000ull,
 					   .timeout_ns = st->timeout_ms * 1000000ull,
@@ -319,6 +320,21 @@ static const struct collector_flag probe_flags[PROBE_FLAG_COUNT_] = {
 				"Soft-RoCE VM it measured slower (docs/pingmesh.md).",
 			.kind = COLLECTOR_FLAG_BOOL,
 			.def = 0,
+		},
+	[PROBE_FLAG_WARMUPS] =
+		{
+			.name = "warmups",
+			.help = "Wake-up requests sent before each probe, each after the "
+				"previous one's reply, while --collector.probe.spin-max is above "
+				"0: the first warms the responder (for loopback, this host's "
+				"send path), the next ones the path as steady traffic keeps it, "
+				"so that the probe measures the network rather than a cold "
+				"host. 0: none. Default 1.",
+			.kind = COLLECTOR_FLAG_UINT,
+			.def = PROBE_WARMUPS_DEFAULT,
+			.min = 0,
+			.max = 8,
+			.unit = "requests",
 		},
 };
 

@@ -53,7 +53,11 @@ enum {
 	PROBE_FLAG_SPIN_MAX,	      /* ms, 0: never spin, no wake-ups */
 	PROBE_FLAG_TARGET_HISTOGRAMS, /* bool: classic buckets and detail per remote target */
 	PROBE_FLAG_LOOPBACK_THREAD,   /* bool: a second thread answers loopback (probe_loop.h) */
+	PROBE_FLAG_WARMUPS,	      /* uint: wake-up round trips before each probe */
 	PROBE_FLAG_COUNT_,
 };
+
+/* --collector.probe.warmups's default: wake-up round trips before each probe */
+#define PROBE_WARMUPS_DEFAULT 1
 
 #endif

@@ -271,9 +271,9 @@ static void send_probe(struct probe_state *st, struct peer *pe)
  * against 31 us, a minimal verbs program alike; issue 30), and that is the
  * host, not the device. The probe goes right after the wake-up's reply.
  */
-static bool wants_wakeup(const struct probe_state *st)
+static unsigned wakeups_before_probe(const struct probe_state *st)
 {
-	return st->spin_max_ns > 0;
+	return st->spin_max_ns > 0 ? st->warmups : 0;
 }
 
 /* Under lock: a probe of pe is due at now. Sends its wake-up first, or the
@@ -282,7 +282,7 @@ static void probe_due(struct probe_state *st, struct peer *pe, uint64_t now)
 {
 	uint64_t wait, posted_ns = 0;
 
-	switch (probe_wake_due(&pe->wake, wants_wakeup(st), now)) {
+	switch (probe_wake_due(&pe->wake, wakeups_before_probe(st), now)) {
 	case PROBE_WAKE_WAIT:
 		return;
 	case PROBE_WAKE_SEND_PROBE:

@@ -193,6 +193,7 @@ struct probe_state {
 	uint64_t spin_max_ns;	/* --collector.probe.spin-max; 0: never spin after a probe */
 	bool target_histograms; /* --collector.probe.target-histograms */
 	bool loopback_thread;	/* --collector.probe.loopback-thread (probe_loop.h) */
+	unsigned warmups;	/* --collector.probe.warmups: wake-ups before each probe */
 };
 
 /* probe_engine.c: the thread start routine; the sideband's datagrams of one

@@ -108,10 +108,14 @@ bool probe_pace_spinning(const struct probe_pace *p, uint64_t now_ns, uint64_t w
 	return now_ns - p->sent_ns < window_ns;
 }
 
-enum probe_wake_next probe_wake_due(struct probe_wake *w, bool enabled, uint64_t now_ns)
+enum probe_wake_next probe_wake_due(struct probe_wake *w, unsigned n, uint64_t now_ns)
 {
-	if (!enabled || w->woken)
+	if (!n || (w->woken && w->answered >= n))
 		return PROBE_WAKE_SEND_PROBE;
+	if (w->woken) {
+		w->woken = false;
+		return PROBE_WAKE_SEND_WAKEUP;
+	}
 	if (!w->waking)
 		return PROBE_WAKE_SEND_WAKEUP;
 	if (now_ns < w->deadline_ns)
@@ -132,12 +136,15 @@ void probe_wake_answered(struct probe_wake *w)
 {
 	w->waking = false;
 	w->woken = true;
+	if (w->answered < UINT8_MAX)
+		w->answered++;
 }
 
 void probe_wake_reset(struct probe_wake *w)
 {
 	w->waking = false;
 	w->woken = false;
+	w->answered = 0;
 }
 
 uint64_t probe_pace_responder_spin_ns(uint32_t spin_us)

@@ -124,7 +124,8 @@ bool probe_pace_spinning(const struct probe_pace *p, uint64_t now_ns, uint64_t w
  */
 struct probe_wake {
 	bool waking;	      /* a wake-up request is in flight */
-	bool woken;	      /* its reply came: the probe goes now */
+	bool woken;	      /* its reply came: the next wake-up or the probe goes now */
+	uint8_t answered;     /* wake-ups answered before this probe */
 	uint64_t sent_ns;     /* when it was posted */
 	uint64_t deadline_ns; /* when the probe goes without its reply */
 };
@@ -148,8 +149,10 @@ enum probe_wake_next {
 
 uint64_t probe_pace_responder_spin_ns(uint32_t spin_us);
 
-/* A probe is due at now_ns: what to send, if anything. */
-enum probe_wake_next probe_wake_due(struct probe_wake *w, bool enabled, uint64_t now_ns);
+/* A probe is due at now_ns: what to send, if anything, when n wake-ups (one
+ * after the other's reply) go before each probe; n = 0: none. A wake-up not
+ * answered in its wait lets the probe go. */
+enum probe_wake_next probe_wake_due(struct probe_wake *w, unsigned n, uint64_t now_ns);
 
 /* The wake-up request was posted at posted_ns; the probe waits for its reply
  * at most wait_ns. */

@@ -365,32 +365,52 @@ static void test_wakeup_flow(void **state)
 
 	(void)state;
 	/* off (--collector.probe.spin-max=0): never a wake-up */
-	assert_int_equal(probe_wake_due(&w, false, 1000), PROBE_WAKE_SEND_PROBE);
+	assert_int_equal(probe_wake_due(&w, 0, 1000), PROBE_WAKE_SEND_PROBE);
 
 	/* answered: wake-up, wait, probe after the reply, then a wake-up again */
-	assert_int_equal(probe_wake_due(&w, true, 1000), PROBE_WAKE_SEND_WAKEUP);
+	assert_int_equal(probe_wake_due(&w, 1, 1000), PROBE_WAKE_SEND_WAKEUP);
 	probe_wake_sent(&w, 1100, 10000);
 	assert_true(w.waking);
 	assert_int_equal(w.sent_ns, 1100);
-	assert_int_equal(probe_wake_due(&w, true, 1200), PROBE_WAKE_WAIT);
-	assert_int_equal(probe_wake_due(&w, true, 11099), PROBE_WAKE_WAIT);
+	assert_int_equal(probe_wake_due(&w, 1, 1200), PROBE_WAKE_WAIT);
+	assert_int_equal(probe_wake_due(&w, 1, 11099), PROBE_WAKE_WAIT);
 	probe_wake_answered(&w);
 	assert_false(w.waking);
-	assert_int_equal(probe_wake_due(&w, true, 1300), PROBE_WAKE_SEND_PROBE);
+	assert_int_equal(probe_wake_due(&w, 1, 1300), PROBE_WAKE_SEND_PROBE);
 	probe_wake_reset(&w); /* the probe was taken */
-	assert_int_equal(probe_wake_due(&w, true, 2000), PROBE_WAKE_SEND_WAKEUP);
+	assert_int_equal(probe_wake_due(&w, 1, 2000), PROBE_WAKE_SEND_WAKEUP);
 
 	/* unanswered: the probe goes when the wait ends, not before */
 	probe_wake_sent(&w, 2000, 500);
-	assert_int_equal(probe_wake_due(&w, true, 2499), PROBE_WAKE_WAIT);
-	assert_int_equal(probe_wake_due(&w, true, 2500), PROBE_WAKE_SEND_PROBE);
+	assert_int_equal(probe_wake_due(&w, 1, 2499), PROBE_WAKE_WAIT);
+	assert_int_equal(probe_wake_due(&w, 1, 2500), PROBE_WAKE_SEND_PROBE);
 	assert_false(w.waking);
 	probe_wake_reset(&w);
 
 	/* a peer that cannot be probed (resolving, port closed) drops the wake-up */
 	probe_wake_sent(&w, 3000, 500);
 	probe_wake_reset(&w);
-	assert_int_equal(probe_wake_due(&w, true, 3100), PROBE_WAKE_SEND_WAKEUP);
+	assert_int_equal(probe_wake_due(&w, 1, 3100), PROBE_WAKE_SEND_WAKEUP);
+	probe_wake_reset(&w);
+
+	/* --collector.probe.warmups=3: three wake-ups, each after the previous
+	 * one's reply, then the probe; a lost one lets the probe go */
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(probe_wake_due(&w, 3, 4000 + i), PROBE_WAKE_SEND_WAKEUP);
+		probe_wake_sent(&w, 4000 + i, 500);
+		assert_int_equal(probe_wake_due(&w, 3, 4100 + i), PROBE_WAKE_WAIT);
+		probe_wake_answered(&w);
+	}
+	assert_int_equal(w.answered, 3);
+	assert_int_equal(probe_wake_due(&w, 3, 4200), PROBE_WAKE_SEND_PROBE);
+	probe_wake_reset(&w);
+	assert_int_equal(w.answered, 0);
+	assert_int_equal(probe_wake_due(&w, 3, 5000), PROBE_WAKE_SEND_WAKEUP);
+	probe_wake_sent(&w, 5000, 500);
+	probe_wake_answered(&w);
+	assert_int_equal(probe_wake_due(&w, 3, 5100), PROBE_WAKE_SEND_WAKEUP);
+	probe_wake_sent(&w, 5100, 500);
+	assert_int_equal(probe_wake_due(&w, 3, 5600), PROBE_WAKE_SEND_PROBE);
 }
 
 /* The poll a wake-up asks of its responder: its default when it asks for
