@@ -21,6 +21,21 @@
 #   targets), rendered by the exposition code, written by the unit test
 #   tests/collectors/probe/test_probe_export.c (PROBE_SERIES_OUT). For the
 #   RoCE shape the probe part is the same (8 ports, 64 peers).
+# - the netlink collector: its collect() over a scripted RDMA netlink
+#   transport answering for 8 mlx5 devices of one port, each with the
+#   kernel's QPs (SMI and GSI of ib_core, IPoIB's UD QP on InfiniBand) and
+#   one NCCL rank of a Slurm job, default flags (top 10 processes,
+#   attribution on, top 10 workloads), written by the unit test
+#   tests/collectors/netlink/test_netlink_collector.c (NETLINK_SERIES_OUT,
+#   .ib and .roce). Its 7 rdma_exporter_netlink_* series count in its row.
+# - the ethtool collector: its collect() on 8 RoCE netdevs of a ConnectX-7
+#   (mlx5 ethtool -S names, DCB PFC on priority 3, RS-FEC over netlink,
+#   carrier_down_count), written by tests/collectors/ethtool/
+#   test_ethtool_collector.c (ETHTOOL_SERIES_OUT; .module: with module
+#   reads, which need CAP_NET_ADMIN, a QSFP module on each). The H100 shape
+#   has none: an InfiniBand port's gid_attrs/ndevs name no netdev, so the
+#   ethtool collector watches no netdev there (the IPoIB netdevs ib0.. are
+#   not RDMA netdevs to it).
 #
 #   tests/bench/series-per-node.sh build/rdma_exporter [BUILD_DIR]
 set -euo pipefail
@@ -54,9 +69,11 @@ by_collector() {
 	awk '!/^#/ && NF {
 		n = $1; sub(/[{ ].*/, "", n)
 		if (n ~ /^rdma_probe_/) c = "probe"
+		else if (n ~ /^rdma_(resources|resource_limit|pds|qps|cqs|cq_entries|mrs|mr_registered_bytes|cm_ids|srqs)$/ ||
+			 n ~ /^rdma_(process|workload|exporter_netlink)_/ ||
+			 (n == "rdma_port_statistic_total" && $0 ~ /source="netlink"/)) c = "netlink"
 		else if (n ~ /^rdma_exporter_|^process_|^rdma_scrape_|^rdma_collector_|^rdma_http_/) c = "exporter (self)"
-		else if (n ~ /^rdma_(qp|cq|mr|pd|cm_id|ctx|resource|netlink)_/) c = "netlink"
-		else if (n ~ /^rdma_netdev_|^rdma_ethtool_/) c = "ethtool"
+		else if (n ~ /^rdma_netdev_/) c = "ethtool"
 		else c = "sysfs"
 		count[c]++; total++
 	}
@@ -118,13 +135,43 @@ echo "  total              $probe_total"
 echo "  with --collector.probe.target-histograms: $(grep -vc '^#' "$TMP/probe.txt.flag")"
 echo
 
-for shape in "h100 8 InfiniBand" "roce 8 Ethernet"; do
+# --- the netlink part, from the collector over scripted RDMA netlink (8 mlx5 devices)
+FIXTURES=$HERE/../fixtures NETLINK_SERIES_OUT=$TMP/netlink.txt \
+	"$BUILD/tests/collectors/netlink/test_netlink_collector" >/dev/null 2>&1
+for s in ib roce; do
+	echo "netlink collector, 8 mlx5 devices ($s), default flags (text exposition):"
+	grep -v '^#' "$TMP/netlink.txt.$s" | sed 's/[{ ].*//' | sort | uniq -c |
+		awk '{ printf "    %-48s %5d\n", $2, $1 }'
+	echo "  per device         $(grep -c 'device="mlx5_0"' "$TMP/netlink.txt.$s")"
+	echo "  total              $(grep -vc '^#' "$TMP/netlink.txt.$s")"
+done
+echo
+
+# --- the ethtool part, from the collector on 8 RoCE netdevs of a ConnectX-7
+ETHTOOL_SERIES_OUT=$TMP/ethtool.txt "$BUILD/tests/collectors/ethtool/test_ethtool_collector" \
+	>/dev/null 2>&1
+echo "ethtool collector, 8 RoCE netdevs, default flags (text exposition):"
+grep -v '^#' "$TMP/ethtool.txt" | sed 's/[{ ].*//' | sort | uniq -c |
+	awk '{ printf "    %-48s %5d\n", $2, $1 }'
+echo "  per netdev         $(grep -c 'netdev="eth0"' "$TMP/ethtool.txt")"
+echo "  total              $(grep -vc '^#' "$TMP/ethtool.txt")"
+echo "  with CAP_NET_ADMIN (module series): $(grep -vc '^#' "$TMP/ethtool.txt.module")" \
+	"($(grep -v '^#' "$TMP/ethtool.txt.module" | grep -c '^rdma_netdev_module_') module series)"
+echo
+
+for shape in "h100 8 InfiniBand ib" "roce 8 Ethernet roce"; do
 	set -- $shape
 	node_tree "$TMP/$1" "$2" "$3"
 	scrape "$TMP/$1/sys" "$TMP/$1.txt"
-	cat "$TMP/$1.txt" "$TMP/probe.txt" >"$TMP/$1-all.txt"
-	echo "$1 shape ($2 ports, $3), default flags, with the 64-peer probe part above:"
+	cat "$TMP/$1.txt" "$TMP/probe.txt" "$TMP/netlink.txt.$4" >"$TMP/$1-all.txt"
+	# an InfiniBand node has no RoCE netdev for the ethtool collector
+	[ "$4" = roce ] && cat "$TMP/ethtool.txt" >>"$TMP/$1-all.txt"
+	echo "$1 shape ($2 ports, $3), default flags, with the probe, netlink$([ "$4" = roce ] && echo " and ethtool") parts above:"
 	by_collector "$TMP/$1-all.txt"
+	if [ "$4" = roce ]; then
+		echo "  with CAP_NET_ADMIN: $(($(grep -vc '^#' "$TMP/$1-all.txt") + \
+			$(grep -c '^rdma_netdev_module_' "$TMP/ethtool.txt.module")))"
+	fi
 	echo
 done
 

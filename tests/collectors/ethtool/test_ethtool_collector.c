@@ -8,6 +8,10 @@
  * statistics count that changes between the names and the values, a driver
  * with thousands of statistics; the carrier-down counter from a sysfs tree;
  * FEC over netlink before the drivers' own FEC and PHY counters (issue 32).
+ * With ETHTOOL_SERIES_OUT=FILE set, the node-shape case (8 RoCE netdevs of a
+ * ConnectX-7) writes its text exposition to FILE (default flags, no
+ * CAP_NET_ADMIN) and FILE.module (the same with module reads allowed), for
+ * tests/bench/series-per-node.sh.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -28,6 +32,7 @@
 #include "base/buf.h"
 #include "base/log.h"
 #include "ethtool.h"
+#include "module_fake.h"
 
 #define MAX_NAMES 4096
 
@@ -45,10 +50,12 @@ struct fake_dev {
 	int fec_err;
 	struct eth_fec fec;
 	bool gone;
+	struct fake_module *mod; /* its module, when the run reads modules */
+	int mod_err;		 /* else the module seam's answer */
 };
 
 struct fake {
-	struct fake_dev devs[4];
+	struct fake_dev devs[8];
 	int n_devs;
 	int strings_calls, list_calls, fec_calls;
 };
@@ -179,6 +186,18 @@ static int f_fec(void *io, const char *ifname, struct eth_fec *out)
 	return 0;
 }
 
+static int f_module_page(void *io, const char *ifname, const struct module_page_addr *a,
+			 uint8_t *buf)
+{
+	struct fake_dev *d = find(io, ifname);
+
+	if (!d)
+		return -ENODEV;
+	if (!d->mod)
+		return d->mod_err;
+	return fm_read_page(d->mod, ifname, a, buf);
+}
+
 static void add_stat(struct fake_dev *d, const char *name, uint64_t v)
 {
 	assert_true(d->n_names < MAX_NAMES);
@@ -232,6 +251,7 @@ struct run {
 	struct collector_ctx ctx;
 	int sysfs_root; /* a directory fd when has_sysfs_root */
 	bool has_sysfs_root;
+	bool modules; /* the module EEPROM seam is there (f_module_page) */
 	struct netdev_set rdma;
 	const char *strs[ETHTOOL_FLAG_COUNT];
 	void *state;
@@ -252,6 +272,7 @@ static void run_init(struct run *r)
 		.pause = f_pause,
 		.pfc = f_pfc,
 		.fec = f_fec,
+		.module_page = r->modules ? f_module_page : NULL,
 	};
 
 	r->ctx.sysfs_fd = r->has_sysfs_root ? r->sysfs_root : -1;
@@ -766,6 +787,243 @@ static void test_fec_failure(void **unused)
 	run_free(&r);
 }
 
+/* A ConnectX-7 RoCE port as mlx5_core prints it (en_stats.c, see
+ * ethtool_names.c): the per-priority traffic groups for the 8 priorities,
+ * the PFC group for the one priority with PFC enabled (3, the usual RoCE
+ * setting; the driver prints rx/tx_prioN_pause* only for those), the
+ * shared-buffer and congestion groups (sbcam_reg), the 802.3, 2863, phy and
+ * extended groups, the statistical PHY groups (4 lanes), and a few names
+ * the collector has no family for (not exported without stat-include).
+ * Netlink pause statistics, DCB PFC on priority 3, RS-FEC over netlink. */
+static struct fake_dev *add_cx7_roce(struct fake *f, const char *name)
+{
+	/* "rx_prio" N suffix for the 8 priorities; the PFC group for priority 3 */
+	static const char *const prio[][2] = {
+		{"rx_prio", "_bytes"},	      {"rx_prio", "_packets"}, {"rx_prio", "_discards"},
+		{"tx_prio", "_bytes"},	      {"tx_prio", "_packets"}, {"rx_prio", "_buf_discard"},
+		{"rx_prio", "_cong_discard"}, {"rx_prio", "_marked"}};
+	static const char *const pfc[][2] = {{"rx_prio", "_pause"},
+					     {"rx_prio", "_pause_duration"},
+					     {"tx_prio", "_pause"},
+					     {"tx_prio", "_pause_duration"},
+					     {"rx_prio", "_pause_transition"}};
+	static const char *const port[] = {"rx_packets",
+					   "rx_bytes",
+					   "tx_packets",
+					   "tx_bytes",
+					   "rx_vport_rdma_unicast_packets",
+					   "tx_vport_rdma_unicast_packets",
+					   "tx_pause_storm_warning_events",
+					   "tx_pause_storm_error_events",
+					   "rx_crc_errors_phy",
+					   "rx_symbol_err_phy",
+					   "rx_pause_ctrl_phy",
+					   "tx_pause_ctrl_phy",
+					   "rx_discards_phy",
+					   "tx_discards_phy",
+					   "link_down_events_phy",
+					   "rx_buffer_passed_thres_phy",
+					   "rx_out_of_buffer",
+					   "rx_bits_phy",
+					   "rx_pcs_symbol_err_phy",
+					   "rx_corrected_bits_phy",
+					   "rx_err_lane_0_phy",
+					   "rx_err_lane_1_phy",
+					   "rx_err_lane_2_phy",
+					   "rx_err_lane_3_phy"};
+	struct fake_dev *d = add_dev(f, name, "mlx5_core");
+	char n[ETH_NAME_LEN];
+
+	for (int p = 0; p < 8; p++)
+		for (size_t i = 0; i < sizeof(prio) / sizeof(prio[0]); i++) {
+			snprintf(n, sizeof(n), "%s%d%s", prio[i][0], p, prio[i][1]);
+			add_stat(d, n, 0);
+		}
+	for (size_t i = 0; i < sizeof(pfc) / sizeof(pfc[0]); i++) {
+		snprintf(n, sizeof(n), "%s%d%s", pfc[i][0], 3, pfc[i][1]);
+		add_stat(d, n, 0);
+	}
+	for (size_t i = 0; i < sizeof(port) / sizeof(port[0]); i++)
+		add_stat(d, port[i], 0);
+	d->pause.have_rx = d->pause.have_tx = true;
+	d->pfc.pfc_en = 1u << 3;
+	d->have_fec = true;
+	d->fec.have_active = true;
+	d->fec.active_bit = 50; /* ETHTOOL_LINK_MODE_FEC_RS_BIT */
+	d->fec.corrected = (struct eth_fec_stat){.have = true};
+	d->fec.uncorrectable = (struct eth_fec_stat){.have = true};
+	d->fec.corrected_bits = (struct eth_fec_stat){.have = true};
+	return d;
+}
+
+/* Sample lines of family (exactly; "": any) for netdev. */
+static unsigned series_of(const char *text, const char *family, const char *netdev)
+{
+	char needle[64];
+	size_t fl = strlen(family);
+	unsigned n = 0;
+
+	snprintf(needle, sizeof(needle), "netdev=\"%s\"", netdev);
+	for (const char *p = text; p && *p;) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+
+		if (*p != '#' && len > fl && memcmp(p, family, fl) == 0 && (!fl || p[fl] == '{') &&
+		    memmem(p, len, needle, strlen(needle)))
+			n++;
+		p = nl ? nl + 1 : NULL;
+	}
+	return n;
+}
+
+static unsigned sample_lines(const char *text)
+{
+	unsigned n = 0;
+
+	for (const char *p = text; p && *p;) {
+		const char *nl = strchr(p, '\n');
+
+		n += *p != '#' && *p != '\n';
+		p = nl ? nl + 1 : NULL;
+	}
+	return n;
+}
+
+static void write_text(const char *path, const char *suffix, const char *text)
+{
+	char name[4096];
+	FILE *f;
+
+	snprintf(name, sizeof(name), "%s%s", path, suffix);
+	f = fopen(name, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	assert_int_equal(fclose(f), 0);
+}
+
+/* Series of one RoCE netdev, by family, at default flags. */
+static const struct {
+	const char *family;
+	unsigned n;
+} roce_port_series[] = {
+	{"rdma_netdev_info", 1},
+	{"rdma_netdev_priority_bytes_total", 16},	      /* rx, tx x 8 priorities */
+	{"rdma_netdev_priority_packets_total", 16},	      /* rx, tx x 8 */
+	{"rdma_netdev_priority_packets_discarded_total", 24}, /* 3 reasons x 8 */
+	{"rdma_netdev_priority_ecn_marked_packets_total", 8},
+	{"rdma_netdev_priority_pause_frames_total", 2},		  /* rx, tx of priority 3 */
+	{"rdma_netdev_priority_pause_duration_seconds_total", 2}, /* rx, tx of priority 3 */
+	{"rdma_netdev_priority_pause_transitions_total", 1},
+	{"rdma_netdev_pfc_enabled", 8}, /* DCB: the 8 priorities */
+	{"rdma_netdev_pfc_requests_total", 8},
+	{"rdma_netdev_pfc_indications_total", 8},
+	{"rdma_netdev_pause_frames_total", 2},
+	{"rdma_netdev_pause_storm_events_total", 2},
+	{"rdma_netdev_packets_discarded_total", 2},
+	{"rdma_netdev_crc_errors_total", 1},
+	{"rdma_netdev_symbol_errors_total", 1},
+	{"rdma_netdev_link_down_events_total", 1},
+	{"rdma_netdev_carrier_down_events_total", 1},
+	{"rdma_netdev_buffer_threshold_crossings_total", 1},
+	{"rdma_netdev_out_of_buffer_packets_dropped_total", 1},
+	{"rdma_netdev_fec_mode_info", 1},
+	{"rdma_netdev_fec_corrected_blocks_total", 1},
+	{"rdma_netdev_fec_uncorrectable_blocks_total", 1},
+	{"rdma_netdev_fec_corrected_bit_errors_total", 1},
+	{"rdma_netdev_fec_lane_corrected_bit_errors_total", 4},
+	{"rdma_netdev_phy_bit_count_received_total", 1},
+	{"rdma_netdev_phy_symbol_errors_total", 1},
+};
+
+/* The node shape of issue 31's RoCE budget: 8 RoCE netdevs eth0..eth7, each
+ * a ConnectX-7 port (add_cx7_roce) with a QSFP module and carrier_down_count
+ * in sysfs. At default flags without CAP_NET_ADMIN (module reads answered
+ * EPERM) every netdev has exactly the families of roce_port_series and
+ * nothing else; with module reads allowed, the module families come on top. */
+static void test_roce_node_series(void **unused)
+{
+	static const char *const rdma[] = {"eth0", "eth1", "eth2", "eth3", "eth4",
+					   "eth5", "eth6", "eth7", NULL};
+	const char *path = getenv("ETHTOOL_SERIES_OUT");
+	char dir[] = "/tmp/ethtool-node-XXXXXX", p[512];
+	struct fake_module *mods = calloc(8, sizeof(*mods));
+	unsigned per_port = 0, with_module = 0;
+
+	assert_non_null(mods);
+	assert_non_null(mkdtemp(dir));
+	for (size_t k = 0; k < sizeof(roce_port_series) / sizeof(roce_port_series[0]); k++)
+		per_port += roce_port_series[k].n;
+	for (int cap = 0; cap < 2; cap++) {
+		struct run *r = calloc(1, sizeof(*r));
+
+		assert_non_null(r);
+		for (int i = 0; i < 8; i++) {
+			struct fake_dev *d = add_cx7_roce(&r->fake, rdma[i]);
+
+			if (cap) {
+				fm_qsfp28(&mods[i]);
+				d->mod = &mods[i];
+			} else {
+				d->mod_err = -EPERM;
+			}
+			if (!cap)
+				make_carrier(dir, rdma[i], "2\n");
+		}
+		r->sysfs_root = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		assert_true(r->sysfs_root >= 0);
+		r->has_sysfs_root = true;
+		r->modules = true;
+		publish(r, rdma);
+		run_init(r);
+		run_poll(r);
+		assert_int_equal(r->rc, 0);
+		assert_int_equal(r->stats.devices, 8);
+		assert_int_equal(r->stats.read_errors, 0);
+		for (int i = 0; i < 8; i++) {
+			unsigned fams = 0;
+
+			for (size_t k = 0;
+			     k < sizeof(roce_port_series) / sizeof(roce_port_series[0]); k++) {
+				unsigned n =
+					series_of(r->text, roce_port_series[k].family, rdma[i]);
+
+				if (n != roce_port_series[k].n)
+					fail_msg("%s %s: %u series, expected %u", rdma[i],
+						 roce_port_series[k].family, n,
+						 roce_port_series[k].n);
+				fams += n;
+			}
+			/* nothing beyond the table: no module, no raw statistic */
+			if (!cap)
+				assert_int_equal(series_of(r->text, "", rdma[i]), fams);
+		}
+		if (!cap) {
+			assert_int_equal(sample_lines(r->text), 8 * per_port);
+			assert_no(r->text, "rdma_netdev_module_");
+			assert_no(r->text, "rdma_netdev_ethtool_statistic");
+		} else {
+			with_module = sample_lines(r->text);
+			assert_true(strstr(r->text, "rdma_netdev_module_temperature_celsius{"));
+			assert_true(with_module > 8 * per_port);
+		}
+		print_message("8 RoCE netdevs, %s: %u series\n",
+			      cap ? "module reads allowed" : "default", sample_lines(r->text));
+		if (path)
+			write_text(path, cap ? ".module" : "", r->text);
+		close(r->sysfs_root);
+		run_free(r);
+		free(r);
+	}
+	for (int i = 0; i < 8; i++)
+		remove_carrier(dir, rdma[i]);
+	snprintf(p, sizeof(p), "%s/class/net", dir);
+	rmdir(p);
+	snprintf(p, sizeof(p), "%s/class", dir);
+	rmdir(p);
+	assert_int_equal(rmdir(dir), 0);
+	free(mods);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -782,6 +1040,7 @@ int main(void)
 		cmocka_unit_test(test_fec_mlx5),
 		cmocka_unit_test(test_fec_unsupported),
 		cmocka_unit_test(test_fec_failure),
+		cmocka_unit_test(test_roce_node_series),
 	};
 
 	log_set_level(LOG_ERR);

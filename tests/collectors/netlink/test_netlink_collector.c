@@ -7,7 +7,9 @@
  * with built messages, and can interrupt, truncate, overrun, time out or
  * fail them; a fake device-limits query and a fake pid -> comm look-up.
  * Asserts on the rendered exposition text and on what was asked of the
- * fakes.
+ * fakes. With NETLINK_SERIES_OUT=FILE set, the node-shape case (8 mlx5
+ * devices of one port, InfiniBand, then RoCE) writes its text exposition to
+ * FILE.ib and FILE.roce, for tests/bench/series-per-node.sh.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -64,11 +66,17 @@ struct rule {
 	size_t len;
 };
 
+/* The object shape of a node's device (default_reply): none, an
+ * InfiniBand or a RoCE port of a ConnectX HCA with one training process. */
+enum node_shape { NODE_NONE, NODE_IB, NODE_ROCE };
+
 struct fake_dev {
 	char name[NL_NAME_MAX];
 	uint32_t index, ports;
 	bool recorded; /* answered with the recorded files of rxe0 */
 	unsigned qps;  /* otherwise: this many RC QPs in RTS on port 1 */
+	enum node_shape node;
+	uint32_t pid; /* the training process of a node shape */
 };
 
 struct request {
@@ -79,7 +87,7 @@ struct request {
 struct world {
 	char dir[4096];	    /* the recorded fixture directory */
 	bool built_devlist; /* device and summary dumps built from devs[] */
-	struct fake_dev devs[4];
+	struct fake_dev devs[8];
 	size_t n_devs;
 	struct rule rules[8];
 	size_t n_rules;
@@ -88,6 +96,7 @@ struct world {
 	struct request req[MAX_REQ];
 	size_t n_req;
 	int limits_err;
+	bool mlx5_limits; /* the limits of a ConnectX-7 instead of rxe's */
 	unsigned limits_calls;
 	char limits_dev[64][NL_NAME_MAX];
 	unsigned comm_calls;
@@ -240,6 +249,96 @@ static const struct fake_dev *dev_by_index(const struct world *w, uint32_t index
 	return NULL;
 }
 
+/* A node's device: the kernel's QP0 (SMI, InfiniBand only) and QP1 (GSI)
+ * owned by ib_core with their CQs, on InfiniBand the IPoIB UD QP of
+ * ib_ipoib, and one training process (an NCCL rank on the HCA next to its
+ * GPU) with 128 RC QPs in RTS, 8 CQs, 16 MRs of 1 GiB and a PD. No rdma_cm
+ * IDs (NCCL connects over its own sockets) and no SRQs. */
+#define NODE_RC_QPS 128
+#define NODE_MRS    16
+#define NODE_CQS    8
+
+static void node_summary(struct nlmsghdr *nlh, const struct fake_dev *dev)
+{
+	bool ib = dev->node == NODE_IB;
+
+	/* the kernel's order (nldev fill_res_info) */
+	put_summary(nlh, "pd", ib ? 3 : 2);
+	put_summary(nlh, "cq", NODE_CQS + (ib ? 4 : 2));
+	put_summary(nlh, "qp", NODE_RC_QPS + (ib ? 3 : 1));
+	put_summary(nlh, "cm_id", 0);
+	put_summary(nlh, "mr", NODE_MRS);
+	put_summary(nlh, "ctx", 1);
+	put_summary(nlh, "srq", 0);
+}
+
+static void node_reply(const struct fake_dev *dev, const struct request *rq, struct dg *d)
+{
+	bool ib = dev->node == NODE_IB;
+	struct nlmsghdr *nlh;
+	struct nlattr *t, *e;
+
+	switch (rq->cmd) {
+	case RDMA_NLDEV_CMD_RES_QP_GET:
+		nlh = dg_dev_msg(d, rq->cmd, NLM_F_MULTI, dev->index, dev->name);
+		t = mnl_attr_nest_start(nlh, RDMA_NLDEV_ATTR_RES_QP);
+		if (ib)
+			put_qp(nlh, 1, QPT_SMI, QPS_RTS, 0, "ib_core");
+		put_qp(nlh, 1, QPT_GSI, QPS_RTS, 0, "ib_core");
+		if (ib)
+			put_qp(nlh, 1, QPT_UD, QPS_RTS, 0, "ib_ipoib");
+		for (unsigned i = 0; i < NODE_RC_QPS; i++)
+			put_qp(nlh, 1, QPT_RC, QPS_RTS, dev->pid, NULL);
+		mnl_attr_nest_end(nlh, t);
+		break;
+	case RDMA_NLDEV_CMD_RES_CQ_GET:
+		nlh = dg_dev_msg(d, rq->cmd, NLM_F_MULTI, dev->index, dev->name);
+		t = mnl_attr_nest_start(nlh, RDMA_NLDEV_ATTR_RES_CQ);
+		for (int i = 0; i < 2; i++)
+			put_cq(nlh, 128, 0, "ib_core");
+		for (int i = 0; ib && i < 2; i++)
+			put_cq(nlh, 512, 0, "ib_ipoib");
+		for (int i = 0; i < NODE_CQS; i++)
+			put_cq(nlh, 4096, dev->pid, NULL);
+		mnl_attr_nest_end(nlh, t);
+		break;
+	case RDMA_NLDEV_CMD_RES_MR_GET:
+		nlh = dg_dev_msg(d, rq->cmd, NLM_F_MULTI, dev->index, dev->name);
+		t = mnl_attr_nest_start(nlh, RDMA_NLDEV_ATTR_RES_MR);
+		for (int i = 0; i < NODE_MRS; i++)
+			put_mr(nlh, true, 1ull << 30, dev->pid, NULL);
+		mnl_attr_nest_end(nlh, t);
+		break;
+	case RDMA_NLDEV_CMD_RES_PD_GET:
+		nlh = dg_dev_msg(d, rq->cmd, NLM_F_MULTI, dev->index, dev->name);
+		t = mnl_attr_nest_start(nlh, RDMA_NLDEV_ATTR_RES_PD);
+		for (int i = 0; i < 3; i++) {
+			static const char *const kern[] = {"ib_core", "ib_ipoib", NULL};
+
+			if (!ib && i == 1)
+				continue; /* no IPoIB on RoCE */
+			e = mnl_attr_nest_start(nlh, RDMA_NLDEV_ATTR_RES_PD_ENTRY);
+			mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_RES_PDN, (uint32_t)i + 1);
+			put_owner(nlh, kern[i] ? 0 : dev->pid, kern[i]);
+			mnl_attr_nest_end(nlh, e);
+		}
+		mnl_attr_nest_end(nlh, t);
+		break;
+	case RDMA_NLDEV_CMD_STAT_GET:
+		/* the port's hw counters, all of them in sysfs's hw_counters/
+		 * (mlx5 without optional counters): none is netlink's own */
+		nlh = dg_dev_msg(d, rq->cmd, 0, dev->index, dev->name);
+		mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_PORT_INDEX, rq->port);
+		t = mnl_attr_nest_start(nlh, RDMA_NLDEV_ATTR_STAT_HWCOUNTERS);
+		mnl_attr_nest_end(nlh, t);
+		return;
+	default:
+		/* cm_id, srq: none */
+		break;
+	}
+	dg_done(d, 0);
+}
+
 /* What the kernel would answer: recorded files, or built from devs[]. */
 static void default_reply(const struct world *w, const struct request *rq, struct dg *d)
 {
@@ -264,8 +363,12 @@ static void default_reply(const struct world *w, const struct request *rq, struc
 				continue;
 			}
 			t = mnl_attr_nest_start(nlh, RDMA_NLDEV_ATTR_RES_SUMMARY);
-			put_summary(nlh, "pd", 1);
-			put_summary(nlh, "qp", dev->recorded ? 133 : dev->qps);
+			if (dev->node != NODE_NONE) {
+				node_summary(nlh, dev);
+			} else {
+				put_summary(nlh, "pd", 1);
+				put_summary(nlh, "qp", dev->recorded ? 133 : dev->qps);
+			}
 			mnl_attr_nest_end(nlh, t);
 		}
 		dg_done(d, 0);
@@ -286,6 +389,10 @@ static void default_reply(const struct world *w, const struct request *rq, struc
 	snprintf(file, sizeof(file), "cmd%u-dev0-port%u.bin", rq->cmd, rq->port);
 	if (dev->recorded && load_into(d, w, file))
 		return;
+	if (dev->node != NODE_NONE) {
+		node_reply(dev, rq, d);
+		return;
+	}
 	switch (rq->cmd) {
 	case RDMA_NLDEV_CMD_RES_QP_GET:
 		nlh = dg_dev_msg(d, rq->cmd, NLM_F_MULTI, dev->index, dev->name);
@@ -472,6 +579,15 @@ static int fake_limits(const char *device, struct nl_limits *out, void *data)
 	if (w->limits_err)
 		return w->limits_err;
 	out->valid = true;
+	if (w->mlx5_limits) {
+		/* ibv_devinfo -v of a ConnectX-7 */
+		out->max[NL_LIMIT_QP] = 131072;
+		out->max[NL_LIMIT_CQ] = 16777216;
+		out->max[NL_LIMIT_MR] = 16777216;
+		out->max[NL_LIMIT_PD] = 16777216;
+		out->max[NL_LIMIT_SRQ] = 8388608;
+		return 0;
+	}
 	out->max[NL_LIMIT_QP] = 65536;
 	out->max[NL_LIMIT_CQ] = 16384;
 	out->max[NL_LIMIT_MR] = 262144;
@@ -516,6 +632,10 @@ static int fake_comm(uint32_t pid, char *comm, size_t size, void *data)
 	struct world *w = data;
 
 	w->comm_calls++;
+	if (pid >= 7000 && pid < 7008) { /* the node shape's training processes */
+		snprintf(comm, size, "python3");
+		return 0;
+	}
 	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
 		if (map[i].pid == pid) {
 			snprintf(comm, size, "%s", map[i].comm);
@@ -1944,10 +2064,124 @@ static void test_device_recreated(void **state)
 	world_free(w);
 }
 
+/* Series of one node device by family at default flags (top 10 processes,
+ * attribution on, top 10 workloads), for an InfiniBand and a RoCE port. */
+static const struct {
+	const char *family;
+	unsigned ib, roce;
+} node_dev_series[] = {
+	{"rdma_resources", 7, 7}, /* the kernel's summary: pd cq qp cm_id mr ctx srq */
+	{"rdma_pds", 1, 1},	     {"rdma_resource_limit", 5, 5}, /* qp cq mr pd srq */
+	{"rdma_qps", 28, 14}, /* 7 states of SMI GSI UD RC, of GSI RC */
+	{"rdma_cqs", 1, 1},	     {"rdma_cq_entries", 1, 1},
+	{"rdma_mrs", 1, 1},	     {"rdma_mr_registered_bytes", 1, 1},
+	{"rdma_cm_ids", 0, 0},	     {"rdma_srqs", 1, 1},
+	{"rdma_process_qps", 3, 2}, /* python3, ib_core, ib_ipoib on IB */
+	{"rdma_process_mrs", 3, 2},  {"rdma_process_mr_registered_bytes", 3, 2},
+	{"rdma_workload_qps", 2, 2}, /* the Slurm job, and the kernel's (no identity) */
+	{"rdma_workload_mrs", 2, 2}, {"rdma_workload_mr_registered_bytes", 2, 2},
+	{"rdma_workload_cqs", 2, 2}, {"rdma_workload_pds", 2, 2},
+};
+
+static void write_series(const char *path, const char *suffix, const char *text)
+{
+	char name[4096];
+	FILE *f;
+
+	snprintf(name, sizeof(name), "%s%s", path, suffix);
+	f = fopen(name, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	assert_int_equal(fclose(f), 0);
+}
+
+/* Issue 31's node shapes: 8 mlx5 devices of one port (InfiniBand for the
+ * H100 node, then RoCE), each with the kernel's QPs and one NCCL rank of a
+ * Slurm job (node_reply), at default flags. Every device has exactly the
+ * series of node_dev_series, and the collector 7 of its own. */
+static void test_node_shape_series(void **state)
+{
+	const char *path = getenv("NETLINK_SERIES_OUT");
+
+	for (int shape = NODE_IB; shape <= NODE_ROCE; shape++) {
+		struct world *w = calloc(1, sizeof(*w));
+		char root[] = "/tmp/test_netlink_proc_XXXXXX";
+		struct opts o = defaults;
+		unsigned per_dev = 0;
+		struct run r;
+
+		assert_non_null(w);
+		assert_non_null(mkdtemp(root));
+		w->mlx5_limits = true;
+		for (uint32_t i = 0; i < 8; i++) {
+			char name[NL_NAME_MAX], cg[128];
+			struct fake_dev *d;
+
+			snprintf(name, sizeof(name), "mlx5_%u", i);
+			d = add_dev(w, name, i, false, 0);
+			d->node = (enum node_shape)shape;
+			d->pid = 7000 + i;
+			snprintf(cg, sizeof(cg),
+				 "0::/system.slice/slurmstepd.scope/job_4242/step_0/user/task_%u\n",
+				 i);
+			put_proc(root, d->pid, 70000 + i, cg);
+		}
+		o.attribution = true;
+		o.top_wl = 10;
+		o.sysfs_enabled = true;
+		o.proc_root = root;
+		run_start(&r, w, &o);
+		run_ok(&r);
+		run_ok(&r);
+		for (size_t k = 0; k < sizeof(node_dev_series) / sizeof(node_dev_series[0]); k++)
+			per_dev +=
+				shape == NODE_IB ? node_dev_series[k].ib : node_dev_series[k].roce;
+		for (int i = 0; i < 8; i++) {
+			char dev[32];
+			unsigned all = 0;
+
+			snprintf(dev, sizeof(dev), "device=\"mlx5_%d\"", i);
+			for (size_t k = 0; k < sizeof(node_dev_series) / sizeof(node_dev_series[0]);
+			     k++) {
+				char prefix[64];
+				unsigned want = shape == NODE_IB ? node_dev_series[k].ib
+								 : node_dev_series[k].roce;
+				unsigned n;
+
+				snprintf(prefix, sizeof(prefix), "%s{", node_dev_series[k].family);
+				n = count_lines(r.text, prefix, dev);
+				if (n != want)
+					fail_msg("%s %s: %u series, expected %u", dev,
+						 node_dev_series[k].family, n, want);
+				all += n;
+			}
+			/* nothing else of this device: no netlink-only counter */
+			assert_int_equal(count_lines(r.text, "rdma_", dev), all);
+		}
+		assert_line(
+			r.text,
+			"rdma_process_qps{device=\"mlx5_0\",comm=\"python3\",slurm_job_id=\"4242\"}"
+			" %u",
+			NODE_RC_QPS);
+		assert_int_equal(count_lines(r.text, "rdma_exporter_netlink_", NULL), 7);
+		assert_int_equal(count_lines(r.text, "rdma_", NULL), 8 * per_dev + 7);
+		print_message("netlink collector, 8 %s devices: %u series (%u per device)\n",
+			      shape == NODE_IB ? "InfiniBand" : "RoCE",
+			      count_lines(r.text, "rdma_", NULL), per_dev);
+		if (path)
+			write_series(path, shape == NODE_IB ? ".ib" : ".roce", r.text);
+		run_stop(&r);
+		assert_int_equal(nftw(root, remove_one, 16, FTW_DEPTH | FTW_PHYS), 0);
+		world_free(w);
+	}
+	(void)state;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_busy),
+		cmocka_unit_test(test_node_shape_series),
 		cmocka_unit_test(test_pingpong_then_busy),
 		cmocka_unit_test(test_top_processes),
 		cmocka_unit_test(test_mr_length_hidden),
