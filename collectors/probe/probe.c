@@ -329,7 +329,7 @@ static const struct collector_flag probe_flags[PROBE_FLAG_COUNT_] = {
 				"0: the first warms the responder (for loopback, this host's "
 				"send path), the next ones the path as steady traffic keeps it, "
 				"so that the probe measures the network rather than a cold "
-				"host. 0: none. Default 1.",
+				"host. 0: none. Default 2.",
 			.kind = COLLECTOR_FLAG_UINT,
 			.def = PROBE_WARMUPS_DEFAULT,
 			.min = 0,

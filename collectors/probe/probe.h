@@ -58,6 +58,6 @@ enum {
 };
 
 /* --collector.probe.warmups's default: wake-up round trips before each probe */
-#define PROBE_WARMUPS_DEFAULT 1
+#define PROBE_WARMUPS_DEFAULT 2
 
 #endif

@@ -127,7 +127,7 @@ setting before rdma_exporter_before
 setting spin0 rdma_exporter --collector.probe.spin-max=0
 setting default rdma_exporter
 # more wake-up round trips before each probe (--collector.probe.warmups, issue 30)
-setting warm2 rdma_exporter --collector.probe.warmups=2
+setting warm1 rdma_exporter --collector.probe.warmups=1
 setting warm3 rdma_exporter --collector.probe.warmups=3
 setting spin5ms rdma_exporter --collector.probe.spin-max=5ms
 # loopback answered by a second thread (issue 30, probe_loop.h)
