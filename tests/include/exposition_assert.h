@@ -38,4 +38,18 @@ static inline bool has_line(const char *text, const char *line)
 			fail_msg("unexpected line: %s", line_);                                    \
 	} while (0)
 
+/* Writes text to path followed by suffix (a bench's copy of a rendered
+ * exposition, tests/bench/series-per-node.sh). */
+static inline void write_exposition(const char *path, const char *suffix, const char *text)
+{
+	char name[4096];
+	FILE *f;
+
+	snprintf(name, sizeof(name), "%s%s", path, suffix);
+	f = fopen(name, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	assert_int_equal(fclose(f), 0);
+}
+
 #endif

@@ -889,18 +889,6 @@ static unsigned sample_lines(const char *text)
 	return n;
 }
 
-static void write_text(const char *path, const char *suffix, const char *text)
-{
-	char name[4096];
-	FILE *f;
-
-	snprintf(name, sizeof(name), "%s%s", path, suffix);
-	f = fopen(name, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	assert_int_equal(fclose(f), 0);
-}
-
 /* Series of one RoCE netdev, by family, at default flags. */
 static const struct {
 	const char *family;
@@ -1009,7 +997,7 @@ static void test_roce_node_series(void **unused)
 		print_message("8 RoCE netdevs, %s: %u series\n",
 			      cap ? "module reads allowed" : "default", sample_lines(r->text));
 		if (path)
-			write_text(path, cap ? ".module" : "", r->text);
+			write_exposition(path, cap ? ".module" : "", r->text);
 		close(r->sysfs_root);
 		run_free(r);
 		free(r);

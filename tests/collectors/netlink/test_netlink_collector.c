@@ -2083,18 +2083,6 @@ static const struct {
 	{"rdma_workload_cqs", 2, 2}, {"rdma_workload_pds", 2, 2},
 };
 
-static void write_series(const char *path, const char *suffix, const char *text)
-{
-	char name[4096];
-	FILE *f;
-
-	snprintf(name, sizeof(name), "%s%s", path, suffix);
-	f = fopen(name, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	assert_int_equal(fclose(f), 0);
-}
-
 /* Issue 31's node shapes: 8 mlx5 devices of one port (InfiniBand for the
  * H100 node, then RoCE), each with the kernel's QPs and one NCCL rank of a
  * Slurm job (node_reply), at default flags. Every device has exactly the
@@ -2169,7 +2157,7 @@ static void test_node_shape_series(void **state)
 			      shape == NODE_IB ? "InfiniBand" : "RoCE",
 			      count_lines(r.text, "rdma_", NULL), per_dev);
 		if (path)
-			write_series(path, shape == NODE_IB ? ".ib" : ".roce", r.text);
+			write_exposition(path, shape == NODE_IB ? ".ib" : ".roce", r.text);
 		run_stop(&r);
 		assert_int_equal(nftw(root, remove_one, 16, FTW_DEPTH | FTW_PHYS), 0);
 		world_free(w);

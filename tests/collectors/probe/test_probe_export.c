@@ -290,18 +290,6 @@ static void test_local_address_info(void **state)
 	mesh_free(st);
 }
 
-static void write_text(const char *path, const char *suffix, const char *text)
-{
-	char name[4096];
-	FILE *f;
-
-	snprintf(name, sizeof(name), "%s%s", path, suffix);
-	f = fopen(name, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	assert_int_equal(fclose(f), 0);
-}
-
 /* The H100 shape: 8 InfiniBand ports, a 64-peer pingmesh, default flags. The
  * issue's budget is at most 8 series per probed target when healthy; the
  * whole collector (the 64 targets, 8 loopbacks and 8 ports) stays under 1,000
@@ -331,7 +319,7 @@ static void test_h100_shape_budget(void **state)
 	assert_true(per_target_max <= 8);
 	assert_true(all < 1000);
 	if (path)
-		write_text(path, "", out.data);
+		write_exposition(path, "", out.data);
 	buf_free(&out);
 	mesh_free(st);
 
@@ -342,7 +330,7 @@ static void test_h100_shape_budget(void **state)
 	print_message("with --collector.probe.target-histograms: %zu series\n",
 		      series_with(out.data, ""));
 	if (path)
-		write_text(path, ".flag", out.data);
+		write_exposition(path, ".flag", out.data);
 	buf_free(&out);
 	mesh_free(st);
 }
