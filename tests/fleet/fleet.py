@@ -28,9 +28,14 @@
 #              the rules it reads); then each alerting rule's expr as query_range
 #              at its group's interval, `for:` applied here, and the firing alerts
 #              put through the inhibitions and routes of the Alertmanager config.
+#              Scenarios that name a shared run (issue 32's physical layer) each
+#              touch a node of their own and are written and evaluated together;
+#              their pages are told apart by the node the alerts name.
 #   pages      notification groups that reach a receiver with a notifier (the
 #              pager: critical, the tickets: warning); the count is compared with
-#              the scenario's expected pages from issue 31's table.
+#              the scenario's expected pages from issue 31's table; where the
+#              scenario names them, the alerts paged; and every alert about an
+#              exporter must keep its target's topology label and name its node.
 #
 # Usage: fleet.py --exporter BIN [--root DIR] [--rules-dir DIR] [--alertmanager FILE]
 #                 [--nodes N] [--scenario NAME[,NAME]] [--list] [--cost] [--full] [--scrape S]
@@ -63,10 +68,17 @@ PROBES_PER_MIN = 30         # 5 probes per round, 6 rounds a minute (10 s interv
 RATE_400G = 50_000_000_000  # bytes per second
 RATE_200G = 25_000_000_000
 RATE_100G = 12_500_000_000
+# Pre-FEC bit error ratios of healthy links (RDMAPreFECBERHigh: 1e-5), one per port in turn.
+HEALTHY_BER = (1e-9, 1e-8, 1e-7, 1e-6)
+U32_MAX = (1 << 32) - 1     # a legacy 32-bit PMA counter's maximum (port_xmit_wait)
 # Families of issue 31's contract that no fixture produces yet: made only when the
 # rules read them.
 CONTRACT = {"rdma_probe_local_address_info", "rdma_probe_port_rtt_seconds",
             "rdma_probe_port_network_rtt_seconds"}
+# Families with no series while all is well (the exporter exports
+# rdma_port_counter_saturated only while a counter is at its maximum): the
+# scenarios that need them add them.
+UNHEALTHY_ONLY = {"rdma_port_counter_saturated"}
 INFO_JOINS = {"rdma_device_info", "rdma_port_info", "rdma_port_netdev_info"}
 
 # ---- templates ---------------------------------------------------------------------------
@@ -302,6 +314,11 @@ class Fleet:
                     s = self._add(nd, name, dict(lab, netdev=f"eth{i}"), val)
                     if s.counter and TRAFFIC.search(name):
                         self._ramp(s, 1_000_000)
+                    elif name == "rdma_netdev_phy_bit_count_received_total":
+                        self._ramp(s, 8 * rate * MINUTE)  # the PHY receives at line rate, idle or not
+                    elif name == "rdma_netdev_fec_corrected_bit_errors_total":
+                        # a healthy link's FEC corrects some bits: pre-FEC BER 1e-9..1e-6
+                        self._ramp(s, int(8 * rate * MINUTE * HEALTHY_BER[(nd.idx + i) % len(HEALTHY_BER)]))
         # probes: from mlx5_0 port 1 to the next k nodes' first port
         pl = {"device": "mlx5_0", "port": "1"}
         for name, lab, val in t.loopback:
@@ -489,7 +506,10 @@ def fmt_labels(d):
 
 
 # ---- scenarios -----------------------------------------------------------------------------
-# Each: (name, issue-31 table text, labels mode, expected pages check, timeline function).
+# Each: (name, issue-31 table text, labels mode, expected pages check, timeline function
+# [, minutes [, shared run]]). The check: comma-separated "N" (pages), "<=N", "noprobe"
+# (no probe alert paged), "sender" (a page names the PFC sender), "alerts=A|B" (the
+# alerts paged are exactly these).
 # Timelines run over MINUTES minutes; alerts are evaluated from WARMUP on; events start at E.
 WARMUP, E = 30, 40
 MINUTES = E + 35  # most scenarios; the ones with an hour-long event say so
@@ -586,6 +606,84 @@ def sc_scrape_fail(f):
         f.scrape_fail[nd.idx] = rng(E, E + 30)
 
 
+# The physical layer (issue 32). These share one fleet (one backfill, run
+# "physical"): each touches one node of its own and returns it; the pages of a
+# shared run are counted per scenario by the node the alerts name, and a page
+# that names a node no scenario touched fails all of them.
+def netdev_series(nd, name, netdev):
+    return [s for s in nd.by_name.get(name, []) if s.labels.get("netdev") == netdev]
+
+
+def sc_pcie_degraded(f):
+    nd = f.nodes[8]  # InfiniBand; the slot (bridge="parent") stays Gen5 x16
+    for s in nd.by_name.get("rdma_device_pcie_link_speed_transfers_per_second", []) + \
+            nd.by_name.get("rdma_device_pcie_link_width", []):
+        if s.labels.get("device") == "mlx5_3":
+            low = 16e9 if "speed" in s.name else 8  # Gen5 x16 -> Gen4 x8
+            s.vals = [low if m >= E else v for m, v in enumerate(s.vals)]
+    return {nd.idx}
+
+
+def sc_rx_power_low(f):
+    nd = f.nodes[9]  # RoCE: lane 2 of eth5's module, falling over 6 minutes
+    warn = alarm = None
+    for s in netdev_series(nd, "rdma_netdev_module_threshold", "eth5"):
+        if s.labels.get("quantity") == "rx_power_watts":
+            warn = s.vals[0] if s.labels.get("level") == "low_warning" else warn
+            alarm = s.vals[0] if s.labels.get("level") == "low_alarm" else alarm
+    low = (warn + alarm) / 2  # below the warning threshold, above the alarm
+    for s in netdev_series(nd, "rdma_netdev_module_lane_rx_power_watts", "eth5"):
+        if s.labels.get("lane") == "2":
+            v0 = s.vals[0]
+            s.vals = [v0 if m < E else max(low, v0 - (v0 - low) * (m - E + 1) / 6) for m in range(f.T)]
+    return {nd.idx}
+
+
+def fec_ber_rising(f, nd, netdev):
+    """The pre-FEC BER of netdev doubling every minute from 1e-6 at E to 5e-5
+    (RDMAPreFECBERHigh: 1e-5), FEC still correcting every bit."""
+    bits = netdev_series(nd, "rdma_netdev_phy_bit_count_received_total", netdev)[0]
+    for s in netdev_series(nd, "rdma_netdev_fec_corrected_bit_errors_total", netdev):
+        c, out = s.vals[0], [s.vals[0]]
+        for m in range(1, f.T):
+            if m < E:
+                c += s.vals[m] - s.vals[m - 1]  # its healthy rate
+            else:
+                c += int(min(5e-5, 1e-6 * 2 ** (m - E)) * (bits.vals[m] - bits.vals[m - 1]))
+            out.append(c)
+        s.vals = out
+
+
+def sc_pre_fec_ber(f):
+    nd = f.nodes[11]
+    fec_ber_rising(f, nd, "eth2")
+    return {nd.idx}
+
+
+def sc_fec_uncorrectable(f):
+    nd = f.nodes[13]
+    fec_ber_rising(f, nd, "eth4")
+    # 10 minutes later FEC gives up on 2 blocks a second; each is a frame the
+    # MAC drops with a bad FCS (mlx5 rx_crc_errors_phy)
+    for name in ("rdma_netdev_fec_uncorrectable_blocks_total", "rdma_netdev_crc_errors_total"):
+        for s in netdev_series(nd, name, "eth4"):
+            s.vals = [s.vals[0] + max(0, m - E - 10) * 120 for m in range(f.T)]
+    return {nd.idx}
+
+
+def sc_counter_saturated(f):
+    nd = f.nodes[10]  # InfiniBand, mlx5_2 port 1: PortXmitWait (32 bits) at 50,000 ticks/s
+    per_min = 50_000 * MINUTE  # below RDMAPortTransmitWait's floor: no congestion alert
+    for s in nd.by_name.get("rdma_port_transmit_wait_ticks_total", []):
+        if s.labels.get("device") == "mlx5_2":
+            s.vals = [U32_MAX - per_min * max(0, E - m) for m in range(f.T)]  # at its maximum from E on
+            # the exporter's series exists only while the counter is at its maximum
+            sat = f._add(nd, "rdma_port_counter_saturated", dict(device="mlx5_2", port="1",
+                                                                counter="port_xmit_wait"), 1, False)
+            sat.vals = [None if m < E else 1 for m in range(f.T)]
+    return {nd.idx}
+
+
 SCENARIOS = [
     ("symbol_errors", "one port's symbol errors rising", "static", "1", sc_symbol_errors),
     ("trained_down", "one 400G port trained down to 100G (others 400G and 200G)", "static", "1",
@@ -602,6 +700,19 @@ SCENARIOS = [
      "1", sc_devices_gone),
     ("port_flapping", "a port flapping 6 times in an hour", "static", "1", sc_flapping, E + 70),
     ("scrape_fail_10pct", "exporter scrape failing on 10% of nodes", "static", "1", sc_scrape_fail),
+    # issue 32: one run ("physical"), one node each, ServiceMonitor target labels (the
+    # alerts must name the node by its node label, not the pod's IP)
+    ("pcie_degraded", "one HCA's PCIe link trained down from Gen5 x16 to Gen4 x8", "servicemonitor",
+     "1,alerts=RDMAPCIeLinkDegraded", sc_pcie_degraded, MINUTES, "physical"),
+    ("rx_power_low", "one transceiver lane's receive power falling below its low warning threshold", "servicemonitor",
+     "1,alerts=RDMATransceiverRxPowerLow", sc_rx_power_low, MINUTES, "physical"),
+    ("pre_fec_ber", "one port's pre-FEC BER rising to 5e-5, FEC still correcting", "servicemonitor",
+     "1,alerts=RDMAPreFECBERHigh", sc_pre_fec_ber, MINUTES, "physical"),
+    ("fec_uncorrectable", "pre-FEC BER rising, then uncorrectable FEC blocks (and CRC errors) on the same port",
+     "servicemonitor", "1,alerts=RDMAPreFECBERHigh|RDMAFECUncorrectableBlocks|RDMANetdevPhysicalErrors",
+     sc_fec_uncorrectable, MINUTES, "physical"),
+    ("counter_saturated", "a 32-bit port_xmit_wait stuck at 2^32-1 on one port", "servicemonitor",
+     "1,alerts=RDMAPortCounterSaturated", sc_counter_saturated, MINUTES, "physical"),
 ]
 
 
@@ -876,17 +987,33 @@ def lap(what):
         LAP.t = now
 
 
-def run_scenario(args, tmpl, groups, am, sc, tmp):
-    LAP.t, LAP.name = time.monotonic(), sc[0]
-    name, text, labels, want, timeline = sc[:5]
-    minutes = sc[5] if len(sc) > 5 else MINUTES
+def names_node(a, nd):
+    return a.get("instance") == nd.instance or a.get("node") == nd.name
+
+
+def run_scenarios(args, tmpl, groups, am, scs, tmp):
+    """One fleet, one backfill, one evaluation: for one scenario, or for several
+    that share a run (scenario field 7), each on nodes of its own (the node
+    indexes its timeline returns); their notification groups are told apart by
+    the nodes their alerts name. Returns a result per scenario."""
+    run = scs[0][6] if len(scs[0]) > 6 else scs[0][0]
+    LAP.t, LAP.name = time.monotonic(), run
+    labels = scs[0][2]
+    if any(sc[2] != labels for sc in scs):
+        sys.exit(f"fleet: the scenarios of run {run} need the same target labels")
+    minutes = max(sc[5] if len(sc) > 5 else MINUTES for sc in scs)
     f = Fleet(tmpl, args.nodes, minutes, labels, rack_size=args.rack_size, k=args.k)
-    timeline(f)
+    try:
+        owned = [sc[4](f) for sc in scs]
+    except IndexError:
+        sys.exit(f"fleet: run {run} needs more nodes than --nodes {args.nodes}")
+    if len(scs) > 1 and (not all(owned) or len(set().union(*owned)) < sum(map(len, owned))):
+        sys.exit(f"fleet: every scenario of run {run} must return the nodes it touches, its own")
     f.finish()
     lap("fleet built")
     step = MINUTE
     t0 = (int(time.time()) // 7200) * 7200 - 4 * 7200  # 2 h aligned: the same blocks every run
-    work = os.path.join(tmp, name)
+    work = os.path.join(tmp, run)
     os.makedirs(work)
     om = os.path.join(work, "data.om")
     tsdb = os.path.join(work, "tsdb")
@@ -920,15 +1047,61 @@ def run_scenario(args, tmpl, groups, am, sc, tmp):
         prom.stop()
         shutil.rmtree(work, ignore_errors=True)
     grps = notifications(am, by_t)
+    if len(scs) == 1:
+        per, stray = [grps], []
+    else:
+        per, stray = [{} for _ in scs], []
+        for key, g in grps.items():
+            hit = [j for j, own in enumerate(owned)
+                   if any(names_node(a, f.nodes[i]) for a in g["alerts"].values() for i in own)]
+            for j in hit:
+                per[j][key] = g
+            if not hit and g["receiver"] in am.notifiers:
+                stray.append(g)
+    results = []
+    for sc, sgrps in zip(scs, per):
+        res = judge(sc, f, sgrps, am)
+        res["ok"] &= target_labels_kept(f, sgrps, res["notes"])
+        for g in stray:
+            res["ok"] = False
+            res["notes"].append(f"run {run}: a page on a node no scenario touched: "
+                                f"{','.join(sorted({a['alertname'] for a in g['alerts'].values()}))} "
+                                f"{summarize(next(iter(g['alerts'].values())))}")
+        res.update(series=f.series_count(), samples=samples, cost=cost,
+                   run=run if len(scs) > 1 else None)
+        results.append(res)
+    return results
+
+
+def target_labels_kept(f, grps, notes):
+    """Every alert about one of the fleet's exporters keeps its target's topology
+    label and names its node (issue 31: `node` means one thing): else it groups
+    apart from the node's other alerts and no inhibition by switch or node
+    reaches it. Not `cluster`: an external label unless alerts/config.yml names
+    it (cluster_label), and aggregations may drop it."""
+    nodes = {nd.instance: nd for nd in f.nodes}
+    bad = set()
+    for g in grps.values():
+        for a in g["alerts"].values():
+            nd = nodes.get(a.get("instance"))
+            if nd and (a.get("switch") != nd.switch or a.get("node") != nd.name):
+                bad.add(f"{a['alertname']} {summarize(a)}")
+    for b in sorted(bad)[:5]:
+        notes.append(f"lost its target's labels (switch or node): {b}")
+    return not bad
+
+
+def judge(sc, f, grps, am):
+    """A scenario's notification groups against the pages it must give."""
+    name, text, _, want = sc[:4]
     pages = {k: g for k, g in grps.items() if g["receiver"] in am.notifiers}
     got = len(pages)
+    paged = {a["alertname"] for g in pages.values() for a in g["alerts"].values()}
     notes = []
     ok = True
     for w in want.split(","):
         if w == "noprobe":
-            bad = [g for g in pages.values() if any(a["alertname"].startswith("RDMAProbe")
-                                                    for a in g["alerts"].values())]
-            if bad:
+            if any(n.startswith("RDMAProbe") for n in paged):
                 ok = False
                 notes.append("a probe alert paged")
         elif w == "sender":
@@ -938,13 +1111,16 @@ def run_scenario(args, tmpl, groups, am, sc, tmp):
             if not named:
                 ok = False
                 notes.append(f"no page names the sender {snd.instance}")
+        elif w.startswith("alerts="):
+            if paged != set(w[7:].split("|")):
+                ok = False
+                notes.append(f"alerts paged: {', '.join(sorted(paged)) or '-'}, not {w[7:]}")
         elif w.startswith("<="):
             ok &= got <= int(w[2:])
         else:
             ok &= got == int(w)
     return {"name": name, "text": text, "want": want.split(",")[0], "got": got, "ok": ok, "notes": notes,
-            "pages": pages, "series": f.series_count(), "samples": samples, "cost": cost,
-            "all_groups": grps}
+            "pages": pages, "all_groups": grps}
 
 
 RANGE = re.compile(r'([a-zA-Z_:][a-zA-Z0-9_:]*)\s*(?:\{[^}]*\})?\s*\[(\d+[smhdwy])(?::[^\]]*)?\]')
@@ -1048,23 +1224,37 @@ def main():
             synth = fh.read()
         tmpl = Templates(exp, synth, wanted, args.full, args.target_histograms, rule_selectors(groups))
         unknown = sorted(n for n in wanted - tmpl.known
-                         if n.startswith("rdma_") and ":" not in n and base_name(n) not in tmpl.contract)
+                         if n.startswith("rdma_") and ":" not in n and base_name(n) not in tmpl.contract
+                         and n not in UNHEALTHY_ONLY)
         if unknown:
             print(f"fleet: the rules read families no template has (left out): {', '.join(unknown)}")
         only = set(args.scenario.split(",")) if args.scenario else None
         started = time.monotonic()
         todo = [sc for sc in SCENARIOS if not only or sc[0] in only]
+        runs, shared = [], {}  # scenarios of one run (field 7) share a fleet
+        for sc in todo:
+            if len(sc) > 6 and sc[6] in shared:
+                shared[sc[6]].append(sc)
+                continue
+            runs.append([sc])
+            if len(sc) > 6:
+                shared[sc[6]] = runs[-1]
 
-        def one(sc):
+        def one(scs):
             t = time.monotonic()
-            res = run_scenario(args, tmpl, groups, am, sc, tmp)
-            res["seconds"] = round(time.monotonic() - t, 1)
+            res = run_scenarios(args, tmpl, groups, am, scs, tmp)
+            for r in res:
+                r["seconds"] = round(time.monotonic() - t, 1)
             return res
+        # the longest timelines first: the last run to start is a short one
+        runs.sort(key=lambda scs: -max(sc[5] if len(sc) > 5 else MINUTES for sc in scs))
         with concurrent.futures.ThreadPoolExecutor(max(1, args.jobs)) as ex:
-            results = list(ex.map(one, todo))
+            results = [r for rs in ex.map(one, runs) for r in rs]
+        order = {sc[0]: i for i, sc in enumerate(SCENARIOS)}
+        results.sort(key=lambda r: order[r["name"]])
         for res in results:
             print(f"== {res['name']}: {res['text']} ({res['series']} series, {res['samples']} samples, "
-                  f"{res['seconds']} s)", flush=True)
+                  f"{res['seconds']} s{', run ' + res['run'] if res['run'] else ''})", flush=True)
             shown = sorted(res["all_groups"].items(), key=lambda kv: (kv[1]["receiver"] not in am.notifiers,
                                                                       str(kv[0])))
             if len(shown) > 12:

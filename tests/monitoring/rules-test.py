@@ -193,6 +193,19 @@ for r_ in rules:
             check(False, f"{what}: range [{rng}] is at least 1m (4 scrapes at 15s)")
 check(True, "every range window is at least 1m")
 
+# ---- label matching: a one-to-one arithmetic or comparison match on (...) keeps
+# only the labels listed (the topology, cluster and ServiceMonitor node labels
+# are lost, and with them grouping and inhibition): group_left () keeps the
+# left side's (issue 32: tests/fleet found four rules that lost them).
+ONE_TO_ONE = re.compile(r"(\S+)\s+on\s*\(([^)]*)\)\s*(\S*)")
+lost = []
+for r_ in rules:
+    for m in ONE_TO_ONE.finditer(r_["expr"]):
+        if m.group(1) not in ("and", "or", "unless") and not m.group(3).startswith("group_"):
+            lost.append(f"{r_.get('alert') or r_.get('record')}: {m.group(0)}")
+check(not lost, "no one-to-one arithmetic or comparison match on (...): group_left () keeps the labels",
+      "; ".join(lost))
+
 # ---- the unit tests: coverage ------------------------------------------------------------
 with open(TESTS) as fh:
     tests = yaml.safe_load(fh)
