@@ -923,6 +923,38 @@ static const struct {
 	{"rdma_netdev_phy_symbol_errors_total", 1},
 };
 
+/* Every family of roce_port_series has its count of series for netdev in
+ * text; exact: nothing beyond the table either (no module, no raw statistic). */
+static void assert_port_series(const char *text, const char *netdev, bool exact)
+{
+	unsigned fams = 0;
+
+	for (size_t k = 0; k < sizeof(roce_port_series) / sizeof(roce_port_series[0]); k++) {
+		unsigned n = series_of(text, roce_port_series[k].family, netdev);
+
+		if (n != roce_port_series[k].n)
+			fail_msg("%s %s: %u series, expected %u", netdev,
+				 roce_port_series[k].family, n, roce_port_series[k].n);
+		fams += n;
+	}
+	if (exact)
+		assert_int_equal(series_of(text, "", netdev), fams);
+}
+
+/* Removes the carrier files of netdevs (NULL-terminated) and dir's tree. */
+static void remove_node_tree(const char *dir, const char *const *netdevs)
+{
+	char p[512];
+
+	for (int i = 0; netdevs[i]; i++)
+		remove_carrier(dir, netdevs[i]);
+	snprintf(p, sizeof(p), "%s/class/net", dir);
+	rmdir(p);
+	snprintf(p, sizeof(p), "%s/class", dir);
+	rmdir(p);
+	assert_int_equal(rmdir(dir), 0);
+}
+
 /* The node shape of issue 31's RoCE budget: 8 RoCE netdevs eth0..eth7, each
  * a ConnectX-7 port (add_cx7_roce) with a QSFP module and carrier_down_count
  * in sysfs. At default flags without CAP_NET_ADMIN (module reads answered
@@ -933,7 +965,7 @@ static void test_roce_node_series(void **unused)
 	static const char *const rdma[] = {"eth0", "eth1", "eth2", "eth3", "eth4",
 					   "eth5", "eth6", "eth7", NULL};
 	const char *path = getenv("ETHTOOL_SERIES_OUT");
-	char dir[] = "/tmp/ethtool-node-XXXXXX", p[512];
+	char dir[] = "/tmp/ethtool-node-XXXXXX";
 	struct fake_module *mods = calloc(8, sizeof(*mods));
 	unsigned per_port = 0, with_module = 0;
 
@@ -967,24 +999,8 @@ static void test_roce_node_series(void **unused)
 		assert_int_equal(r->rc, 0);
 		assert_int_equal(r->stats.devices, 8);
 		assert_int_equal(r->stats.read_errors, 0);
-		for (int i = 0; i < 8; i++) {
-			unsigned fams = 0;
-
-			for (size_t k = 0;
-			     k < sizeof(roce_port_series) / sizeof(roce_port_series[0]); k++) {
-				unsigned n =
-					series_of(r->text, roce_port_series[k].family, rdma[i]);
-
-				if (n != roce_port_series[k].n)
-					fail_msg("%s %s: %u series, expected %u", rdma[i],
-						 roce_port_series[k].family, n,
-						 roce_port_series[k].n);
-				fams += n;
-			}
-			/* nothing beyond the table: no module, no raw statistic */
-			if (!cap)
-				assert_int_equal(series_of(r->text, "", rdma[i]), fams);
-		}
+		for (int i = 0; i < 8; i++)
+			assert_port_series(r->text, rdma[i], !cap);
 		if (!cap) {
 			assert_int_equal(sample_lines(r->text), 8 * per_port);
 			assert_no(r->text, "rdma_netdev_module_");
@@ -1002,13 +1018,7 @@ static void test_roce_node_series(void **unused)
 		run_free(r);
 		free(r);
 	}
-	for (int i = 0; i < 8; i++)
-		remove_carrier(dir, rdma[i]);
-	snprintf(p, sizeof(p), "%s/class/net", dir);
-	rmdir(p);
-	snprintf(p, sizeof(p), "%s/class", dir);
-	rmdir(p);
-	assert_int_equal(rmdir(dir), 0);
+	remove_node_tree(dir, rdma);
 	free(mods);
 }
 
