@@ -27,6 +27,29 @@
  *    rxe counters stay in the generic family, so duplicate_request is
  *    deliberately not in this table (it is still exported, as
  *    rdma_port_statistic_total{counter="duplicate_request"}).
+ *  - Newer drivers' hw_counters (facts looked up in the kernel sources):
+ *    bnxt_re, drivers/infiniband/hw/bnxt_re/hw_counters.c: the Thor2 (gen
+ *    P7) congestion counters tx_cnp_pkts, rx_cnp_pkts, rx_ecn_marked_pkts
+ *    (Broadcom patch to linux-rdma, July 2023, for gen P5/P7). Broadcom's
+ *    patch "RDMA/bnxt_re: RoCE related hardware counters update" (rdma-next,
+ *    August 2025, the Linux 6.18 cycle) renamed them np_cnp_pkts,
+ *    rp_cnp_handled, np_ecn_marked_roce_packets and renamed its transport
+ *    counters to the mlx5 names (to_retransmits -> local_ack_timeout_err,
+ *    seq_err_naks_rcvd -> packet_seq_err, rnr_naks_rcvd -> rnr_nak_retry_err,
+ *    missing_resp -> implied_nak_seq_err, oos_drop_count -> out_of_sequence,
+ *    rx_out_of_buffer -> out_of_buffer, rx_*_req -> rx_*_requests, ...):
+ *    the vendor's own statement that the meanings match, so both names feed
+ *    one family. rx_cnp_pkts counts every CNP received, which Broadcom calls
+ *    rp_cnp_handled; mana's received_cnps is mapped the same way.
+ *    mana, drivers/infiniband/hw/mana/counters.c (mana_ib_port_stats_desc,
+ *    mana_ib_device_stats_desc): the port counters with an mlx5 twin are
+ *    mapped; the device-level ones (sent_cnps, received_ecns, ...) have no
+ *    port and stay generic, as does current_rate (a rate, not a counter).
+ *    erdma, drivers/infiniband/hw/erdma/erdma_verbs.c (erdma_descs): bytes
+ *    and packets; its drops split by cause stay generic.
+ *    ionic (drivers/infiniband/hw/ionic/ionic_hw_stats.c): the names come
+ *    from the device firmware at run time (IONIC_V1_ADMIN_STATS_HDRS), the
+ *    kernel source has none, so none is listed here.
  *  - counters/port_rcv_discards: not a PMA attribute of the upstream core,
  *    but some drivers (MLNX_OFED mlx4, seen in node_exporter's fixtures) have
  *    it next to port_xmit_discards; node_exporter exports it, so do we.
@@ -55,10 +78,15 @@
 
 /* Priorities: higher wins when one port has several files of one family. */
 enum {
-	PRIO_HW_RXE = 1, /* rxe's rcvd_pkts/sent_pkts: below the efa/bnxt_re names */
-	PRIO_HW = 2,
-	PRIO_COUNTERS = 3,
-	PRIO_COUNTERS_EXT = 4,
+	/* hw_counters: one driver's name each (a port has one driver) */
+	PRIO_HW_ERDMA = 1,
+	PRIO_HW_MANA,
+	PRIO_HW_BNXT_OLD, /* bnxt_re names before Linux 6.18 */
+	PRIO_HW_BNXT,	  /* bnxt_re names that mlx5 does not have */
+	PRIO_HW_RXE,	  /* rxe's rcvd_pkts/sent_pkts */
+	PRIO_HW,	  /* mlx5, efa, the names several drivers share */
+	PRIO_COUNTERS,
+	PRIO_COUNTERS_EXT,
 };
 
 #define SRC_C  SYSFS_SRC_COUNTERS
@@ -68,18 +96,18 @@ enum {
 /* HELP texts of the families that more than one table entry feeds. */
 static const char help_rx_data[] =
 	"Data received on the port in bytes (IB PortRcvData x4 from counters/ or mlx4 "
-	"counters_ext/; efa and bnxt_re hw_counters rx_bytes).";
+	"counters_ext/; efa, bnxt_re and mana hw_counters rx_bytes; erdma rx_bytes_cnt).";
 static const char help_tx_data[] =
 	"Data transmitted on the port in bytes (IB PortXmitData x4 from counters/ or mlx4 "
-	"counters_ext/; efa and bnxt_re hw_counters tx_bytes).";
+	"counters_ext/; efa, bnxt_re and mana hw_counters tx_bytes; erdma tx_bytes_cnt).";
 static const char help_rx_packets[] =
 	"Packets received on the port, may include packets with errors (IB PortRcvPkts from "
 	"counters/ or mlx4 counters_ext/; efa and bnxt_re hw_counters rx_pkts; rxe "
-	"hw_counters rcvd_pkts).";
+	"hw_counters rcvd_pkts; mana rx_packets; erdma rx_packets_cnt).";
 static const char help_tx_packets[] =
 	"Packets transmitted on the port, may include packets with errors (IB PortXmitPkts "
 	"from counters/ or mlx4 counters_ext/; efa and bnxt_re hw_counters tx_pkts; rxe "
-	"hw_counters sent_pkts).";
+	"hw_counters sent_pkts; mana tx_packets; erdma tx_packets_cnt).";
 static const char help_rx_discards[] =
 	"Inbound packets the port or device discarded, e.g. because the port was down or "
 	"congested (counters/port_rcv_discards where the driver has it; efa hw_counters "
@@ -100,6 +128,65 @@ static const char help_link_downed[] =
 	"Times the link error recovery failed and the link went down (IB LinkDownedCounter "
 	"from counters/; rxe hw_counters link_downed).";
 
+/* Families that the hw_counters of several drivers feed (same meaning, other names). */
+static const char help_rx_write[] =
+	"RDMA WRITE requests received by the port's QPs (mlx5, bnxt_re and mana rx_write_requests; "
+	"bnxt_re before Linux 6.18 rx_write_req).";
+static const char help_rx_read[] =
+	"RDMA READ requests received by the port's QPs (mlx5, bnxt_re and mana rx_read_requests; "
+	"bnxt_re before Linux 6.18 rx_read_req).";
+static const char help_rx_atomic[] =
+	"ATOMIC requests received by the port's QPs (mlx5 and bnxt_re rx_atomic_requests; "
+	"bnxt_re before Linux 6.18 rx_atomic_req).";
+static const char help_out_of_buffer[] =
+	"Packets dropped because no receive WQE was posted on the QP (mlx5 and bnxt_re "
+	"out_of_buffer; bnxt_re before Linux 6.18 rx_out_of_buffer).";
+static const char help_out_of_sequence[] =
+	"Out of sequence packets received by the port's QPs as responders (mlx5 and bnxt_re "
+	"out_of_sequence; bnxt_re before Linux 6.18 oos_drop_count; mana responder_oos).";
+static const char help_rnr_naks[] =
+	"RNR NAKs received by requesters before the QP retry limit was exceeded (mlx5 and bnxt_re "
+	"rnr_nak_retry_err; bnxt_re before Linux 6.18 rnr_naks_rcvd; mana requester_rnr_nak).";
+static const char help_seq_naks[] =
+	"NAK sequence error packets received by requesters before the QP retry limit was "
+	"exceeded (mlx5 and bnxt_re packet_seq_err; bnxt_re before Linux 6.18 seq_err_naks_rcvd; "
+	"mana requester_oos_nak).";
+static const char help_implied_nak[] =
+	"Times a requester got an ACK with a PSN above the expected one for an RDMA READ or "
+	"response, an implied NAK (mlx5 and bnxt_re implied_nak_seq_err; bnxt_re before Linux "
+	"6.18 missing_resp; mana requester_implicit_nak).";
+static const char help_ack_timeouts[] =
+	"Times a sender QP's ACK timer expired before the QP retry limit was exceeded (mlx5 and "
+	"bnxt_re local_ack_timeout_err; bnxt_re before Linux 6.18 to_retransmits; mana "
+	"requester_timeout).";
+static const char help_rnr_retries_exceeded[] =
+	"Times a requester QP exceeded its RNR retry limit (mlx5 req_rnr_retries_exceeded; mana "
+	"requester_rnr_nak_retries_exceeded).";
+static const char help_transport_retries_exceeded[] =
+	"Times a requester QP exceeded its transport retry limit (mlx5 "
+	"req_transport_retries_exceeded; mana requester_retries_exceeded).";
+static const char help_req_remote_invalid[] =
+	"Remote invalid request NAKs received by requesters (mlx5 and bnxt_re "
+	"req_remote_invalid_request; bnxt_re before Linux 6.18 remote_invalid_req_err).";
+static const char help_req_remote_access[] =
+	"Remote access error NAKs received by requesters, e.g. a bad rkey (mlx5 and bnxt_re "
+	"req_remote_access_errors; bnxt_re before Linux 6.18 remote_access_err).";
+static const char help_resp_local_length[] =
+	"Local length errors detected by responders, e.g. a message longer than the receive "
+	"buffer (mlx5 and bnxt_re resp_local_length_error; bnxt_re before Linux 6.18 "
+	"res_length_mismatch; mana responder_local_len_error).";
+static const char help_cnp_sent[] =
+	"Congestion notification packets sent by the notification point after receiving ECN "
+	"marked RoCEv2 packets (mlx5 np_cnp_sent; bnxt_re np_cnp_pkts, before Linux 6.18 "
+	"tx_cnp_pkts).";
+static const char help_ecn_marked[] =
+	"RoCEv2 packets received with the ECN congestion experienced mark (mlx5 and bnxt_re "
+	"np_ecn_marked_roce_packets; bnxt_re before Linux 6.18 rx_ecn_marked_pkts).";
+static const char help_cnp_handled[] =
+	"Congestion notification packets handled by the reaction point to throttle the send "
+	"rate (mlx5 and bnxt_re rp_cnp_handled; bnxt_re before Linux 6.18 rx_cnp_pkts and mana "
+	"received_cnps, which count every CNP received).";
+
 #define ENTRY_W(_file, _src, _metric, _help, _mult, _prio, _bits, _ext64)                          \
 	{                                                                                          \
 		.file = (_file), .sources = (_src), .metric = (_metric), .help = (_help),          \
@@ -119,6 +206,8 @@ static const char help_link_downed[] =
 /* counters/ of some drivers only, not a PMA attribute: width unknown. */
 #define C_COUNTER(_file, _metric, _help)  ENTRY(_file, SRC_C, _metric, _help, 1, PRIO_COUNTERS)
 #define HW_COUNTER(_file, _metric, _help) ENTRY(_file, SRC_HW, _metric, _help, 1, PRIO_HW)
+/* Another driver's hw_counters name for a family: its own priority. */
+#define HW_ALT(_file, _metric, _help, _prio) ENTRY(_file, SRC_HW, _metric, _help, 1, _prio)
 
 const struct sysfs_counter_name sysfs_counter_names[] = {
 	/* ports/N/counters/: IB PortCounters and PortCountersExtended (PMA). */
@@ -211,40 +300,36 @@ const struct sysfs_counter_name sysfs_counter_names[] = {
 	/*
 	 * ports/N/hw_counters/ of mlx5. The q counters are 32 bit in the device
 	 * (they wrap); the congestion counters and rx_icrc_encapsulated are 64 bit.
+	 * bnxt_re uses many of these names since Linux 6.18 and mana some of
+	 * them, with the same meaning (see the top of this file).
 	 */
-	HW_COUNTER("rx_write_requests", "rdma_port_write_requests_received_total",
-		   "RDMA WRITE requests received by the port's QPs (mlx5)."),
-	HW_COUNTER("rx_read_requests", "rdma_port_read_requests_received_total",
-		   "RDMA READ requests received by the port's QPs (mlx5)."),
+	HW_COUNTER("rx_write_requests", "rdma_port_write_requests_received_total", help_rx_write),
+	HW_COUNTER("rx_read_requests", "rdma_port_read_requests_received_total", help_rx_read),
 	HW_COUNTER("rx_atomic_requests", "rdma_port_atomic_requests_received_total",
-		   "ATOMIC requests received by the port's QPs (mlx5)."),
+		   help_rx_atomic),
 	HW_COUNTER("rx_dct_connect", "rdma_port_dct_connect_requests_received_total",
 		   "Connection requests received by the port's DC targets (mlx5)."),
 	HW_COUNTER("out_of_buffer", "rdma_port_out_of_buffer_packets_dropped_total",
-		   "Packets dropped because no receive WQE was posted on the QP (mlx5)."),
+		   help_out_of_buffer),
 	HW_COUNTER("out_of_sequence", "rdma_port_out_of_sequence_packets_received_total",
-		   "Out of sequence packets received by the port's QPs (mlx5)."),
-	HW_COUNTER(
-		"rnr_nak_retry_err", "rdma_port_rnr_naks_received_total",
-		"RNR NAKs received by requesters before the QP retry limit was exceeded (mlx5)."),
-	HW_COUNTER("packet_seq_err", "rdma_port_sequence_error_naks_received_total",
-		   "NAK sequence error packets received by requesters before the QP retry limit "
-		   "was exceeded (mlx5)."),
+		   help_out_of_sequence),
+	HW_COUNTER("rnr_nak_retry_err", "rdma_port_rnr_naks_received_total", help_rnr_naks),
+	HW_COUNTER("packet_seq_err", "rdma_port_sequence_error_naks_received_total", help_seq_naks),
 	HW_COUNTER("implied_nak_seq_err", "rdma_port_implied_nak_sequence_errors_total",
-		   "Times a requester got an ACK with a PSN above the expected one for an RDMA "
-		   "READ or response, an implied NAK (mlx5)."),
+		   help_implied_nak),
 	HW_COUNTER("local_ack_timeout_err", "rdma_port_local_ack_timeouts_total",
-		   "Times a sender QP's ACK timer expired before the QP retry limit was exceeded "
-		   "(mlx5)."),
+		   help_ack_timeouts),
 	HW_COUNTER("req_rnr_retries_exceeded", "rdma_port_requester_rnr_retries_exceeded_total",
-		   "Times a requester QP exceeded its RNR retry limit (mlx5)."),
+		   help_rnr_retries_exceeded),
 	HW_COUNTER("req_transport_retries_exceeded",
 		   "rdma_port_requester_transport_retries_exceeded_total",
-		   "Times a requester QP exceeded its transport retry limit (mlx5)."),
+		   help_transport_retries_exceeded),
 	HW_COUNTER("req_cqe_error", "rdma_port_requester_cqe_errors_total",
-		   "Requester completions (CQEs) with an error status (mlx5)."),
+		   "Requester completions (CQEs) with an error status (mlx5; bnxt_re since Linux "
+		   "6.18, the sum of its requester error counters)."),
 	HW_COUNTER("resp_cqe_error", "rdma_port_responder_cqe_errors_total",
-		   "Responder completions (CQEs) with an error status (mlx5)."),
+		   "Responder completions (CQEs) with an error status (mlx5; bnxt_re since Linux "
+		   "6.18)."),
 	HW_COUNTER("req_cqe_flush_error", "rdma_port_requester_cqe_flush_errors_total",
 		   "Requester completions (CQEs) flushed with error, e.g. after the QP entered the "
 		   "error state (mlx5)."),
@@ -252,26 +337,21 @@ const struct sysfs_counter_name sysfs_counter_names[] = {
 		   "Responder completions (CQEs) flushed with error, e.g. receive WQEs left at QP "
 		   "teardown (mlx5)."),
 	HW_COUNTER("req_remote_access_errors", "rdma_port_requester_remote_access_errors_total",
-		   "Remote access error NAKs received by requesters, e.g. a bad rkey (mlx5)."),
+		   help_req_remote_access),
 	HW_COUNTER("resp_remote_access_errors", "rdma_port_responder_remote_access_errors_total",
 		   "Remote access errors detected by responders, e.g. a request with a bad rkey "
-		   "(mlx5)."),
+		   "(mlx5; bnxt_re since Linux 6.18)."),
 	HW_COUNTER("req_remote_invalid_request",
 		   "rdma_port_requester_remote_invalid_request_errors_total",
-		   "Remote invalid request NAKs received by requesters (mlx5)."),
+		   help_req_remote_invalid),
 	HW_COUNTER("resp_local_length_error", "rdma_port_responder_local_length_errors_total",
-		   "Local length errors detected by responders, e.g. a message longer than the "
-		   "receive buffer (mlx5)."),
+		   help_resp_local_length),
 	HW_COUNTER("rx_icrc_encapsulated", "rdma_port_icrc_error_packets_received_total",
 		   "RoCE packets received with an invalid ICRC (mlx5)."),
-	HW_COUNTER("np_cnp_sent", "rdma_port_cnp_packets_sent_total",
-		   "Congestion notification packets sent by the notification point after "
-		   "receiving ECN marked RoCEv2 packets (mlx5)."),
+	HW_COUNTER("np_cnp_sent", "rdma_port_cnp_packets_sent_total", help_cnp_sent),
 	HW_COUNTER("np_ecn_marked_roce_packets", "rdma_port_ecn_marked_packets_received_total",
-		   "RoCEv2 packets received with the ECN congestion experienced mark (mlx5)."),
-	HW_COUNTER("rp_cnp_handled", "rdma_port_cnp_packets_handled_total",
-		   "Congestion notification packets handled by the reaction point to throttle "
-		   "the send rate (mlx5)."),
+		   help_ecn_marked),
+	HW_COUNTER("rp_cnp_handled", "rdma_port_cnp_packets_handled_total", help_cnp_handled),
 	HW_COUNTER("rp_cnp_ignored", "rdma_port_cnp_packets_ignored_total",
 		   "Congestion notification packets received and ignored by the reaction point, "
 		   "e.g. with congestion control off (mlx5)."),
@@ -302,6 +382,85 @@ const struct sysfs_counter_name sysfs_counter_names[] = {
 	      PRIO_HW_RXE),
 	ENTRY("sent_pkts", SRC_HW, "rdma_port_packets_transmitted_total", help_tx_packets, 1,
 	      PRIO_HW_RXE),
+
+	/*
+	 * bnxt_re (drivers/infiniband/hw/bnxt_re/hw_counters.c): the Thor2 (gen
+	 * P7) congestion counters, np_cnp_pkts since Linux 6.18, and the names
+	 * bnxt_re used before Broadcom renamed them to the mlx5 names (its patch
+	 * "RoCE related hardware counters update", rdma-next, August 2025): the
+	 * old and the new name of one counter feed one family.
+	 */
+	HW_ALT("np_cnp_pkts", "rdma_port_cnp_packets_sent_total", help_cnp_sent, PRIO_HW_BNXT),
+	HW_ALT("tx_cnp_pkts", "rdma_port_cnp_packets_sent_total", help_cnp_sent, PRIO_HW_BNXT_OLD),
+	HW_ALT("rx_cnp_pkts", "rdma_port_cnp_packets_handled_total", help_cnp_handled,
+	       PRIO_HW_BNXT_OLD),
+	HW_ALT("rx_ecn_marked_pkts", "rdma_port_ecn_marked_packets_received_total", help_ecn_marked,
+	       PRIO_HW_BNXT_OLD),
+	HW_ALT("rx_write_req", "rdma_port_write_requests_received_total", help_rx_write,
+	       PRIO_HW_BNXT_OLD),
+	HW_ALT("rx_read_req", "rdma_port_read_requests_received_total", help_rx_read,
+	       PRIO_HW_BNXT_OLD),
+	HW_ALT("rx_atomic_req", "rdma_port_atomic_requests_received_total", help_rx_atomic,
+	       PRIO_HW_BNXT_OLD),
+	HW_ALT("rx_out_of_buffer", "rdma_port_out_of_buffer_packets_dropped_total",
+	       help_out_of_buffer, PRIO_HW_BNXT_OLD),
+	HW_ALT("oos_drop_count", "rdma_port_out_of_sequence_packets_received_total",
+	       help_out_of_sequence, PRIO_HW_BNXT_OLD),
+	HW_ALT("rnr_naks_rcvd", "rdma_port_rnr_naks_received_total", help_rnr_naks,
+	       PRIO_HW_BNXT_OLD),
+	HW_ALT("seq_err_naks_rcvd", "rdma_port_sequence_error_naks_received_total", help_seq_naks,
+	       PRIO_HW_BNXT_OLD),
+	HW_ALT("missing_resp", "rdma_port_implied_nak_sequence_errors_total", help_implied_nak,
+	       PRIO_HW_BNXT_OLD),
+	HW_ALT("to_retransmits", "rdma_port_local_ack_timeouts_total", help_ack_timeouts,
+	       PRIO_HW_BNXT_OLD),
+	HW_ALT("remote_invalid_req_err", "rdma_port_requester_remote_invalid_request_errors_total",
+	       help_req_remote_invalid, PRIO_HW_BNXT_OLD),
+	HW_ALT("remote_access_err", "rdma_port_requester_remote_access_errors_total",
+	       help_req_remote_access, PRIO_HW_BNXT_OLD),
+	HW_ALT("res_length_mismatch", "rdma_port_responder_local_length_errors_total",
+	       help_resp_local_length, PRIO_HW_BNXT_OLD),
+
+	/*
+	 * mana (drivers/infiniband/hw/mana/counters.c, mana_ib_port_stats_desc):
+	 * port counters whose meaning matches a family. Its device-level
+	 * counters (sent_cnps, received_ecns, ...) stay in the generic device
+	 * family: the named families here are per port.
+	 */
+	HW_ALT("rx_packets", "rdma_port_packets_received_total", help_rx_packets, PRIO_HW_MANA),
+	HW_ALT("tx_packets", "rdma_port_packets_transmitted_total", help_tx_packets, PRIO_HW_MANA),
+	HW_ALT("received_cnps", "rdma_port_cnp_packets_handled_total", help_cnp_handled,
+	       PRIO_HW_MANA),
+	HW_ALT("responder_oos", "rdma_port_out_of_sequence_packets_received_total",
+	       help_out_of_sequence, PRIO_HW_MANA),
+	HW_ALT("requester_rnr_nak", "rdma_port_rnr_naks_received_total", help_rnr_naks,
+	       PRIO_HW_MANA),
+	HW_ALT("requester_oos_nak", "rdma_port_sequence_error_naks_received_total", help_seq_naks,
+	       PRIO_HW_MANA),
+	HW_ALT("requester_implicit_nak", "rdma_port_implied_nak_sequence_errors_total",
+	       help_implied_nak, PRIO_HW_MANA),
+	HW_ALT("requester_timeout", "rdma_port_local_ack_timeouts_total", help_ack_timeouts,
+	       PRIO_HW_MANA),
+	HW_ALT("requester_rnr_nak_retries_exceeded",
+	       "rdma_port_requester_rnr_retries_exceeded_total", help_rnr_retries_exceeded,
+	       PRIO_HW_MANA),
+	HW_ALT("requester_retries_exceeded", "rdma_port_requester_transport_retries_exceeded_total",
+	       help_transport_retries_exceeded, PRIO_HW_MANA),
+	HW_ALT("responder_local_len_error", "rdma_port_responder_local_length_errors_total",
+	       help_resp_local_length, PRIO_HW_MANA),
+
+	/*
+	 * erdma (drivers/infiniband/hw/erdma/erdma_verbs.c, erdma_descs, port 1):
+	 * its traffic counters. The drops (tx/rx disable, bps and pps limit) are
+	 * three causes each, no one family: generic.
+	 */
+	HW_ALT("rx_bytes_cnt", "rdma_port_data_received_bytes_total", help_rx_data, PRIO_HW_ERDMA),
+	HW_ALT("tx_bytes_cnt", "rdma_port_data_transmitted_bytes_total", help_tx_data,
+	       PRIO_HW_ERDMA),
+	HW_ALT("rx_packets_cnt", "rdma_port_packets_received_total", help_rx_packets,
+	       PRIO_HW_ERDMA),
+	HW_ALT("tx_packets_cnt", "rdma_port_packets_transmitted_total", help_tx_packets,
+	       PRIO_HW_ERDMA),
 };
 
 const unsigned sysfs_counter_names_len =

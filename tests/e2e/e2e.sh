@@ -56,7 +56,7 @@ scrape_tree() { # scrape_tree NAME [extra flags...]
 	check "$name: exits 0 on SIGTERM" stop_exporter
 }
 
-for tree in node-exporter-mixed procfs-mixed mlx5-roce rxe efa broken pcie; do
+for tree in node-exporter-mixed procfs-mixed mlx5-roce rxe efa bnxt_re mana erdma broken pcie; do
 	if [ -d "$FIXTURES/sysfs/$tree" ]; then
 		scrape_tree "$tree"
 	else

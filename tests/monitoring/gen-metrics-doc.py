@@ -42,7 +42,7 @@ ROOT = os.path.abspath(args[1] if len(args) > 1 else os.path.join(HERE, "..", ".
 DOC = os.path.join(ROOT, "docs", "metrics.md")
 # The file_sd group labels the synthetic probe targets carry (not the exporter's own).
 SYNTHETIC_FILE_SD_LABELS = {"rack"}
-TREES = ["mlx5-roce", "rxe", "efa", "procfs-mixed", "node-exporter-mixed", "broken", "pcie"]
+TREES = ["mlx5-roce", "rxe", "efa", "bnxt_re", "mana", "erdma", "procfs-mixed", "node-exporter-mixed", "broken", "pcie"]
 
 
 def free_port(kind=socket.SOCK_STREAM):

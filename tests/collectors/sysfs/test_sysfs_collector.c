@@ -393,6 +393,81 @@ static void test_rxe(void **state)
 	run_stop(&r);
 }
 
+/*
+ * bnxt_re (Thor2, names before Linux 6.18), mana and erdma trees: the
+ * vendor names land in the shared families, the rest in the generic ones.
+ */
+static void test_bnxt_re_thor2(void **state)
+{
+	struct run r;
+
+	(void)state;
+	run_once(&r, "bnxt_re", NULL, NULL);
+	assert_int_equal(r.stats.devices, 1);
+	assert_int_equal(r.stats.read_errors, 0);
+	assert_line(r.text,
+		    "rdma_port_cnp_packets_sent_total{device=\"bnxt_re0\",port=\"1\"} 182330");
+	assert_line(r.text,
+		    "rdma_port_cnp_packets_handled_total{device=\"bnxt_re0\",port=\"1\"} 190457");
+	assert_line(r.text, "rdma_port_ecn_marked_packets_received_total{device=\"bnxt_re0\","
+			    "port=\"1\"} 182331");
+	assert_line(r.text,
+		    "rdma_port_local_ack_timeouts_total{device=\"bnxt_re0\",port=\"1\"} 41");
+	assert_line(r.text, "rdma_port_out_of_sequence_packets_received_total{device=\"bnxt_re0\","
+			    "port=\"1\"} 27");
+	assert_line(r.text, "rdma_port_data_received_bytes_total{device=\"bnxt_re0\",port=\"1\"} "
+			    "36021458901233");
+	/* a mapped name is exported once, under its family only */
+	assert_null(strstr(r.text, "counter=\"tx_cnp_pkts\""));
+	assert_line(r.text, "rdma_port_statistic_total{device=\"bnxt_re0\",port=\"1\","
+			    "source=\"hw_counters\",counter=\"max_retry_exceeded\"} 0");
+	/* 54 files but lifespan: 19 named, 35 generic */
+	assert_int_equal(count_lines(r.text, "rdma_port_statistic_total{", "bnxt_re0"), 35);
+	run_stop(&r);
+}
+
+static void test_mana(void **state)
+{
+	struct run r;
+
+	(void)state;
+	run_once(&r, "mana", NULL, NULL);
+	assert_int_equal(r.stats.devices, 1);
+	assert_int_equal(r.stats.read_errors, 0);
+	assert_line(r.text,
+		    "rdma_port_cnp_packets_handled_total{device=\"mana_0\",port=\"1\"} 5521");
+	assert_line(r.text,
+		    "rdma_port_packets_received_total{device=\"mana_0\",port=\"1\"} 391887102");
+	assert_line(r.text, "rdma_port_local_ack_timeouts_total{device=\"mana_0\",port=\"1\"} 12");
+	/* device level: no port, so the generic device family */
+	assert_line(r.text, "rdma_device_statistic_total{device=\"mana_0\",source=\"hw_counters\","
+			    "counter=\"sent_cnps\"} 5012");
+	assert_line(r.text, "rdma_port_statistic_total{device=\"mana_0\",port=\"1\","
+			    "source=\"hw_counters\",counter=\"current_rate\"} 0");
+	/* 34 port files: 15 named, 19 generic; 6 device files */
+	assert_int_equal(count_lines(r.text, "rdma_port_statistic_total{", "mana_0"), 19);
+	assert_int_equal(count_lines(r.text, "rdma_device_statistic_total{", "mana_0"), 6);
+	run_stop(&r);
+}
+
+static void test_erdma(void **state)
+{
+	struct run r;
+
+	(void)state;
+	run_once(&r, "erdma", NULL, NULL);
+	assert_int_equal(r.stats.devices, 1);
+	assert_int_equal(r.stats.read_errors, 0);
+	assert_line(r.text, "rdma_port_data_transmitted_bytes_total{device=\"erdma_0\",port=\"1\"} "
+			    "18032110448");
+	assert_line(r.text,
+		    "rdma_port_packets_received_total{device=\"erdma_0\",port=\"1\"} 4398120");
+	assert_line(r.text, "rdma_port_statistic_total{device=\"erdma_0\",port=\"1\","
+			    "source=\"hw_counters\",counter=\"rx_bps_limit_drop_cnt\"} 8");
+	assert_int_equal(count_lines(r.text, "rdma_port_statistic_total{", "erdma_0"), 7);
+	run_stop(&r);
+}
+
 static void test_efa(void **state)
 {
 	const struct sysfs_counter_name *rx = lookup("rx_bytes", SYSFS_SRC_HW_COUNTERS);
@@ -946,6 +1021,9 @@ int main(void)
 		cmocka_unit_test(test_procfs_mlx5_counters),
 		cmocka_unit_test(test_rxe),
 		cmocka_unit_test(test_efa),
+		cmocka_unit_test(test_bnxt_re_thor2),
+		cmocka_unit_test(test_mana),
+		cmocka_unit_test(test_erdma),
 		cmocka_unit_test(test_broken),
 		cmocka_unit_test(test_log_paths),
 		cmocka_unit_test(test_filter),

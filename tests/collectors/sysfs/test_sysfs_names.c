@@ -374,6 +374,134 @@ static void test_priorities(void **state)
 		    prio("link_downed", SYSFS_SRC_HW_COUNTERS));
 }
 
+/*
+ * bnxt_re: the Thor2 congestion counters under their names before and since
+ * Linux 6.18 (hw_counters.c), and the transport counters Broadcom renamed to
+ * the mlx5 names: old and new name land in one family.
+ */
+static void test_bnxt_re_names(void **state)
+{
+	static const struct {
+		const char *old_name, *new_name, *metric;
+	} pairs[] = {
+		{"tx_cnp_pkts", "np_cnp_pkts", "rdma_port_cnp_packets_sent_total"},
+		{"rx_cnp_pkts", "rp_cnp_handled", "rdma_port_cnp_packets_handled_total"},
+		{"rx_ecn_marked_pkts", "np_ecn_marked_roce_packets",
+		 "rdma_port_ecn_marked_packets_received_total"},
+		{"to_retransmits", "local_ack_timeout_err", "rdma_port_local_ack_timeouts_total"},
+		{"seq_err_naks_rcvd", "packet_seq_err",
+		 "rdma_port_sequence_error_naks_received_total"},
+		{"rnr_naks_rcvd", "rnr_nak_retry_err", "rdma_port_rnr_naks_received_total"},
+		{"missing_resp", "implied_nak_seq_err",
+		 "rdma_port_implied_nak_sequence_errors_total"},
+		{"oos_drop_count", "out_of_sequence",
+		 "rdma_port_out_of_sequence_packets_received_total"},
+		{"rx_out_of_buffer", "out_of_buffer",
+		 "rdma_port_out_of_buffer_packets_dropped_total"},
+		{"rx_write_req", "rx_write_requests", "rdma_port_write_requests_received_total"},
+		{"rx_read_req", "rx_read_requests", "rdma_port_read_requests_received_total"},
+		{"rx_atomic_req", "rx_atomic_requests", "rdma_port_atomic_requests_received_total"},
+		{"remote_invalid_req_err", "req_remote_invalid_request",
+		 "rdma_port_requester_remote_invalid_request_errors_total"},
+		{"remote_access_err", "req_remote_access_errors",
+		 "rdma_port_requester_remote_access_errors_total"},
+		{"res_length_mismatch", "resp_local_length_error",
+		 "rdma_port_responder_local_length_errors_total"},
+	};
+	/* no mlx5 twin, or a sum of several causes: generic */
+	static const char *const generic[] = {
+		"max_retry_exceeded", "dup_req",	   "rx_roce_errors",	"rx_roce_discards",
+		"tx_roce_discards",   "tx_roce_only_pkts", "rx_roce_good_pkts", "rx_send_req",
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
+		assert_maps(pairs[i].old_name, SYSFS_SRC_HW_COUNTERS, pairs[i].metric, 1);
+		assert_maps(pairs[i].new_name, SYSFS_SRC_HW_COUNTERS, pairs[i].metric, 1);
+		/* the name since 6.18 wins should a port ever have both */
+		assert_true(prio(pairs[i].new_name, SYSFS_SRC_HW_COUNTERS) >
+			    prio(pairs[i].old_name, SYSFS_SRC_HW_COUNTERS));
+	}
+	for (size_t i = 0; i < sizeof(generic) / sizeof(generic[0]); i++) {
+		if (sysfs_counter_lookup(generic[i], SYSFS_SRC_HW_COUNTERS))
+			fail_msg("bnxt_re counter %s must stay generic", generic[i]);
+	}
+}
+
+/* mana (counters.c): port counters with an mlx5 twin; device level stays generic. */
+static void test_mana_names(void **state)
+{
+	static const char *const generic_port[] = {
+		"responder_dup_request",      "dup_rx_requests",  "nak_inv_req",
+		"nak_access_error",	      "rx_send_requests", "current_rate",
+		"num_qps_congested",	      "general_hw_error", "total_fatal_error",
+		"responder_rem_access_error",
+	};
+	static const char *const device_level[] = {
+		"sent_cnps",	       "received_ecns",	      "received_cnp_count",
+		"qp_congested_events", "qp_recovered_events", "rate_inc_events",
+	};
+
+	(void)state;
+	assert_maps("rx_bytes", SYSFS_SRC_HW_COUNTERS, "rdma_port_data_received_bytes_total", 1);
+	assert_maps("tx_bytes", SYSFS_SRC_HW_COUNTERS, "rdma_port_data_transmitted_bytes_total", 1);
+	assert_maps("rx_packets", SYSFS_SRC_HW_COUNTERS, "rdma_port_packets_received_total", 1);
+	assert_maps("tx_packets", SYSFS_SRC_HW_COUNTERS, "rdma_port_packets_transmitted_total", 1);
+	assert_maps("received_cnps", SYSFS_SRC_HW_COUNTERS, "rdma_port_cnp_packets_handled_total",
+		    1);
+	assert_maps("responder_oos", SYSFS_SRC_HW_COUNTERS,
+		    "rdma_port_out_of_sequence_packets_received_total", 1);
+	assert_maps("requester_oos_nak", SYSFS_SRC_HW_COUNTERS,
+		    "rdma_port_sequence_error_naks_received_total", 1);
+	assert_maps("requester_rnr_nak", SYSFS_SRC_HW_COUNTERS, "rdma_port_rnr_naks_received_total",
+		    1);
+	assert_maps("requester_implicit_nak", SYSFS_SRC_HW_COUNTERS,
+		    "rdma_port_implied_nak_sequence_errors_total", 1);
+	assert_maps("requester_timeout", SYSFS_SRC_HW_COUNTERS,
+		    "rdma_port_local_ack_timeouts_total", 1);
+	assert_maps("requester_rnr_nak_retries_exceeded", SYSFS_SRC_HW_COUNTERS,
+		    "rdma_port_requester_rnr_retries_exceeded_total", 1);
+	assert_maps("requester_retries_exceeded", SYSFS_SRC_HW_COUNTERS,
+		    "rdma_port_requester_transport_retries_exceeded_total", 1);
+	assert_maps("responder_local_len_error", SYSFS_SRC_HW_COUNTERS,
+		    "rdma_port_responder_local_length_errors_total", 1);
+	assert_maps("rx_write_requests", SYSFS_SRC_HW_COUNTERS,
+		    "rdma_port_write_requests_received_total", 1);
+	assert_maps("rx_read_requests", SYSFS_SRC_HW_COUNTERS,
+		    "rdma_port_read_requests_received_total", 1);
+	for (size_t i = 0; i < sizeof(generic_port) / sizeof(generic_port[0]); i++) {
+		if (sysfs_counter_lookup(generic_port[i], SYSFS_SRC_HW_COUNTERS))
+			fail_msg("mana counter %s must stay generic", generic_port[i]);
+	}
+	for (size_t i = 0; i < sizeof(device_level) / sizeof(device_level[0]); i++) {
+		if (sysfs_counter_lookup(device_level[i], SYSFS_SRC_DEV_HW_COUNTERS))
+			fail_msg("mana device counter %s must stay generic", device_level[i]);
+	}
+}
+
+/* erdma (erdma_verbs.c): bytes and packets; the drops by cause stay generic. */
+static void test_erdma_names(void **state)
+{
+	static const char *const generic[] = {
+		"tx_reqs_cnt",		 "tx_disable_drop_cnt", "tx_bps_limit_drop_cnt",
+		"tx_pps_limit_drop_cnt", "rx_disable_drop_cnt", "rx_bps_limit_drop_cnt",
+		"rx_pps_limit_drop_cnt",
+	};
+
+	(void)state;
+	assert_maps("rx_bytes_cnt", SYSFS_SRC_HW_COUNTERS, "rdma_port_data_received_bytes_total",
+		    1);
+	assert_maps("tx_bytes_cnt", SYSFS_SRC_HW_COUNTERS, "rdma_port_data_transmitted_bytes_total",
+		    1);
+	assert_maps("rx_packets_cnt", SYSFS_SRC_HW_COUNTERS, "rdma_port_packets_received_total", 1);
+	assert_maps("tx_packets_cnt", SYSFS_SRC_HW_COUNTERS, "rdma_port_packets_transmitted_total",
+		    1);
+	for (size_t i = 0; i < sizeof(generic) / sizeof(generic[0]); i++) {
+		if (sysfs_counter_lookup(generic[i], SYSFS_SRC_HW_COUNTERS))
+			fail_msg("erdma counter %s must stay generic", generic[i]);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -389,6 +517,9 @@ int main(void)
 		cmocka_unit_test(test_unknown_names),
 		cmocka_unit_test(test_lifespan_is_setting),
 		cmocka_unit_test(test_priorities),
+		cmocka_unit_test(test_bnxt_re_names),
+		cmocka_unit_test(test_mana_names),
+		cmocka_unit_test(test_erdma_names),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
