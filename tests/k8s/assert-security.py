@@ -16,7 +16,8 @@ components: nothing else may appear. The scheduling fields are read as a
 node without RDMA would meet them: no device-plugin resource outside the
 probes component, no hostPath that fails when missing, a node selector. The
 combinations kustomize must refuse (probes with probes-hostpath, auth before
-prometheus-operator) are checked to fail.
+prometheus-operator) are checked to fail. Last, the kustomization
+docs/kubernetes.md shows, as written there, is rendered and asserted the same way.
 
 Writes TMP_DIR/rendered.json ({combination: [objects]}) for validate.mjs and
 prints one TAP-like line per check; exit 1 on a failure.
@@ -200,7 +201,7 @@ def monitors(objs, svc, combo):
           cms and all(o["metadata"].get("labels", {}).get("grafana_dashboard") == "1" for o in cms))
 
 
-def assert_rendering(objs, combo):
+def assert_rendering(objs, combo, namespace=NAMESPACE):
     bare = combo is None
     combo = combo or []
     for o in objs:
@@ -208,7 +209,7 @@ def assert_rendering(objs, combo):
         if bare:
             check("%s %s has no namespace (namespace-agnostic)" % (o["kind"], o["metadata"]["name"]), ns is None)
         elif o["kind"] != "Namespace":
-            check("%s %s in the kustomization's namespace" % (o["kind"], o["metadata"]["name"]), ns == NAMESPACE)
+            check("%s %s in the kustomization's namespace" % (o["kind"], o["metadata"]["name"]), ns == namespace)
     c, sel, pod_labels = daemonset(one(objs, "DaemonSet"), combo)
     want_image = "rdma-exporter" if bare else "%s:%s" % (IMAGE, TAG)
     check("image %s (the base pins no version; the user's images: entry does)" % c.get("image"),
@@ -224,7 +225,7 @@ def assert_rendering(objs, combo):
     if "namespace" in combo:
         labels = nss[0]["metadata"].get("labels", {}) if len(nss) == 1 else {}
         check("one Namespace, the kustomization's, Pod Security level privileged",
-              len(nss) == 1 and nss[0]["metadata"]["name"] == NAMESPACE
+              len(nss) == 1 and nss[0]["metadata"]["name"] == namespace
               and labels.get("pod-security.kubernetes.io/enforce") == "privileged")
     else:
         check("no Namespace object", nss == [])
@@ -232,8 +233,11 @@ def assert_rendering(objs, combo):
         monitors(objs, svc, combo)
     else:
         check("no monitoring objects", not [o for o in objs if o["kind"] in ("ServiceMonitor", "PrometheusRule", "ConfigMap")])
-    secrets = [o for o in objs if o["kind"] == "Secret"]
-    check("a Secret only from the auth secretGenerator", len(secrets) == (1 if "auth" in combo else 0))
+    secrets = [o["metadata"]["name"] for o in objs if o["kind"] == "Secret"]
+    web = [n for n in secrets if n.startswith("rdma-exporter-web-")]
+    check("Secrets only from the kustomization's generators: %s" % secrets,
+          len(web) == (1 if "auth" in combo else 0)
+          and set(secrets) - set(web) <= ({"rdma-exporter-scrape"} if "auth" in combo else set()))
 
 
 def kustomization(base_rel, comp_rel, combo):
@@ -269,6 +273,38 @@ def render(src, tmp, name, combo):
     return 0, [o for o in yaml.safe_load_all(p.stdout) if o]
 
 
+def documented(src, tmp):
+    """The kustomization docs/kubernetes.md tells users to write, as written
+    there (its paths made to point at this checkout), rendered and asserted."""
+    doc = open(os.path.join(src, "docs/kubernetes.md")).read()
+    m = re.search(r"cat > kustomization.yaml <<'EOF'\n(.*?)\n +EOF\n", doc, re.S)
+    check("docs/kubernetes.md has the user's kustomization", m is not None)
+    if not m:
+        return None
+    d = os.path.join(tmp, "documented")
+    os.makedirs(d, exist_ok=True)
+    rel = os.path.relpath(src, d)
+    text = "\n".join(l[7:] for l in m.group(1).split("\n")).replace("../rdma_exporter/", rel + "/")
+    k = yaml.safe_load(text)
+    with open(os.path.join(d, "kustomization.yaml"), "w") as f:
+        f.write(text)
+    for g in k.get("secretGenerator", []):
+        for f in g.get("files", []):
+            open(os.path.join(d, f), "w").close()
+    combo = [c.rsplit("/", 1)[1] for c in k.get("components", [])]
+    check("its components are in the documented order: %s" % combo,
+          combo == [c for c in ORDER if c in combo])
+    p = subprocess.run(["kubectl", "kustomize", d], capture_output=True, text=True)
+    check("kubectl kustomize renders it", p.returncode == 0)
+    if p.returncode != 0:
+        print("#   " + p.stderr.strip().replace("\n", "\n#   "))
+        return None
+    objs = [o for o in yaml.safe_load_all(p.stdout) if o]
+    print("# documented: %s" % "+".join(combo))
+    assert_rendering(objs, combo, k["namespace"])
+    return objs
+
+
 def main():
     src, tmp = sys.argv[1], sys.argv[2]
     comps = sorted(os.listdir(os.path.join(src, "deploy/kubernetes/components")))
@@ -295,6 +331,9 @@ def main():
                 continue
             rendered[name] = out
             assert_rendering(out, list(combo))
+    objs = documented(src, tmp)
+    if objs:
+        rendered["documented"] = objs
     rc, out = render(src, tmp, "auth-before-prometheus-operator", ["auth", "prometheus-operator"])
     check("auth listed before prometheus-operator: refused, not a ServiceMonitor left on http",
           rc != 0 and "test failed" in out)
