@@ -4,6 +4,11 @@
 # Builds the container image rdma-exporter:<version> with buildah, from the
 # project's own build and nothing pulled from a registry:
 #   scripts/build-image.sh [--binary PATH] [--tag TAG] [--root DIR --runroot DIR]
+#   scripts/build-image.sh --print-version     the version alone, nothing built
+# <version> is unique per commit (image_version below): `git describe` from the
+# newest tag, 0.1.0-12-gabc1234, with -dirty for uncommitted changes; with no
+# tag in the history, the project version and the commit, 0.1.0-gabc1234.
+# The last line printed names the tag and the image's digest.
 # Without --binary it configures and builds build-image/ as a release build
 # (the same options as scripts/package.sh) and uses that binary.
 # IMAGE_SOURCE: the org.opencontainers.image.source label (the repository URL).
@@ -23,14 +28,43 @@ cd "$(dirname "$0")/.."
 BINARY=
 TAG=
 STORE=()
+PRINT_VERSION=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--binary) BINARY=$2; shift 2 ;;
 	--tag) TAG=$2; shift 2 ;;
 	--root | --runroot) STORE+=("$1" "$2"); shift 2 ;;
-	*) echo "usage: build-image.sh [--binary PATH] [--tag TAG] [--root DIR --runroot DIR]" >&2; exit 2 ;;
+	--print-version) PRINT_VERSION=1; shift ;;
+	*) echo "usage: build-image.sh [--binary PATH] [--tag TAG] [--root DIR --runroot DIR] | --print-version" >&2; exit 2 ;;
 	esac
 done
+
+# image_version PROJECT_VERSION: a version no other build shares, so that a
+# tag names one build and IfNotPresent never runs a stale image. `git describe
+# --tags --always --dirty` is the tag (v stripped), the commits since it and
+# the commit (0.1.0-12-gabc1234), the tag alone on a tagged commit; in a
+# history without a tag it prints the commit alone, which gets the project
+# version in front (0.1.0-gabc1234). -dirty: built from uncommitted changes.
+# Outside a checkout: the project version, which is not unique (a warning says so).
+image_version() {
+	local d
+	if ! d=$(git describe --tags --always --dirty --abbrev=7 2>/dev/null); then
+		echo "build-image: not a git checkout: the tag is the project version $1, not unique" >&2
+		echo "$1"
+		return
+	fi
+	case $d in
+	v[0-9]*) echo "${d#v}" ;;
+	[0-9]*.*) echo "$d" ;;
+	*) echo "$1-g$d" ;;
+	esac
+}
+
+if [ -n "$PRINT_VERSION" ]; then
+	version=$(sed -n 's/^project(rdma_exporter VERSION \([0-9.]*\).*/\1/p' CMakeLists.txt)
+	image_version "$version"
+	exit 0
+fi
 command -v buildah >/dev/null || { echo "build-image: buildah not found (scripts/install-deps.sh --test)" >&2; exit 1; }
 
 if [ -z "$BINARY" ]; then
@@ -41,12 +75,17 @@ if [ -z "$BINARY" ]; then
 fi
 [ -x "$BINARY" ] || { echo "build-image: no executable at '$BINARY'" >&2; exit 1; }
 
-# "rdma_exporter, version 0.1.0 (revision: ...)": the third word is the version.
-VERSION=$("$BINARY" --version | awk 'NR == 1 { print $3 }')
-[ -n "$VERSION" ] || { echo "build-image: cannot read the version of $BINARY" >&2; exit 1; }
+# "rdma_exporter, version 0.1.0 (revision: 220fcf058a44)": the third word is
+# the project version, the fifth the commit the binary was built from.
+BIN_VERSION=$("$BINARY" --version | awk 'NR == 1 { print $3 }')
+[ -n "$BIN_VERSION" ] || { echo "build-image: cannot read the version of $BINARY" >&2; exit 1; }
+VERSION=$(image_version "$BIN_VERSION")
 TAG=${TAG:-rdma-exporter:$VERSION}
 REVISION=$(git rev-parse HEAD 2>/dev/null || echo unknown)
 [ -z "$(git status --porcelain --untracked-files=no 2>/dev/null)" ] || REVISION="$REVISION-dirty"
+bin_rev=$("$BINARY" --version | sed -n '1s/.*(revision: \([0-9a-f]*\)).*/\1/p')
+[ -z "$bin_rev" ] || [[ $REVISION == "$bin_rev"* ]] ||
+	echo "build-image: $BINARY was built from $bin_rev, not this checkout's ${REVISION:0:12}: the tag names the checkout" >&2
 # Where the project is published: IMAGE_SOURCE, else the checkout's origin remote when it
 # is a web URL; without either the image carries no .source label (never a placeholder).
 SOURCE=${IMAGE_SOURCE:-$(git remote get-url origin 2>/dev/null | grep -E '^https?://' || true)}
@@ -118,4 +157,10 @@ buildah "${STORE[@]}" config \
 buildah "${STORE[@]}" commit --quiet --rm "$ctr" "$TAG" >/dev/null
 ctr=
 size=$(buildah "${STORE[@]}" images --format '{{.Size}}' "$TAG" | awk 'NR == 1')
+# The digest of the image's manifest in this storage: what `podman push`
+# sends unchanged to a registry that takes it as is (--format oci, no
+# recompression); a registry that gets it converted answers with its own
+# digest, which `podman push --digestfile FILE` writes (docs/kubernetes.md).
+digest=$(buildah "${STORE[@]}" images --digests --format '{{.Digest}}' "$TAG" | awk 'NR == 1')
 echo "build-image: $TAG ($size, revision $REVISION)"
+echo "build-image: tag $TAG digest $digest"

@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""Writes the prometheus-operator overlay's generated objects from alerts/ and dashboards/.
+"""Writes the prometheus-operator component's generated objects from alerts/ and dashboards/.
 
     gen-k8s-monitoring.py [--root DIR]           (re)write the files
     gen-k8s-monitoring.py --check [--root DIR]   exit 1 if a checked-in file is not current
 
-deploy/kubernetes/overlays/prometheus-operator/
+deploy/kubernetes/components/prometheus-operator/
   prometheusrule.yaml  one PrometheusRule: the groups of alerts/rdma-recording.rules.yml
                        then alerts/rdma-alerts.rules.yml, as they are
   dashboards.yaml      one ConfigMap per dashboards/*.json, labelled grafana_dashboard: "1"
@@ -19,7 +19,7 @@ import sys
 
 import yaml
 
-OUT = "deploy/kubernetes/overlays/prometheus-operator"
+OUT = "deploy/kubernetes/components/prometheus-operator"
 RULE_FILES = ("alerts/rdma-recording.rules.yml", "alerts/rdma-alerts.rules.yml")
 NAME = "rdma-exporter"
 

@@ -159,6 +159,11 @@ enum http_route http_route(const char *method, const char *url, const char *tele
 	return route;
 }
 
+bool http_route_needs_auth(enum http_route route)
+{
+	return route != HTTP_ROUTE_HEALTH;
+}
+
 unsigned http_connection_cap(uint64_t nofile)
 {
 	uint64_t cap;
@@ -924,6 +929,11 @@ static enum MHD_Result answer_auth(struct http_server *srv, const struct webconf
 				   struct MHD_Connection *c, const char *url, const char *method,
 				   void **req_cls)
 {
+	/* No credentials asked, and no grant noted: a health check does not
+	 * make its connection one to keep over others (note_granted). */
+	if (wc && wc->n_users &&
+	    !http_route_needs_auth(http_route(method, url, srv->cfg.telemetry_path)))
+		return route(srv, wc, c, url, method);
 	switch (authorize(srv, wc, c, req_cls)) {
 	case AUTH_GRANTED:
 		note_granted(srv, wc, c, url, method);

@@ -191,6 +191,12 @@ enum http_route {
 	HTTP_ROUTE_METHOD_NOT_ALLOWED,
 };
 enum http_route http_route(const char *method, const char *url, const char *telemetry_path);
+/*
+ * Whether a route asks for basic auth when the web config has users: every
+ * one but GET or HEAD /healthz, which says only "ok" or "stale" and which the
+ * kubelet's probes must reach without a password (docs/security.md).
+ */
+bool http_route_needs_auth(enum http_route route);
 /* True when an Accept-Encoding header value accepts gzip (q > 0). */
 bool http_accepts_gzip(const char *accept_encoding);
 

@@ -62,7 +62,7 @@ if ! IMAGE_SOURCE=https://example.org/rdma_exporter "$ROOT/scripts/build-image.s
 	echo "not ok - scripts/build-image.sh builds the image"
 	exit 1
 fi
-ok "scripts/build-image.sh builds the image in $(($(date +%s) - t0)) s: $(tail -n1 "$TMP/build.log")"
+ok "scripts/build-image.sh builds the image in $(($(date +%s) - t0)) s: $(tail -n2 "$TMP/build.log" | head -n1)"
 
 want=$("$BIN" --version)
 if ! got=$("${PODMAN[@]}" "${RUN[@]}" --rm "$TAG" --version 2>"$TMP/run.err"); then
@@ -85,6 +85,11 @@ for l in "version=$version" "revision=" "source=https://example.org/rdma_exporte
 	v=$(inspect "{{index .Labels \"org.opencontainers.image.$k\"}}")
 	check "label org.opencontainers.image.$k ($v)" has_prefix "$v" "${l#*=}"
 done
+digest=$(inspect '{{.Digest}}')
+check "build-image prints the tag and the image's digest ($digest)" \
+	grep -qx "build-image: tag $TAG digest $digest" "$TMP/build.log"
+check "the version label is build-image.sh --print-version's" \
+	[ "$(inspect '{{index .Labels "org.opencontainers.image.version"}}')" = "$("$ROOT/scripts/build-image.sh" --print-version)" ]
 no_shell() { ! "${PODMAN[@]}" "${RUN[@]}" --rm --entrypoint /bin/sh "$TAG" -c true 2>/dev/null; }
 check "no shell in the image" no_shell
 

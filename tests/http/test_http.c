@@ -42,6 +42,20 @@ static void test_routes(void **state)
 	assert_int_equal(http_route("GET", "/", "/"), HTTP_ROUTE_METRICS);
 }
 
+/* Basic auth guards every route but /healthz (issue 34: the kubelet's probes). */
+static void test_routes_needing_auth(void **state)
+{
+	(void)state;
+	assert_false(http_route_needs_auth(http_route("GET", "/healthz", "/metrics")));
+	assert_false(http_route_needs_auth(http_route("HEAD", "/healthz", "/metrics")));
+	assert_true(http_route_needs_auth(http_route("POST", "/healthz", "/metrics")));
+	assert_true(http_route_needs_auth(http_route("GET", "/metrics", "/metrics")));
+	assert_true(http_route_needs_auth(http_route("GET", "/", "/metrics")));
+	assert_true(http_route_needs_auth(http_route("GET", "/nope", "/metrics")));
+	/* a telemetry path of /healthz is refused at start; it would still ask */
+	assert_true(http_route_needs_auth(http_route("GET", "/healthz", "/healthz")));
+}
+
 static void test_gzip_negotiation(void **state)
 {
 	assert_true(http_accepts_gzip("gzip"));
@@ -659,6 +673,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_routes),
+		cmocka_unit_test(test_routes_needing_auth),
 		cmocka_unit_test(test_gzip_negotiation),
 		cmocka_unit_test(test_format_negotiation),
 		cmocka_unit_test(test_auth_queue_reserved),

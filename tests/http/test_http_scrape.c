@@ -4,7 +4,8 @@
  * (struct http_scrape, on_scrape), on a loopback socket: issue 29, a
  * request that passed basic auth is marked authenticated (the schedule
  * follows such a scraper before any other), one without auth configured
- * is not.
+ * is not. Under basic auth, /healthz answers without credentials (issue 34:
+ * the kubelet's probes carry none) and every other path still asks for them.
  */
 #include <netinet/in.h>
 #include <setjmp.h>
@@ -90,8 +91,8 @@ static void stop(struct server *sv)
 	snapshot_slot_destroy(&sv->slot);
 }
 
-/* One request on a new connection; the status code of its answer. */
-static int request(const struct server *sv, const char *headers)
+/* One GET of path on a new connection; the status code of its answer. */
+static int request_path(const struct server *sv, const char *path, const char *headers)
 {
 	struct sockaddr_in a = {.sin_family = AF_INET,
 				.sin_addr.s_addr = htonl(INADDR_LOOPBACK),
@@ -105,9 +106,9 @@ static int request(const struct server *sv, const char *headers)
 	assert_int_equal(connect(fd, (struct sockaddr *)&a, sizeof(a)), 0);
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	snprintf(req, sizeof(req),
-		 "GET /metrics HTTP/1.1\r\nHost: x\r\nUser-Agent: test/1\r\n%sConnection: "
+		 "GET %s HTTP/1.1\r\nHost: x\r\nUser-Agent: test/1\r\n%sConnection: "
 		 "close\r\n\r\n",
-		 headers);
+		 path, headers);
 	assert_int_equal(send(fd, req, strlen(req), 0), (ssize_t)strlen(req));
 	n = recv(fd, buf, sizeof(buf) - 1, 0);
 	assert_true(n > 0);
@@ -117,23 +118,35 @@ static int request(const struct server *sv, const char *headers)
 	return code;
 }
 
-static void test_basic_auth_marks_authenticated(void **state)
+static int request(const struct server *sv, const char *headers)
+{
+	return request_path(sv, "/metrics", headers);
+}
+
+/* A server whose web config has the user alice. */
+static void start_with_users(struct server *sv, struct seen *seen)
 {
 	char path[] = "/tmp/rdma-exporter-web-XXXXXX", err[256];
 	struct web_settings *ws;
-	struct seen seen = {0};
-	struct server sv;
 	int fd = mkstemp(path);
 
-	(void)state;
 	assert_true(fd >= 0);
 	assert_int_equal(write(fd, USERS, strlen(USERS)), (ssize_t)strlen(USERS));
 	close(fd);
 	ws = web_settings_load(path, err, sizeof(err));
 	unlink(path);
 	assert_non_null(ws);
-	start(&sv, ws, &seen);
+	start(sv, ws, seen);
 	web_settings_unref(ws); /* the server holds its own */
+}
+
+static void test_basic_auth_marks_authenticated(void **state)
+{
+	struct seen seen = {0};
+	struct server sv;
+
+	(void)state;
+	start_with_users(&sv, &seen);
 	/* refused: not a scrape */
 	assert_int_equal(request(&sv, ""), 401);
 	assert_int_equal(atomic_load(&seen.scrapes), 0);
@@ -142,6 +155,28 @@ static void test_basic_auth_marks_authenticated(void **state)
 	assert_int_equal(atomic_load(&seen.scrapes), 1);
 	assert_true(atomic_load(&seen.authenticated));
 	assert_true(atomic_load(&seen.has_agent));
+	stop(&sv);
+}
+
+/* The kubelet probes /healthz with no password: it answers, the rest asks. */
+static void test_healthz_needs_no_credentials(void **state)
+{
+	struct seen seen = {0};
+	struct server sv;
+
+	(void)state;
+	start_with_users(&sv, &seen);
+	assert_int_equal(request_path(&sv, "/healthz", ""), 200);
+	/* credentials, right or wrong, change nothing there */
+	assert_int_equal(request_path(&sv, "/healthz", "Authorization: Basic YWxpY2U6c2VjcmV0\r\n"),
+			 200);
+	assert_int_equal(request_path(&sv, "/healthz", "Authorization: Basic YWxpY2U6bm9wZQ==\r\n"),
+			 200);
+	assert_int_equal(request_path(&sv, "/metrics", ""), 401);
+	assert_int_equal(request_path(&sv, "/", ""), 401);
+	assert_int_equal(request_path(&sv, "/nope", ""), 401);
+	/* not a scrape */
+	assert_int_equal(atomic_load(&seen.scrapes), 0);
 	stop(&sv);
 }
 
@@ -164,6 +199,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_basic_auth_marks_authenticated),
+		cmocka_unit_test(test_healthz_needs_no_credentials),
 		cmocka_unit_test(test_no_auth_is_not_authenticated),
 	};
 

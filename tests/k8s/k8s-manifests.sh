@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 #
-# deploy/kubernetes/: `kubectl kustomize` renders the base and every overlay,
-# every object is validated against the Kubernetes and prometheus-operator
-# schemas (validate.mjs), and the security settings are asserted
-# (assert-security.py).
+# deploy/kubernetes/: `kubectl kustomize` renders the base and every
+# combination of the components (assert-security.py, which asserts the
+# security settings and the scheduling fields of each), and every object is
+# validated against the Kubernetes and prometheus-operator schemas
+# (validate.mjs).
 #   k8s-manifests.sh SOURCE_DIR
 # Exit 77 (skipped) where kubectl is missing or has no kustomize v4 or later
 # built in (Debian 12's kubernetes-client 1.20 has kustomize v2, which cannot
@@ -30,33 +31,17 @@ command -v node >/dev/null || skip $need "node is not installed (scripts/install
 [ -d "$HERE/node_modules/kubernetes-models" ] ||
 	skip $need "no tests/k8s/node_modules (scripts/install-deps.sh --test runs npm ci there)"
 
-K8S=$SRC/deploy/kubernetes
-overlays=(base)
-for d in "$K8S"/overlays/*/; do
-	overlays+=("$(basename "$d")")
-done
-for o in "${overlays[@]}"; do
-	dir=$K8S/overlays/$o
-	[ "$o" = base ] && dir=$K8S/base
-	echo "# $o"
-	if ! kubectl kustomize "$dir" >"$TMP/$o.yaml" 2>"$TMP/err"; then
-		cat "$TMP/err"
-		not_ok "kubectl kustomize renders $o"
-		continue
-	fi
-	ok "kubectl kustomize renders $o ($(grep -c '^kind:' "$TMP/$o.yaml") objects)"
-	python3 -c 'import sys, yaml, json; json.dump([d for d in yaml.safe_load_all(sys.stdin) if d], sys.stdout)' \
-		<"$TMP/$o.yaml" >"$TMP/$o.json"
-	out=$(cd "$HERE" && node validate.mjs <"$TMP/$o.json")
-	rc=$?
-	echo "$out" | sed 's/^/#   /'
-	check "$o: every object is valid against its schema ($(echo "$out" | grep -c '^ok'))" [ "$rc" = 0 ]
-	out=$(python3 "$HERE/assert-security.py" "$o" <"$TMP/$o.yaml")
-	rc=$?
-	echo "$out" | sed 's/^/#   /'
-	check "$o: the security settings ($(echo "$out" | grep -c '^ok') checks)" [ "$rc" = 0 ]
-done
-check "the overlays the checks know are all of them" [ "${#overlays[@]}" = 5 ]
+# Renders the base and every combination of the components, and asserts
+# their settings and scheduling fields; writes $TMP/rendered.json.
+out=$(python3 "$HERE/assert-security.py" "$SRC" "$TMP")
+rc=$?
+echo "$out" | grep -v '^ok' | sed 's/^/#   /'
+check "the renderings and their settings ($(echo "$out" | grep -c '^ok') checks)" [ "$rc" = 0 ]
+[ -s "$TMP/rendered.json" ] || not_ok "assert-security.py wrote the renderings"
+out=$(cd "$HERE" && node validate.mjs <"$TMP/rendered.json")
+rc=$?
+echo "$out" | sed 's/^/#   /'
+check "every object of every rendering is valid against its schema" [ "$rc" = 0 ]
 
 echo "# $pass passed, $fail failed"
 [ "$fail" = 0 ]

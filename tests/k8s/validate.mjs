@@ -4,10 +4,11 @@
 // OpenAPI schemas of the npm packages kubernetes-models and
 // @kubernetes-models/prometheus-operator (package.json; `npm ci` in this
 // directory, which scripts/install-deps.sh --test runs).
-//   node validate.mjs < objects.json
-// objects.json: a JSON array of objects (k8s-manifests.sh converts the YAML
-// that `kubectl kustomize` renders). Prints one line per object; exit 1 if an
-// object fails its schema or has a kind no schema knows.
+//   node validate.mjs < rendered.json
+// rendered.json: {"name of a rendering": [objects]} (assert-security.py writes
+// what `kubectl kustomize` renders for each combination of the components).
+// Prints one line per object, and a rendering's count; exit 1 if an object
+// fails its schema or has a kind no schema knows, or a rendering is empty.
 
 const groups = {
   'v1': 'kubernetes-models/v1',
@@ -17,27 +18,32 @@ const groups = {
 
 let input = '';
 for await (const chunk of process.stdin) input += chunk;
-const objects = JSON.parse(input);
+const renderings = JSON.parse(input);
 let failed = 0;
-for (const obj of objects) {
-  const what = `${obj.apiVersion} ${obj.kind} ${obj.metadata?.name}`;
-  const module = groups[obj.apiVersion];
-  const Model = module ? (await import(module))[obj.kind] : undefined;
-  if (!Model) {
-    console.log(`not ok - ${what}: no schema for this apiVersion and kind`);
-    failed++;
-    continue;
+let valid = 0;
+for (const [name, objects] of Object.entries(renderings)) {
+  for (const obj of objects) {
+    const what = `${name}: ${obj.apiVersion} ${obj.kind} ${obj.metadata?.name}`;
+    const module = groups[obj.apiVersion];
+    const Model = module ? (await import(module))[obj.kind] : undefined;
+    if (!Model) {
+      console.log(`not ok - ${what}: no schema for this apiVersion and kind`);
+      failed++;
+      continue;
+    }
+    try {
+      new Model(obj).validate();
+      valid++;
+    } catch (e) {
+      console.log(`not ok - ${what}: ${e.message}`);
+      failed++;
+    }
   }
-  try {
-    new Model(obj).validate();
-    console.log(`ok - ${what} is valid`);
-  } catch (e) {
-    console.log(`not ok - ${what}: ${e.message}`);
+  if (objects.length === 0) {
+    console.log(`not ok - ${name}: no object to validate`);
     failed++;
   }
 }
-if (objects.length === 0) {
-  console.log('not ok - no object to validate');
-  failed++;
-}
-process.exit(failed ? 1 : 0);
+const n = Object.keys(renderings).length;
+console.log(`${failed || n === 0 ? 'not ok' : 'ok'} - ${valid} objects of ${n} renderings valid, ${failed} not`);
+process.exit(failed || n === 0 ? 1 : 0);
