@@ -75,8 +75,9 @@ static void check_usage(void *arg)
 	       "\n"
 	       "Node health check for schedulers (Slurm NHC, node-problem-detector): runs the\n"
 	       "collectors twice, a window apart, and checks ports, error counters, PFC\n"
-	       "pauses, resources and loopback probes. Prints a one-line summary, then one\n"
-	       "line per check and object. See docs/check.md.\n"
+	       "pauses, resources, loopback probes, and link flaps since the last run (a\n"
+	       "state file). Prints a one-line summary, then one line per check and\n"
+	       "object. See docs/check.md.\n"
 	       "\n");
 	check_flags_usage(stdout);
 	printf("\nFLAGS are the exporter's (--path.sysfs, --collector.*, --log.level, ...; see\n"
@@ -144,9 +145,11 @@ static ssize_t read_bounded(int fd, size_t max, char **text)
 			len += (size_t)n;
 	}
 	if (n < 0) {
+		int e = errno;
+
 		free(*text);
 		*text = NULL;
-		return -errno;
+		return -e;
 	}
 	(*text)[len] = '\0';
 	return (ssize_t)len;
