@@ -109,6 +109,22 @@ int check_result_add(struct check_results *r, enum check_status st, const char *
 	return ret;
 }
 
+static int add_result(struct check_results *r, enum check_status st, const char *check,
+		      const char *object, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
+static int add_result(struct check_results *r, enum check_status st, const char *check,
+		      const char *object, const char *fmt, ...)
+{
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = add_result_v(r, st, check, object, fmt, ap);
+	va_end(ap);
+	return ret;
+}
+
 /* rdma_exporter_collector_success of a collector: 1, 0, or -1 when it did not run. */
 static int collector_state(const struct check_table *t, const char *name)
 {
@@ -172,10 +188,9 @@ static int eval_unresponsive(const struct check_table *t, struct check_results *
 		if (!dev || t->v[i].value != 0)
 			continue;
 		(*n)++;
-		r = check_result_add(
-			out, CHECK_FAIL, "ports", dev,
-			"the device does not answer: its sysfs reads did not finish within "
-			"--collector.sysfs.device-timeout (hung firmware?)");
+		r = add_result(out, CHECK_FAIL, "ports", dev,
+			       "the device does not answer: its sysfs reads did not finish within "
+			       "--collector.sysfs.device-timeout (hung firmware?)");
 	}
 	return r;
 }
@@ -227,16 +242,16 @@ static int eval_port(const struct check_table *t, const char *dev, const char *p
 	*healthy = n == 0;
 	if (n) {
 		why[n >= 2 && n < sizeof(why) ? n - 2 : sizeof(why) - 1] = '\0';
-		return check_result_add(out, CHECK_FAIL, "ports", obj, "%s", why);
+		return add_result(out, CHECK_FAIL, "ports", obj, "%s", why);
 	}
 	if (rate_min > 0 && !has_rate)
-		return check_result_add(
-			out, CHECK_UNKNOWN, "ports", obj,
-			"ACTIVE, but the rate cannot be read (want at least %g Gb/s)", rate_min);
-	return check_result_add(out, CHECK_OK, "ports", obj, "%s, %s%s%g Gb/s",
-				name_of(state_names, N(state_names), state),
-				has_phys ? name_of(phys_names, N(phys_names), phys) : "",
-				has_phys ? ", " : "", has_rate ? gbps : 0);
+		return add_result(out, CHECK_UNKNOWN, "ports", obj,
+				  "ACTIVE, but the rate cannot be read (want at least %g Gb/s)",
+				  rate_min);
+	return add_result(out, CHECK_OK, "ports", obj, "%s, %s%s%g Gb/s",
+			  name_of(state_names, N(state_names), state),
+			  has_phys ? name_of(phys_names, N(phys_names), phys) : "",
+			  has_phys ? ", " : "", has_rate ? gbps : 0);
 }
 
 static int eval_expected(const struct check_config *c, const struct check_table *t,
@@ -261,18 +276,18 @@ static int eval_expected(const struct check_config *c, const struct check_table 
 		snprintf(obj, sizeof(obj), "%s/%u", x->device, x->port);
 		value_of(t, "rdma_port_info", x->device, port, &found);
 		if (device_unresponsive(t, x->device))
-			r = check_result_add(out, CHECK_FAIL, "ports", obj,
-					     "device %s does not answer", x->device);
+			r = add_result(out, CHECK_FAIL, "ports", obj, "device %s does not answer",
+				       x->device);
 		else if (found)
-			r = check_result_add(out, CHECK_UNKNOWN, "ports", obj,
-					     "the port state cannot be read (see the log)");
+			r = add_result(out, CHECK_UNKNOWN, "ports", obj,
+				       "the port state cannot be read (see the log)");
 		else if (check_table_find(t, "rdma_device_info",
 					  &(struct metric_label){"device", x->device}, 1))
-			r = check_result_add(out, CHECK_FAIL, "ports", obj,
-					     "port %u not found on %s", x->port, x->device);
+			r = add_result(out, CHECK_FAIL, "ports", obj, "port %u not found on %s",
+				       x->port, x->device);
 		else
-			r = check_result_add(out, CHECK_FAIL, "ports", obj, "device %s not found",
-					     x->device);
+			r = add_result(out, CHECK_FAIL, "ports", obj, "device %s not found",
+				       x->device);
 	}
 	return r;
 }
@@ -297,8 +312,8 @@ static int eval_stateless(const struct check_table *t, struct check_results *out
 			continue;
 		(*total)++;
 		snprintf(obj, sizeof(obj), "%s/%s", dev, port);
-		r = check_result_add(out, CHECK_UNKNOWN, "ports", obj,
-				     "the port state cannot be read (see the log)");
+		r = add_result(out, CHECK_UNKNOWN, "ports", obj,
+			       "the port state cannot be read (see the log)");
 	}
 	return r;
 }
@@ -311,11 +326,11 @@ static int no_ports(const struct check_table *t, struct check_results *out)
 				 &(struct metric_label){"collector", "sysfs"}, 1);
 
 	if (e && e->value > 0)
-		return check_result_add(
-			out, CHECK_UNKNOWN, "ports", "node",
-			"no RDMA port could be read (%.0f read errors; see the log)", e->value);
-	return check_result_add(out, CHECK_UNKNOWN, "ports", "node",
-				"no RDMA ports found (no RDMA device, or --path.sysfs is wrong)");
+		return add_result(out, CHECK_UNKNOWN, "ports", "node",
+				  "no RDMA port could be read (%.0f read errors; see the log)",
+				  e->value);
+	return add_result(out, CHECK_UNKNOWN, "ports", "node",
+			  "no RDMA ports found (no RDMA device, or --path.sysfs is wrong)");
 }
 
 static int eval_ports(const struct check_config *c, const struct check_table *t,
@@ -326,9 +341,8 @@ static int eval_ports(const struct check_config *c, const struct check_table *t,
 	size_t n, i = check_table_family(t, "rdma_port_state", &n);
 
 	if (sysfs != 1)
-		return check_result_add(out, CHECK_UNKNOWN, "ports", "node",
-					"the sysfs collector %s",
-					sysfs < 0 ? "is disabled" : "failed (see the log)");
+		return add_result(out, CHECK_UNKNOWN, "ports", "node", "the sysfs collector %s",
+				  sysfs < 0 ? "is disabled" : "failed (see the log)");
 	if ((r = eval_unresponsive(t, out, &hung)) < 0)
 		return r;
 	if (c->expect) {
@@ -351,9 +365,9 @@ static int eval_ports(const struct check_config *c, const struct check_table *t,
 			r = eval_stateless(t, out, &total);
 	}
 	if (r == 0 && c->ports_min > 0)
-		r = check_result_add(out, healthy >= c->ports_min ? CHECK_OK : CHECK_FAIL, "ports",
-				     "node", "%u of %u ports healthy, want at least %u", healthy,
-				     total, c->ports_min);
+		r = add_result(out, healthy >= c->ports_min ? CHECK_OK : CHECK_FAIL, "ports",
+			       "node", "%u of %u ports healthy, want at least %u", healthy, total,
+			       c->ports_min);
 	else if (r == 0 && !c->expect && total == 0 && !hung)
 		r = no_ports(t, out);
 	return r;
@@ -432,11 +446,10 @@ static int results_from(struct objs *o, const char *check, const char *what,
 
 	for (size_t i = 0; i < o->n && r == 0; i++) {
 		if (o->v[i].why_len)
-			r = check_result_add(out, CHECK_FAIL, check, o->v[i].name, "%s",
-					     o->v[i].why);
+			r = add_result(out, CHECK_FAIL, check, o->v[i].name, "%s", o->v[i].why);
 		else
-			r = check_result_add(out, CHECK_OK, check, o->v[i].name, "%u %s",
-					     o->v[i].watched, what);
+			r = add_result(out, CHECK_OK, check, o->v[i].name, "%u %s", o->v[i].watched,
+				       what);
 	}
 	free(o->v);
 	return r;
@@ -551,8 +564,8 @@ static int eval_pfc(const struct check_config *c, const struct check_table *r1,
 	if (st < 0)
 		return 0;
 	if (st == 0)
-		return check_result_add(out, CHECK_UNKNOWN, "pfc", "node",
-					"the ethtool collector failed (see the log)");
+		return add_result(out, CHECK_UNKNOWN, "pfc", "node",
+				  "the ethtool collector failed (see the log)");
 	for (size_t k = 0; k < N(pfc_families) && r == 0; k++)
 		r = watch_family(c, pfc_families[k].family, pfc_families[k].judge, NULL, r1, r2,
 				 &o);
@@ -575,8 +588,8 @@ static int eval_resources(const struct check_config *c, const struct check_table
 	if (st < 0)
 		return 0;
 	if (st == 0)
-		return check_result_add(out, CHECK_UNKNOWN, "resources", "node",
-					"the netlink collector failed (see the log)");
+		return add_result(out, CHECK_UNKNOWN, "resources", "node",
+				  "the netlink collector failed (see the log)");
 	for (; n > 0; i++, n--) {
 		const struct check_sample *s = &t->v[i], *lim;
 		const char *dev = check_sample_label(s, "device");
@@ -633,22 +646,20 @@ static int eval_probe_series(const struct check_config *c, const struct check_ta
 	double lost = timeouts + errors;
 
 	if (sent->value == 0 && qp > 0)
-		return check_result_add(out, CHECK_UNKNOWN, check, obj,
-					"the probe QP cannot be set up (%.0f tries; verbs access?)",
-					qp);
+		return add_result(out, CHECK_UNKNOWN, check, obj,
+				  "the probe QP cannot be set up (%.0f tries; verbs access?)", qp);
 	if (sent->value == 0 && resolve > 0)
-		return check_result_add(out, CHECK_FAIL, check, obj,
-					"the target cannot be resolved (%.0f tries)", resolve);
+		return add_result(out, CHECK_FAIL, check, obj,
+				  "the target cannot be resolved (%.0f tries)", resolve);
 	if (sent->value == 0 || (replies == 0 && lost == 0))
-		return check_result_add(out, CHECK_UNKNOWN, check, obj,
-					"no probe answered or lost yet (a longer --check.window?)");
+		return add_result(out, CHECK_UNKNOWN, check, obj,
+				  "no probe answered or lost yet (a longer --check.window?)");
 	if (replies == 0 || lost > c->probe_max_lost)
-		return check_result_add(
-			out, CHECK_FAIL, check, obj,
-			"%.0f of %.0f probes lost (%.0f timeouts, %.0f errors; max %u)", lost,
-			sent->value, timeouts, errors, c->probe_max_lost);
-	return check_result_add(out, CHECK_OK, check, obj, "%.0f of %.0f probes answered", replies,
-				sent->value);
+		return add_result(out, CHECK_FAIL, check, obj,
+				  "%.0f of %.0f probes lost (%.0f timeouts, %.0f errors; max %u)",
+				  lost, sent->value, timeouts, errors, c->probe_max_lost);
+	return add_result(out, CHECK_OK, check, obj, "%.0f of %.0f probes answered", replies,
+			  sent->value);
 }
 
 static bool expected_port(const struct check_config *c, const char *dev, const char *port)
@@ -687,10 +698,9 @@ static int eval_loopback(const struct check_config *c, const struct check_table 
 								      {"target", "loopback"}},
 					3);
 		if (!sent)
-			r = check_result_add(
-				out, CHECK_UNKNOWN, "probe", obj,
-				"no loopback probe on this port (no verbs device for it, "
-				"or no access to /dev/infiniband)");
+			r = add_result(out, CHECK_UNKNOWN, "probe", obj,
+				       "no loopback probe on this port (no verbs device for it, "
+				       "or no access to /dev/infiniband)");
 		else
 			r = eval_probe_series(c, t, sent, "probe", obj, out);
 	}
@@ -725,8 +735,8 @@ static int eval_probes(const struct check_config *c, const struct check_table *t
 	if (st < 0 || (!c->probe && !c->peers))
 		return 0;
 	if (st == 0)
-		return check_result_add(out, CHECK_UNKNOWN, "probe", "node",
-					"the probe collector failed (see the log)");
+		return add_result(out, CHECK_UNKNOWN, "probe", "node",
+				  "the probe collector failed (see the log)");
 	if (c->probe)
 		r = eval_loopback(c, t, out);
 	if (r == 0 && c->peers)
@@ -779,30 +789,29 @@ static int eval_pcie_device(const struct check_config *c, const struct check_tab
 	const char *whose = x && (x->gts > 0 || x->width) ? "want at least" : "device max";
 
 	if (!has_speed && !has_width)
-		return check_result_add(out, CHECK_UNKNOWN, "pcie", dev,
-					"the PCIe link cannot be read (see the log)");
+		return add_result(out, CHECK_UNKNOWN, "pcie", dev,
+				  "the PCIe link cannot be read (see the log)");
 	if (x && x->any)
-		return check_result_add(out, CHECK_OK, "pcie", dev,
-					"PCIe %g GT/s x%g, not judged (--check.expect-pcie any)",
-					gts, width);
+		return add_result(out, CHECK_OK, "pcie", dev,
+				  "PCIe %g GT/s x%g, not judged (--check.expect-pcie any)", gts,
+				  width);
 	if ((has_speed && want_gts > 0 && gts < want_gts) ||
 	    (has_width && want_width > 0 && width < want_width)) {
 		if (x && (x->gts > 0 || x->width))
-			return check_result_add(out, CHECK_FAIL, "pcie", dev,
-						"PCIe link %g GT/s x%g, want at least %g GT/s x%g "
-						"(--check.expect-pcie); device max %g GT/s x%g",
-						gts, width, want_gts, want_width, max_gts,
-						max_width);
-		return check_result_add(out, CHECK_FAIL, "pcie", dev,
-					"PCIe link %g GT/s x%g, below the device max %g GT/s x%g",
-					gts, width, max_gts, max_width);
+			return add_result(out, CHECK_FAIL, "pcie", dev,
+					  "PCIe link %g GT/s x%g, want at least %g GT/s x%g "
+					  "(--check.expect-pcie); device max %g GT/s x%g",
+					  gts, width, want_gts, want_width, max_gts, max_width);
+		return add_result(out, CHECK_FAIL, "pcie", dev,
+				  "PCIe link %g GT/s x%g, below the device max %g GT/s x%g", gts,
+				  width, max_gts, max_width);
 	}
 	if (!has_max_speed && !has_max_width && !x)
-		return check_result_add(out, CHECK_UNKNOWN, "pcie", dev,
-					"PCIe %g GT/s x%g, the device's maximum cannot be read",
-					gts, width);
-	return check_result_add(out, CHECK_OK, "pcie", dev, "PCIe %g GT/s x%g (%s %g GT/s x%g)",
-				gts, width, whose, want_gts, want_width);
+		return add_result(out, CHECK_UNKNOWN, "pcie", dev,
+				  "PCIe %g GT/s x%g, the device's maximum cannot be read", gts,
+				  width);
+	return add_result(out, CHECK_OK, "pcie", dev, "PCIe %g GT/s x%g (%s %g GT/s x%g)", gts,
+			  width, whose, want_gts, want_width);
 }
 
 static bool has_pcie(const struct check_table *t, const char *dev)
@@ -836,16 +845,14 @@ static int eval_pcie(const struct check_config *c, const struct check_table *t,
 		if (has_pcie(t, dev))
 			continue;
 		if (device_unresponsive(t, dev))
-			r = check_result_add(out, CHECK_FAIL, "pcie", dev,
-					     "device %s does not answer", dev);
+			r = add_result(out, CHECK_FAIL, "pcie", dev, "device %s does not answer",
+				       dev);
 		else if (check_table_find(t, "rdma_device_info",
 					  &(struct metric_label){"device", dev}, 1))
-			r = check_result_add(
-				out, CHECK_UNKNOWN, "pcie", dev,
-				"no PCIe link attributes (a software device or a VF?)");
+			r = add_result(out, CHECK_UNKNOWN, "pcie", dev,
+				       "no PCIe link attributes (a software device or a VF?)");
 		else
-			r = check_result_add(out, CHECK_FAIL, "pcie", dev, "device %s not found",
-					     dev);
+			r = add_result(out, CHECK_FAIL, "pcie", dev, "device %s not found", dev);
 	}
 	return r;
 }
@@ -942,8 +949,8 @@ static int eval_module(const struct check_table *t, const char *netdev, struct c
 			readings++;
 			if (module_beyond(t, q, &t->v[i], netdev, "alarm", why, sizeof(why))) {
 				failed++;
-				r = check_result_add(out, CHECK_FAIL, "modules", netdev,
-						     "module %s", why);
+				r = add_result(out, CHECK_FAIL, "modules", netdev, "module %s",
+					       why);
 			} else if (module_beyond(t, q, &t->v[i], netdev, "warning", why,
 						 sizeof(why)) &&
 				   warned++ == 0) {
@@ -954,12 +961,12 @@ static int eval_module(const struct check_table *t, const char *netdev, struct c
 	if (r != 0 || failed || readings == 0)
 		return r;
 	if (warned)
-		return check_result_add(out, CHECK_OK, "modules", netdev,
-					"module within its alarm thresholds; %u beyond a warning "
-					"threshold: %s",
-					warned, warn);
-	return check_result_add(out, CHECK_OK, "modules", netdev,
-				"module within its thresholds (%u readings)", readings);
+		return add_result(out, CHECK_OK, "modules", netdev,
+				  "module within its alarm thresholds; %u beyond a warning "
+				  "threshold: %s",
+				  warned, warn);
+	return add_result(out, CHECK_OK, "modules", netdev,
+			  "module within its thresholds (%u readings)", readings);
 }
 
 static int eval_modules(const struct check_table *t, struct check_results *out)
