@@ -35,3 +35,13 @@ file(INSTALL "${RDMA_EXPORTER_STAGE_DIR}/rdma_exporter.service"
   DESTINATION "${_unitdir}" FILE_PERMISSIONS OWNER_READ OWNER_WRITE GROUP_READ WORLD_READ)
 file(INSTALL "${RDMA_EXPORTER_SOURCE_DIR}/packaging/default/rdma_exporter"
   DESTINATION "${_etc}/default" FILE_PERMISSIONS OWNER_READ OWNER_WRITE GROUP_READ WORLD_READ)
+
+# The state directory of `rdma_exporter check`'s flaps history (docs/check.md, "Flap
+# history"): /var/lib/rdma_exporter for the /usr prefix, by GNUInstallDirs' rule as for
+# /etc; empty, mode 0755. file(MAKE_DIRECTORY) does not add DESTDIR by itself.
+if(CMAKE_INSTALL_PREFIX STREQUAL "/usr")
+  set(_state "/var/lib/rdma_exporter")
+else()
+  set(_state "${CMAKE_INSTALL_PREFIX}/var/lib/rdma_exporter")
+endif()
+file(MAKE_DIRECTORY "$ENV{DESTDIR}${_state}")

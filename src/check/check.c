@@ -49,6 +49,8 @@ void check_config_defaults(struct check_config *c)
 		.probe_max_lost = 0,
 		.pcie = true,
 		.modules = true,
+		.flaps = true,
+		.flap_hold_s = 600,
 	};
 	memcpy(c->counter, default_counters, sizeof(c->counter));
 }
@@ -69,15 +71,14 @@ void check_results_free(struct check_results *r)
 	*r = (struct check_results){0};
 }
 
-static int add_result(struct check_results *r, enum check_status st, const char *check,
-		      const char *object, const char *fmt, ...)
-	__attribute__((format(printf, 5, 6)));
+static int add_result_v(struct check_results *r, enum check_status st, const char *check,
+			const char *object, const char *fmt, va_list ap)
+	__attribute__((format(printf, 5, 0)));
 
-static int add_result(struct check_results *r, enum check_status st, const char *check,
-		      const char *object, const char *fmt, ...)
+static int add_result_v(struct check_results *r, enum check_status st, const char *check,
+			const char *object, const char *fmt, va_list ap)
 {
 	struct check_result *x;
-	va_list ap;
 
 	if (r->n == r->cap) {
 		size_t cap = r->cap ? r->cap * 2 : 32;
@@ -92,10 +93,36 @@ static int add_result(struct check_results *r, enum check_status st, const char 
 	x->status = st;
 	x->check = check;
 	snprintf(x->object, sizeof(x->object), "%s", object);
-	va_start(ap, fmt);
 	vsnprintf(x->reason, sizeof(x->reason), fmt, ap);
-	va_end(ap);
 	return 0;
+}
+
+int check_result_add(struct check_results *r, enum check_status st, const char *check,
+		     const char *object, const char *fmt, ...)
+{
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = add_result_v(r, st, check, object, fmt, ap);
+	va_end(ap);
+	return ret;
+}
+
+static int add_result(struct check_results *r, enum check_status st, const char *check,
+		      const char *object, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
+static int add_result(struct check_results *r, enum check_status st, const char *check,
+		      const char *object, const char *fmt, ...)
+{
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = add_result_v(r, st, check, object, fmt, ap);
+	va_end(ap);
+	return ret;
 }
 
 /* rdma_exporter_collector_success of a collector: 1, 0, or -1 when it did not run. */

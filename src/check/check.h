@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "base/buf.h"
 #include "check/check_expect.h"
@@ -68,6 +69,9 @@ struct check_config {
 	const struct check_expect_pcie *expect_pcie; /* NULL: the default rule only */
 	/* Transceivers: every reading within the module's own alarm thresholds. */
 	bool modules;
+	/* Flaps since the last run (check_state.h), held FAIL this long. */
+	bool flaps;
+	uint64_t flap_hold_s;
 };
 
 /* The defaults documented in docs/check.md. */
@@ -79,6 +83,10 @@ struct check_counter *check_config_counter(struct check_config *c, const char *n
 int check_evaluate(const struct check_config *c, const struct check_table *r1,
 		   const struct check_table *r2, struct check_results *out);
 void check_results_free(struct check_results *r);
+/* Appends one result (object and reason cut to their arrays). 0 or -ENOMEM. */
+int check_result_add(struct check_results *r, enum check_status st, const char *check,
+		     const char *object, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
 
 /* FAIL if any failed, else UNKNOWN if any is unknown or there are none, else OK. */
 enum check_status check_overall(const struct check_results *r);

@@ -90,6 +90,17 @@ static int set_window(struct check_options *o, const char *v, char *err, size_t 
 	return 0;
 }
 
+static int set_flap_hold(struct check_options *o, const char *v, char *err, size_t errlen)
+{
+	uint64_t ms;
+
+	if (config_parse_duration_ms(v, &ms) < 0 || ms > CHECK_MAX_FLAP_HOLD_MS)
+		return parse_fail(err, errlen,
+				  "--check.flap-hold: \"%s\" is not a duration from 0 to 7d", v);
+	o->cfg.flap_hold_s = (ms + 999) / 1000;
+	return 0;
+}
+
 static int set_count(const char *flag, const char *v, uint64_t max, uint64_t *out, char *err,
 		     size_t errlen)
 {
@@ -125,6 +136,14 @@ static int apply_value(struct check_options *o, const char *name, const char *v,
 	}
 	if (strcmp(name, "check.counter") == 0)
 		return set_counters(o, v, err, errlen);
+	if (strcmp(name, "check.flap-hold") == 0)
+		return set_flap_hold(o, v, err, errlen);
+	if (strcmp(name, "check.state-file") == 0) {
+		if (!*v)
+			return parse_fail(err, errlen, "--%s: empty", name);
+		o->state_file = v;
+		return 0;
+	}
 	if (strcmp(name, "check.rate-min") == 0)
 		return set_number(name, v, 0, 1e6, &c->rate_min_gbps, err, errlen);
 	if (strcmp(name, "check.pause-max-ratio") == 0)
@@ -160,6 +179,7 @@ static int apply_switch(struct check_options *o, const char *name, bool on)
 		{"check.peers", offsetof(struct check_config, peers)},
 		{"check.pcie", offsetof(struct check_config, pcie)},
 		{"check.modules", offsetof(struct check_config, modules)},
+		{"check.flaps", offsetof(struct check_config, flaps)},
 	};
 
 	for (size_t i = 0; i < sizeof(sw) / sizeof(sw[0]); i++)
@@ -177,6 +197,7 @@ static bool takes_value(const char *name)
 		"check.expect-file", "check.counter",	      "check.rate-min",
 		"check.ports-min",   "check.pause-max-ratio", "check.resource-max-ratio",
 		"check.storm-max",   "check.probe-max-lost",  "check.expect-pcie",
+		"check.flap-hold",   "check.state-file",
 	};
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
@@ -286,6 +307,12 @@ void check_flags_usage(FILE *out)
 		"                                   Default 0. Range: 0 to 1000000 probes.\n"
 		"      --[no-]check.ports, --[no-]check.counters, --[no-]check.pfc,\n"
 		"      --[no-]check.resources, --[no-]check.probe, --[no-]check.peers,\n"
-		"      --[no-]check.pcie, --[no-]check.modules\n"
+		"      --check.flap-hold=D          How long a port or netdev that flapped since\n"
+		"                                   the last check fails (flaps check). Default\n"
+		"                                   10m. Range: 0s to 7d.\n"
+		"      --check.state-file=PATH      The flaps check's history between runs.\n"
+		"                                   Default $STATE_DIRECTORY/check-state, else\n"
+		"                                   /var/lib/rdma_exporter/check-state.\n"
+		"      --[no-]check.pcie, --[no-]check.modules, --[no-]check.flaps\n"
 		"                                   Turn a check on or off. Default all on.\n");
 }

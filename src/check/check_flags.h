@@ -15,6 +15,9 @@
 
 #define CHECK_DEFAULT_WINDOW_MS 5000
 #define CHECK_MAX_WINDOW_MS	(10 * 60 * 1000)
+/* --check.flap-hold: 10m like gpud; at most a week (CHECK_STATE_FORGET_S). */
+#define CHECK_DEFAULT_FLAP_HOLD_MS (10 * 60 * 1000)
+#define CHECK_MAX_FLAP_HOLD_MS	   (7ull * 24 * 3600 * 1000)
 
 struct check_options {
 	struct check_config cfg; /* window_s, thresholds, switches; expect is NULL */
@@ -23,6 +26,7 @@ struct check_options {
 	const char *expect;	 /* --check.expect=SPEC, into argv; NULL: not given */
 	const char *expect_file; /* --check.expect-file=PATH, into argv */
 	const char *expect_pcie; /* --check.expect-pcie=SPEC, into argv; NULL: not given */
+	const char *state_file;	 /* --check.state-file=PATH, into argv; NULL: the default */
 };
 
 /*

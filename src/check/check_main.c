@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -18,6 +19,7 @@
 #include "base/log.h"
 #include "check/check.h"
 #include "check/check_flags.h"
+#include "check/check_state.h"
 #include "collector.h"
 #include "daemon/config.h"
 #include "daemon/daemon.h"
@@ -31,10 +33,25 @@ struct check_run {
 	struct check_expect expect;
 	struct check_expect_pcie expect_pcie;
 	struct check_table t[2];
+	struct check_state history; /* the flaps check's, read before the readings */
+	char state_path[PATH_MAX];
 	int status;
 };
 
 #pragma weak check_test_hook
+#pragma weak check_test_now
+
+/* The wall clock in Unix seconds, or a test binary's (check_main.h). */
+static uint64_t now_s(void)
+{
+	uint64_t t = check_test_now ? check_test_now() : 0;
+	struct timespec ts;
+
+	if (t)
+		return t;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return ts.tv_sec > 0 ? (uint64_t)ts.tv_sec : 0;
+}
 
 static void test_hook(const char *stage)
 {
@@ -58,8 +75,9 @@ static void check_usage(void *arg)
 	       "\n"
 	       "Node health check for schedulers (Slurm NHC, node-problem-detector): runs the\n"
 	       "collectors twice, a window apart, and checks ports, error counters, PFC\n"
-	       "pauses, resources and loopback probes. Prints a one-line summary, then one\n"
-	       "line per check and object. See docs/check.md.\n"
+	       "pauses, resources, loopback probes, and link flaps since the last run (a\n"
+	       "state file). Prints a one-line summary, then one line per check and\n"
+	       "object. See docs/check.md.\n"
 	       "\n");
 	check_flags_usage(stdout);
 	printf("\nFLAGS are the exporter's (--path.sysfs, --collector.*, --log.level, ...; see\n"
@@ -90,11 +108,128 @@ static void check_configure(void *arg, struct exporter_config *cfg)
 	}
 }
 
+/*
+ * The flaps check's history: --check.state-file, else the first directory of
+ * $STATE_DIRECTORY (systemd's StateDirectory=), else /var/lib/rdma_exporter.
+ */
+static int state_path(struct check_run *run)
+{
+	const char *dir = getenv("STATE_DIRECTORY");
+	size_t size = sizeof(run->state_path);
+	int n;
+
+	if (run->o.state_file)
+		n = snprintf(run->state_path, size, "%s", run->o.state_file);
+	else if (dir && *dir && *dir != ':')
+		n = snprintf(run->state_path, size, "%.*s/check-state", (int)strcspn(dir, ":"),
+			     dir);
+	else
+		n = snprintf(run->state_path, size, "/var/lib/rdma_exporter/check-state");
+	return n > 0 && (size_t)n < size ? 0 : -ENAMETOOLONG;
+}
+
+/* Up to max + 1 bytes of fd into a new buffer (NUL-terminated): the length or -errno. */
+static ssize_t read_bounded(int fd, size_t max, char **text)
+{
+	size_t len = 0;
+	ssize_t n = 1;
+
+	*text = malloc(max + 2);
+	if (!*text)
+		return -ENOMEM;
+	while (len <= max && n > 0) {
+		n = read(fd, *text + len, max + 1 - len);
+		if (n < 0 && errno == EINTR)
+			n = 1;
+		else if (n > 0)
+			len += (size_t)n;
+	}
+	if (n < 0) {
+		int e = errno;
+
+		free(*text);
+		*text = NULL;
+		return -e;
+	}
+	(*text)[len] = '\0';
+	return (ssize_t)len;
+}
+
+/*
+ * The last run's history into run->history. No file: the first run, an
+ * empty history. One that cannot be read or parsed (too big, cut short,
+ * garbage) is never the node's fault: a warning, and a new history.
+ */
+static void load_history(struct check_run *run)
+{
+	char *text = NULL, eb[128];
+	size_t bad = 0;
+	ssize_t len;
+	int fd = open_regular_at(AT_FDCWD, run->state_path), r;
+
+	if (fd == -ENOENT) {
+		log_info("no flaps check history yet: this run starts it", "path=%s",
+			 run->state_path);
+		return;
+	}
+	len = fd < 0 ? fd : read_bounded(fd, CHECK_STATE_MAX_BYTES, &text);
+	if (fd >= 0)
+		close(fd);
+	r = len < 0 ? (int)len : check_state_parse(&run->history, text, (size_t)len, &bad);
+	free(text);
+	if (r == 0)
+		return;
+	if (bad)
+		log_warn("the flaps check history is not valid: starting a new one",
+			 "path=%s line=%zu", run->state_path, bad);
+	else
+		log_warn("cannot read the flaps check history: starting a new one",
+			 "path=%s err=%s", run->state_path,
+			 r == -EFBIG ? "larger than 256 KiB"
+				     : open_regular_strerror(r, eb, sizeof(eb)));
+}
+
+/* The next history written atomically; a failure is a warning, never a FAIL. */
+static void save_history(struct check_run *run, const struct check_state *next)
+{
+	struct buf text = BUF_INIT;
+	const char *what = NULL;
+	char eb[128];
+	int r = check_state_format(next, &text);
+
+	if (r == 0)
+		r = check_write_atomic(run->state_path, text.data, text.len, &what);
+	if (r < 0)
+		log_warn("cannot write the flaps check history: flaps since this run will not be "
+			 "seen",
+			 "path=%s err=%s", run->state_path,
+			 what ? what : log_strerror(r, eb, sizeof(eb)));
+	buf_free(&text);
+}
+
+/* Every check on the readings; the flaps check also on the history. */
+static int check_results_of(struct check_run *run, struct check_results *res)
+{
+	struct check_state next;
+	int r = check_evaluate(&run->o.cfg, &run->t[0], &run->t[1], res);
+
+	if (r < 0 || !run->o.cfg.flaps)
+		return r;
+	r = check_flaps_evaluate(&run->o.cfg, &run->history, now_s(), &run->t[1], res, &next);
+	if (r < 0) {
+		check_results_free(res);
+		return r;
+	}
+	save_history(run, &next);
+	check_state_free(&next);
+	return 0;
+}
+
 static int check_report(struct check_run *run)
 {
 	struct check_results res;
 	struct buf out = BUF_INIT;
-	int r = check_evaluate(&run->o.cfg, &run->t[0], &run->t[1], &res);
+	int r = check_results_of(run, &res);
 
 	if (r == 0)
 		r = run->o.json ? check_render_json(&res, &out) : check_render_text(&res, &out);
@@ -127,6 +262,8 @@ static int check_reading(void *arg, unsigned n, const char *text, size_t len)
 		return 0;
 	}
 	if (n == 0) {
+		if (run->o.cfg.flaps)
+			load_history(run);
 		test_hook("between");
 		sleep_ms(run->o.window_ms);
 		return 1;
@@ -226,10 +363,16 @@ int check_main(int argc, char *argv[])
 	rest[0] = rest[1];
 	rest[1] = (char *)"--log.level=warn";
 	rc = load_expect(&run);
+	if (rc == 0 && run.o.cfg.flaps && state_path(&run) < 0) {
+		fprintf(stderr,
+			"rdma_exporter: error: the flaps check's state file path is too long\n");
+		rc = 2;
+	}
 	if (rc == 0)
 		rc = daemon_oneshot(n_rest + 1, rest, &ops);
 	check_table_free(&run.t[0]);
 	check_table_free(&run.t[1]);
+	check_state_free(&run.history);
 	check_expect_free(&run.expect);
 	check_expect_pcie_free(&run.expect_pcie);
 	free(rest);

@@ -180,7 +180,7 @@ static int write_tmp_and_rename(const char *path, const char *text, size_t len, 
  * PATH; SIGTERM, SIGINT or SIGHUP meanwhile removes it before the process
  * ends. 0 or -errno; -EEXIST with *what set when PATH is not a regular file.
  */
-static int write_atomic(const char *path, const char *text, size_t len, const char **what)
+int check_write_atomic(const char *path, const char *text, size_t len, const char **what)
 {
 	struct sigaction saved[sizeof(stop_signals) / sizeof(stop_signals[0])];
 	int r = check_target(path, what);
@@ -206,7 +206,7 @@ static int once_reading(void *arg, unsigned n, const char *text, size_t len)
 	(void)n;
 	/* write(2) on stdout's fd, not stdio: its errno (ENOSPC) is the one logged */
 	if (run->output)
-		r = write_atomic(run->output, text, len, &what);
+		r = check_write_atomic(run->output, text, len, &what);
 	else
 		r = fflush(stdout) == 0 ? write_all(STDOUT_FILENO, text, len) : -errno;
 	if (r == -EEXIST && what)

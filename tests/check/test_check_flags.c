@@ -45,6 +45,33 @@ static void test_defaults_and_rest(void **state)
 	assert_null(o.expect);
 	assert_null(o.expect_pcie);
 	assert_true(o.cfg.resource_max_ratio == 0.9);
+	assert_true(o.cfg.flaps);
+	assert_int_equal(o.cfg.flap_hold_s, 600);
+	assert_null(o.state_file);
+}
+
+static void test_flaps(void **state)
+{
+	struct check_options o;
+	char *rest[32], err[200];
+	int n;
+
+	(void)state;
+	assert_int_equal(parse(&o, rest, &n, err, 4, "check", "--check.flap-hold=1h30m",
+			       "--check.state-file", "/run/x/state"),
+			 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(o.cfg.flap_hold_s, 5400);
+	assert_string_equal(o.state_file, "/run/x/state");
+	assert_int_equal(parse(&o, rest, &n, err, 3, "check", "--check.flap-hold=1500ms",
+			       "--no-check.flaps"),
+			 0);
+	assert_int_equal(o.cfg.flap_hold_s, 2); /* rounded up to whole seconds */
+	assert_false(o.cfg.flaps);
+	assert_int_equal(parse(&o, rest, &n, err, 2, "check", "--check.flap-hold=0"), 0);
+	assert_int_equal(o.cfg.flap_hold_s, 0);
+	assert_int_equal(parse(&o, rest, &n, err, 2, "check", "--check.flap-hold=7d"), 0);
+	assert_int_equal(o.cfg.flap_hold_s, 7 * 24 * 3600);
 }
 
 static void test_values(void **state)
@@ -107,6 +134,11 @@ static void test_errors(void **state)
 		"--check.pcie=1",
 		"--check.window",
 		"--check.resource-max-ratio=1e3",
+		"--check.flap-hold=8d",
+		"--check.flap-hold=soon",
+		"--check.state-file=",
+		"--no-check.state-file=x",
+		"--check.flaps=1",
 	};
 	struct check_options o;
 	char *rest[32], err[200];
@@ -130,6 +162,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_defaults_and_rest),
 		cmocka_unit_test(test_values),
+		cmocka_unit_test(test_flaps),
 		cmocka_unit_test(test_errors),
 	};
 

@@ -36,8 +36,9 @@ tree() { # tree NAME: a private copy of a fixture tree, its path on stdout
 nhc() {
 	local t=$1 bin=${2:-$BIN}
 	local flags="--path.sysfs=$t --no-collector.netlink --no-collector.ethtool"
-	flags+=" --no-collector.probe --check.window=0"
-	rm -f "$TMP/died"
+	# each run a new flaps history: one tree after another would look like flaps
+	flags+=" --no-collector.probe --check.window=0 --check.state-file=$TMP/nhc-state"
+	rm -f "$TMP/died" "$TMP/nhc-state"
 	RDMA_EXPORTER=$bin DIED=$TMP/died bash -c '
 		function die() { echo "$*" >"$DIED"; return 1; }
 		. "$0"
@@ -45,6 +46,7 @@ nhc() {
 		eval $1' "$SRC/packaging/nhc/rdma_exporter.nhc" "$CHECK $flags" 2>"$TMP/stderr"
 	rc=$?
 	died=$(cat "$TMP/died" 2>/dev/null)
+	rm -f "$TMP/nhc-state"
 	# shellcheck disable=SC2086 # the flags as NHC splits them
 	direct=$("$bin" check $flags ${CHECK#check_rdma_exporter } 2>/dev/null | head -1)
 }

@@ -28,11 +28,16 @@ port_dir() { # port_dir TREE DEVICE PORT
 	echo "$(cd "$1/class/infiniband/$2" && pwd -P)/ports/$3"
 }
 
-# run_check BINARY TREE ARGS...: $out holds stdout, $rc the exit status
+# run_check BINARY TREE ARGS...: $out holds stdout, $rc the exit status. Each run
+# has a new flaps history (state file) of its own: one tree after another would
+# look like flaps. The flaps check's own tests are below.
+nstate=0
 run_check() {
 	local bin=$1 t=$2
 	shift 2
-	out=$("$bin" check --path.sysfs="$t" "${SYSFS_ONLY[@]}" "$@" 2>"$TMP/stderr")
+	nstate=$((nstate + 1))
+	out=$("$bin" check --path.sysfs="$t" "${SYSFS_ONLY[@]}" \
+		--check.state-file="$TMP/state.$nstate" "$@" 2>"$TMP/stderr")
 	rc=$?
 }
 expect() { # expect DESCRIPTION RC LINE: exit status and one line of the output
@@ -151,7 +156,8 @@ chmod 755 "$TMP"
 chmod 700 "$t/class/infiniband"
 if [ "$(id -u)" = 0 ]; then
 	out=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$BIN" check --path.sysfs="$t" \
-		"${SYSFS_ONLY[@]}" --check.window=0 2>"$TMP/stderr")
+		"${SYSFS_ONLY[@]}" --check.window=0 --check.state-file="$TMP/state.nobody" \
+		2>"$TMP/stderr")
 	rc=$?
 else
 	run_check "$BIN" "$t" --check.window=0
@@ -163,6 +169,72 @@ chmod 700 "$TMP"
 run_check "$BIN" "$(tree rxe)" --check.window=0 --collector.probe
 check "probe without verbs: exit 2 or 0, never 1" bash -c "[ $rc != 1 ]"
 
+# --- flaps: a flap between two checks fails the next one and those within the hold
+# time (--check.flap-hold, 10m), then passes. The history is the state file; the
+# clock is the test seam's (RDMA_EXPORTER_TEST_NOW, Unix seconds).
+t=$(tree mlx5-roce)
+st=$TMP/flaps/check-state
+mkdir -p "$TMP/flaps"
+f=$(port_dir "$t" mlx5_0 1)/counters/link_downed
+b=$(cat "$f")
+flaps() { # flaps NOW ARGS...: the check at NOW, with the state file $st unless ARGS name one
+	local now=$1
+	shift
+	out=$(RDMA_EXPORTER_TEST_NOW=$now "$SEAM" check --path.sysfs="$t" "${SYSFS_ONLY[@]}" \
+		--check.window=0 ${st:+--check.state-file="$st"} "$@" 2>"$TMP/stderr")
+	rc=$?
+}
+flaps 1795000000
+expect "flaps, first run: exit 0, no history yet" 0 \
+	"OK      flaps mlx5_0/1: no history yet: these readings (link_downed $b) start it (flaps before this check cannot be known)"
+check "flaps: the state file records the port" \
+	grep -qx "p mlx5_0/1 seen=1795000000 counter=$b state=4" "$st"
+check "flaps: the state file written atomically (no temporary left)" \
+	bash -c "[ \$(ls '$TMP/flaps' | wc -l) = 1 ]"
+echo $((b + 2)) >"$f" # down and up twice between the checks: ACTIVE both times
+flaps 1795000300
+expect "a flap between two checks: exit 1" 1 \
+	"FAIL    flaps mlx5_0/1: link went down 2 times since the last check (link_downed $b -> $((b + 2))) at 2026-11-18T11:11:40Z, held FAIL until 2026-11-18T11:21:40Z"
+check "a flap: the summary names it" \
+	grep -q '^FAIL: 1 of [0-9]* failed; flaps mlx5_0/1: link went down 2 times' <<<"$(head -1 <<<"$out")"
+flaps 1795000899 --check.format=json
+check "held: the next check fails too (json)" bash -c "[ $rc = 1 ] && python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+assert d[\"status\"] == \"fail\", d
+assert {\"status\": \"fail\", \"check\": \"flaps\", \"object\": \"mlx5_0/1\", \"reason\": \"link went down 2 times (link_downed $b -> $((b + 2))) at 2026-11-18T11:11:40Z, held FAIL until 2026-11-18T11:21:40Z\"} in d[\"checks\"], d
+' '$out'"
+flaps 1795000900
+expect "the hold time elapsed: exit 0" 0 \
+	"OK      flaps mlx5_0/1: no flap since the check at 2026-11-18T11:21:39Z (link_downed $((b + 2)))"
+echo $((b + 3)) >"$f"
+flaps 1795001000 --check.flap-hold=1m
+expect "--check.flap-hold=1m: fails" 1 \
+	"FAIL    flaps mlx5_0/1: link went down 1 time since the last check (link_downed $((b + 2)) -> $((b + 3))) at 2026-11-18T11:23:20Z, held FAIL until 2026-11-18T11:24:20Z"
+flaps 1795001060 --check.flap-hold=1m
+check "--check.flap-hold=1m: passes a minute later (rc $rc)" test "$rc" = 0
+echo $((b + 4)) >"$f"
+flaps 1795001100 --no-check.flaps
+check "--no-check.flaps: exit 0, no flaps line, history untouched" bash -c \
+	"[ $rc = 0 ] && ! grep -q ' flaps ' <<<'$out' && grep -q 'seen=1795001060 ' '$st'"
+printf 'garbage\n' >"$st"
+flaps 1795001200
+expect "a corrupt state file: a new history, exit 0" 0 \
+	"OK      flaps mlx5_0/1: no history yet: these readings (link_downed $((b + 4))) start it (flaps before this check cannot be known)"
+check "a corrupt state file: warned, with the line" \
+	grep -q 'msg="the flaps check history is not valid: starting a new one".* line=1' "$TMP/stderr"
+head -c 300000 /dev/zero >"$st"
+flaps 1795001300
+check "a state file over 256 KiB: refused, warned, exit 0 (rc $rc)" bash -c \
+	"[ $rc = 0 ] && grep -q 'larger than 256 KiB' '$TMP/stderr' && [ \$(stat -c %s '$st') -lt 1000 ]"
+flaps 1795001400 --check.state-file="$TMP/no-such-dir/check-state"
+check "an unwritable state file: warned, never a FAIL (rc $rc)" bash -c \
+	"[ $rc = 0 ] && grep -q 'cannot write the flaps check history' '$TMP/stderr'"
+mkdir -p "$TMP/sd"
+st='' STATE_DIRECTORY="$TMP/sd:$TMP/sd2" flaps 1795001500
+check "\$STATE_DIRECTORY: the history in its first directory" test -s "$TMP/sd/check-state"
+st=
+
 # --- flags
 run_check "$BIN" "$(tree rxe)" --check.format=yaml
 check "bad --check.format: exit 2" bash -c "[ $rc = 2 ] && grep -q 'check.format' '$TMP/stderr'"
@@ -170,6 +242,8 @@ run_check "$BIN" "$(tree rxe)" --check.expect='mlx5_[7-0]'
 check "bad --check.expect: exit 2" bash -c "[ $rc = 2 ] && grep -q 'check.expect' '$TMP/stderr'"
 run_check "$BIN" "$(tree rxe)" --check.counter=nope:1
 check "unknown counter: exit 2" bash -c "[ $rc = 2 ]"
+run_check "$BIN" "$(tree rxe)" --check.flap-hold=8d
+check "bad --check.flap-hold: exit 2" bash -c "[ $rc = 2 ] && grep -q 'check.flap-hold' '$TMP/stderr'"
 check "check --help shows the check flags" bash -c "'$BIN' check --help | grep -q -- '--check.window=D'"
 check "--help shows the subcommands" bash -c "'$BIN' --help | grep -q 'rdma_exporter check \[CHECK FLAGS\]'"
 

@@ -185,7 +185,8 @@ RECV_PID=
 
 # --- 3. check on the hung tree
 "$BIN" check --path.sysfs="$MNT" --check.window=1s --no-collector.netlink \
-	--no-collector.ethtool --no-collector.probe >"$TMP/check.out" 2>"$TMP/check.err"
+	--no-collector.ethtool --no-collector.probe --check.state-file="$TMP/check-state" \
+	>"$TMP/check.out" 2>"$TMP/check.err"
 rc=$?
 check "check with mlx5_1 hung: exit 1 (got $rc)" test "$rc" = 1
 check "check names mlx5_1 as not answering" \

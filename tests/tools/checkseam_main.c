@@ -7,8 +7,11 @@
  * port going down) without racing a timer; and the command in
  * RDMA_EXPORTER_TEST_ONCE_WRITTEN once `once` has written its temporary file,
  * before the rename, so that tests/e2e/check-once.sh can send a SIGTERM
- * there. Built only with the tests; never installed.
+ * there; and the wall clock of the flaps check from RDMA_EXPORTER_TEST_NOW
+ * (Unix seconds), so that tests/e2e/check.sh can run it past its hold time.
+ * Built only with the tests; never installed.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +30,13 @@ void check_test_hook(const char *stage)
 		return;
 	if (system(cmd) != 0)
 		fprintf(stderr, "checkseam: \"%s\" failed\n", cmd);
+}
+
+uint64_t check_test_now(void)
+{
+	const char *v = getenv("RDMA_EXPORTER_TEST_NOW");
+
+	return v ? strtoull(v, NULL, 10) : 0;
 }
 
 /* Only the check and once subcommands: the seams are theirs. */

@@ -663,9 +663,13 @@ fi
 # --- check subcommand (issue 24): `rdma_exporter check` on the live rxe0
 ############################################################################
 # Healthy (the loopback probe included), then eth0 down: exit 1 naming rxe0 port 1,
-# then eth0 up again: passes once the port is ACTIVE (bounded retry). Outputs in
-# $OUT/check-*.txt, logs in $OUT/check-*.log.
-CHECK_ARGS=(--path.sysfs=/sys --check.expect=$DEV:$PORT --check.window=6s)
+# then eth0 up again: the flaps check (issue 33) holds it FAIL (the state changed
+# since the last check); with --check.flap-hold=0 it passes once the port is ACTIVE
+# (bounded retry). Then a flap between two checks (eth0 down and up, the port ACTIVE
+# at both checks) fails the next check through the kernel's counters. Outputs in
+# $OUT/check-*.txt, logs in $OUT/check-*.log, the flaps history in $OUT/check-state.
+CHECK_ARGS=(--path.sysfs=/sys --check.expect=$DEV:$PORT --check.window=6s
+    --check.state-file=$OUT/check-state)
 run_check() {   # run_check TAG [FLAGS...]: stdout to $OUT/check-TAG.txt; sets crc
     local tag=$1
     shift
@@ -689,13 +693,26 @@ check "check: the summary line names it, under 80 characters" \
 ip link set eth0 up
 ip route replace default via 10.0.2.2 dev eth0 2>/dev/null
 for _ in $(seq 1 60); do grep -q ACTIVE "$P/state" && break; sleep 0.5; done
+run_check held --check.window=0 --no-check.probe
+check "check: eth0 up again is held FAIL by the flaps check (rc=$crc)" \
+    bash -c "[ $crc = 1 ] && grep -q '^FAIL    flaps $DEV/$PORT: ' '$OUT/check-held.txt'"
 for try in 1 2 3 4 5; do
-    run_check up
+    run_check up --check.flap-hold=0
     [ $crc = 0 ] && break
     sleep 2
 done
-check "check: eth0 up again passes (rc=$crc, try $try)" test $crc = 0
+check "check: eth0 up again passes with --check.flap-hold=0 (rc=$crc, try $try)" test $crc = 0
 [ $crc = 0 ] || sed 's/^/#   /' "$OUT/check-up.txt"
+ip link set eth0 down
+for _ in $(seq 1 40); do grep -q ACTIVE "$P/state" || break; sleep 0.25; done
+ip link set eth0 up
+ip route replace default via 10.0.2.2 dev eth0 2>/dev/null
+for _ in $(seq 1 60); do grep -q ACTIVE "$P/state" && break; sleep 0.5; done
+run_check flap --check.window=0 --no-check.probe
+check "check: a flap between two checks fails the next one (rc=$crc)" \
+    grep -Eq "^FAIL    flaps ($DEV/$PORT: link|eth0: carrier) went down [0-9]+ times? since the last check" \
+    "$OUT/check-flap.txt"
+[ $crc = 1 ] || sed 's/^/#   /' "$OUT/check-flap.txt"
 # --- end of check subcommand (issue 24)
 
 ############################################################################
