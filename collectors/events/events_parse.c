@@ -69,6 +69,7 @@ int ev_parse_link(const struct nlmsghdr *nlh, struct ev_link *out)
 		return -EBADMSG;
 	out->deleted = nlh->nlmsg_type == RTM_DELLINK;
 	out->ifindex = ifi->ifi_index;
+	out->flags = ifi->ifi_flags;
 	if (la.tb[IFLA_IFNAME]) {
 		name = mnl_attr_get_str(la.tb[IFLA_IFNAME]);
 		if (strlen(name) >= sizeof(out->name)) {
@@ -95,11 +96,7 @@ int ev_parse_link(const struct nlmsghdr *nlh, struct ev_link *out)
 
 int ev_link_up(const struct ev_link *l)
 {
-	if (l->have_carrier)
-		return l->carrier;
-	if (l->have_operstate)
-		return l->operstate == IF_OPER_UP;
-	return -1;
+	return (l->flags & IFF_LOWER_UP) ? 1 : 0;
 }
 
 static bool name_ok(const char *s, size_t max)
@@ -258,26 +255,24 @@ uint64_t ev_netdev_observe(struct ev_table *t, const struct ev_link *l)
 {
 	struct ev_netdev *n;
 	uint64_t added = 0;
-	int up;
+	int up = ev_link_up(l);
 
 	if (!l->name[0] || l->deleted)
 		return 0;
 	n = ev_netdev_find(t, l->name);
 	if (!n)
 		return 0;
-	up = ev_link_up(l);
+	if (n->carrier >= 0 && up != n->carrier)
+		added = 1;
 	if (l->have_counts) {
 		uint64_t counts = (uint64_t)l->up_count + l->down_count;
 
-		if (n->have_counts && counts >= n->last_counts)
+		if (n->have_counts && counts >= n->last_counts && counts - n->last_counts > added)
 			added = counts - n->last_counts;
 		n->have_counts = true;
 		n->last_counts = counts;
-	} else if (up >= 0 && n->carrier >= 0 && up != n->carrier) {
-		added = 1;
 	}
-	if (up >= 0)
-		n->carrier = up;
+	n->carrier = up;
 	n->seen = true;
 	n->changes += added;
 	return added;

@@ -26,6 +26,7 @@ struct nlmsghdr;
 struct ev_link {
 	bool deleted; /* RTM_DELLINK */
 	int32_t ifindex;
+	uint32_t flags; /* ifi_flags: IFF_UP, IFF_LOWER_UP, ... */
 	char name[EV_IFNAMSIZ]; /* "" when the message has no IFLA_IFNAME */
 	bool have_carrier, have_operstate, have_counts;
 	uint8_t carrier;   /* IFLA_CARRIER: 1 up, 0 down */
@@ -41,8 +42,10 @@ struct ev_link {
  */
 int ev_parse_link(const struct nlmsghdr *nlh, struct ev_link *out);
 
-/* The link is up as the collector counts it: carrier when the message has
- * it, else operstate UP; -1 when it has neither. */
+/* The link is up as the collector counts it: IFF_LOWER_UP, the carrier as
+ * ip(8) and sysfs show it (the driver's carrier while the netdev is
+ * administratively up; an `ip link set down` clears it, even where the
+ * driver's IFLA_CARRIER and counters stay). 1 or 0. */
 int ev_link_up(const struct ev_link *l);
 
 /* IB PortState values (kernel enum ib_port_state; index of the sysfs
@@ -124,10 +127,12 @@ int ev_netdev_track(struct ev_table *t, const char *name);
 struct ev_netdev *ev_netdev_find(struct ev_table *t, const char *name);
 /*
  * A link message for a tracked netdev (others: 0, ignored). With the kernel's
- * counters, the transitions are their growth since the last message that had
- * them (the first only sets the baseline; a drop means a new netdev of that
- * name: baseline again); without, a carrier different from the last known
- * counts one. Returns the transitions counted (0 or more).
+ * counters, their growth since the last message that had them (the first
+ * only sets the baseline; a drop means a new netdev of that name: baseline
+ * again) counts, so that lost notifications lose no flap; a link state
+ * (ev_link_up) different from the last known counts one; a message counts
+ * the larger of the two (one transition is in both). Returns the
+ * transitions counted (0 or more).
  */
 uint64_t ev_netdev_observe(struct ev_table *t, const struct ev_link *l);
 

@@ -30,7 +30,7 @@ struct msg {
 	struct nlmsghdr *nlh;
 };
 
-static void msg_start(struct msg *m, uint16_t type, int ifindex)
+static struct ifinfomsg *msg_start(struct msg *m, uint16_t type, int ifindex)
 {
 	struct ifinfomsg *ifi;
 
@@ -39,13 +39,18 @@ static void msg_start(struct msg *m, uint16_t type, int ifindex)
 	m->nlh->nlmsg_type = type;
 	ifi = mnl_nlmsg_put_extra_header(m->nlh, sizeof(*ifi));
 	ifi->ifi_index = ifindex;
+	return ifi;
 }
 
-/* A link message as the kernel's rtnl_fill_ifinfo sends it (the part read). */
-static void msg_link(struct msg *m, const char *name, int carrier, int operstate,
+/* A link message as the kernel's rtnl_fill_ifinfo sends it (the part read);
+ * lower_up: the IFF_LOWER_UP flag, with IFF_UP. */
+static void msg_link(struct msg *m, const char *name, bool lower_up, int carrier, int operstate,
 		     long up_count, long down_count)
 {
-	msg_start(m, RTM_NEWLINK, 7);
+	struct ifinfomsg *ifi = msg_start(m, RTM_NEWLINK, 7);
+
+	if (lower_up)
+		ifi->ifi_flags = IFF_UP | IFF_RUNNING | IFF_LOWER_UP;
 	mnl_attr_put_u32(m->nlh, IFLA_MTU, 1500); /* skipped */
 	if (name)
 		mnl_attr_put_strz(m->nlh, IFLA_IFNAME, name);
@@ -65,7 +70,7 @@ static void test_parse_full(void **unused)
 	struct ev_link l;
 
 	(void)unused;
-	msg_link(&m, "enp65s0f0np0", 1, IF_OPER_UP, 3, 2);
+	msg_link(&m, "enp65s0f0np0", true, 1, IF_OPER_UP, 3, 2);
 	mnl_attr_put_u32(m.nlh, 999, 1); /* a newer kernel's attribute */
 	assert_int_equal(ev_parse_link(m.nlh, &l), 0);
 	assert_false(l.deleted);
@@ -85,16 +90,18 @@ static void test_parse_partial(void **unused)
 	struct ev_link l;
 
 	(void)unused;
-	/* no carrier: operstate decides; one counter alone is no counts */
-	msg_link(&m, "eth0", -1, IF_OPER_LOWERLAYERDOWN, 4, -1);
+	/* administratively down: the driver's carrier may stay 1, the link is
+	 * down; one counter alone is no counts */
+	msg_link(&m, "eth0", false, 1, IF_OPER_DOWN, 4, -1);
 	assert_int_equal(ev_parse_link(m.nlh, &l), 0);
-	assert_false(l.have_carrier);
+	assert_true(l.have_carrier && l.carrier == 1);
 	assert_false(l.have_counts);
 	assert_int_equal(ev_link_up(&l), 0);
-	msg_link(&m, NULL, -1, -1, -1, -1);
+	msg_link(&m, NULL, true, -1, -1, -1, -1);
 	assert_int_equal(ev_parse_link(m.nlh, &l), 0);
 	assert_string_equal(l.name, "");
-	assert_int_equal(ev_link_up(&l), -1);
+	assert_false(l.have_carrier || l.have_operstate);
+	assert_int_equal(ev_link_up(&l), 1);
 
 	msg_start(&m, RTM_DELLINK, 9);
 	mnl_attr_put_strz(m.nlh, IFLA_IFNAME, "eth1");
@@ -134,7 +141,7 @@ static void test_parse_errors(void **unused)
 	assert_string_equal(l.name, "");
 	/* an attribute running past the message: libmnl stops before it, so
 	 * it is not read (and the rest is) */
-	msg_link(&m, "eth0", 1, -1, -1, -1);
+	msg_link(&m, "eth0", true, 1, -1, -1, -1);
 	m.nlh->nlmsg_len -= 4;
 	assert_int_equal(ev_parse_link(m.nlh, &l), 0);
 	assert_string_equal(l.name, "eth0");
@@ -222,7 +229,7 @@ static uint64_t observe(struct ev_table *t, const char *name, int carrier, long 
 	struct msg m;
 	struct ev_link l;
 
-	msg_link(&m, name, carrier, -1, up, down);
+	msg_link(&m, name, carrier == 1, carrier, -1, up, down);
 	assert_int_equal(ev_parse_link(m.nlh, &l), 0);
 	return ev_netdev_observe(t, &l);
 }
@@ -255,6 +262,25 @@ static void test_netdev_counts(void **unused)
 	assert_int_equal(n->changes, 3);
 }
 
+/* ip link set down / up (virtio_net): the driver's carrier and the kernel's
+ * counters stay, IFF_LOWER_UP goes and comes back: two transitions. */
+static void test_netdev_admin_down(void **unused)
+{
+	static struct ev_table t;
+	struct msg m;
+	struct ev_link l;
+
+	(void)unused;
+	memset(&t, 0, sizeof(t));
+	assert_int_equal(ev_netdev_track(&t, "eth0"), 0);
+	assert_int_equal(observe(&t, "eth0", 1, 1, 0), 0);
+	msg_link(&m, "eth0", false, 1, IF_OPER_DOWN, 1, 0);
+	assert_int_equal(ev_parse_link(m.nlh, &l), 0);
+	assert_int_equal(ev_netdev_observe(&t, &l), 1);
+	assert_int_equal(observe(&t, "eth0", 1, 1, 0), 1);
+	assert_int_equal(ev_netdev_find(&t, "eth0")->changes, 2);
+}
+
 static void test_netdev_no_counts(void **unused)
 {
 	static struct ev_table t;
@@ -282,6 +308,7 @@ int main(void)
 		cmocka_unit_test(test_parse_errors),	   cmocka_unit_test(test_port_state_mapping),
 		cmocka_unit_test(test_port_flap),	   cmocka_unit_test(test_fatal_and_bounds),
 		cmocka_unit_test(test_netdev_counts),	   cmocka_unit_test(test_netdev_no_counts),
+		cmocka_unit_test(test_netdev_admin_down),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
