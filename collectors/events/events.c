@@ -35,9 +35,10 @@ static const char help_fatal[] =
 	"IBV_EVENT_DEVICE_FATAL asynchronous events of the device (firmware or hardware "
 	"fatal error, or the device being removed) since the exporter started.";
 static const char help_carrier[] =
-	"Carrier transitions (up and down) of the netdev since the exporter started, from "
+	"Carrier transitions (up and down) of the netdev since the exporter started, the carrier "
+	"as ip and sysfs show it (IFF_LOWER_UP: an administrative down counts too), from "
 	"rtnetlink link notifications and the kernel's IFLA_CARRIER_UP_COUNT/DOWN_COUNT in them "
-	"(so a lost notification loses no flap); the downs alone are "
+	"(so a lost notification loses no flap). The driver's carrier losses since boot are "
 	"rdma_netdev_carrier_down_events_total.";
 
 static void events_free(void *state)
