@@ -45,7 +45,7 @@ struct events_state {
 
 	/* the thread's own */
 	struct mnl_socket *nl;
-	unsigned seq, dump_seq; /* dump_seq: of the dump in flight */
+	unsigned seq, dump_seq;				    /* dump_seq: of the dump in flight */
 	char nl_buf[EV_NL_BUF] __attribute__((aligned(4))); /* nlmsghdr alignment */
 	struct ev_vctx vctx[EV_MAX_DEVICES];
 };

@@ -304,8 +304,8 @@ static void sync_devices(struct events_state *st)
 
 		if (!v->ctx || listed(list, n, v->name))
 			continue;
-		log_info("device is gone; its event context is closed", "collector=events device=%s",
-			 v->name);
+		log_info("device is gone; its event context is closed",
+			 "collector=events device=%s", v->name);
 		vctx_close(v);
 	}
 	for (int j = 0; list && j < n; j++)

@@ -191,8 +191,7 @@ static struct ev_port *port_get(struct ev_table *t, const char *device, uint32_t
 	return p;
 }
 
-int ev_port_observe(struct ev_table *t, const char *device, uint32_t port, int state,
-		    double now_s)
+int ev_port_observe(struct ev_table *t, const char *device, uint32_t port, int state, double now_s)
 {
 	struct ev_port *p;
 	bool created;

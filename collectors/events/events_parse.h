@@ -26,11 +26,11 @@ struct nlmsghdr;
 struct ev_link {
 	bool deleted; /* RTM_DELLINK */
 	int32_t ifindex;
-	uint32_t flags; /* ifi_flags: IFF_UP, IFF_LOWER_UP, ... */
+	uint32_t flags;		/* ifi_flags: IFF_UP, IFF_LOWER_UP, ... */
 	char name[EV_IFNAMSIZ]; /* "" when the message has no IFLA_IFNAME */
 	bool have_carrier, have_operstate, have_counts;
-	uint8_t carrier;   /* IFLA_CARRIER: 1 up, 0 down */
-	uint8_t operstate; /* IFLA_OPERSTATE, RFC 2863 (IF_OPER_UP = 6) */
+	uint8_t carrier;	       /* IFLA_CARRIER: 1 up, 0 down */
+	uint8_t operstate;	       /* IFLA_OPERSTATE, RFC 2863 (IF_OPER_UP = 6) */
 	uint32_t up_count, down_count; /* IFLA_CARRIER_UP_COUNT / _DOWN_COUNT */
 };
 
@@ -50,15 +50,15 @@ int ev_link_up(const struct ev_link *l);
 
 /* IB PortState values (kernel enum ib_port_state; index of the sysfs
  * collector's names): DOWN 1 .. ACTIVE_DEFER 5. */
-#define EV_PORT_DOWN	   1
-#define EV_PORT_ACTIVE	   4
-#define EV_N_STATES	   6
-#define EV_FIRST_STATE	   1 /* states exported from the first poll on: 1..5 */
+#define EV_PORT_DOWN   1
+#define EV_PORT_ACTIVE 4
+#define EV_N_STATES    6
+#define EV_FIRST_STATE 1 /* states exported from the first poll on: 1..5 */
 
-#define EV_NAME_MAX	   64
-#define EV_MAX_DEVICES	   64
-#define EV_MAX_PORTS	   256
-#define EV_MAX_NETDEVS	   256
+#define EV_NAME_MAX    64
+#define EV_MAX_DEVICES 64
+#define EV_MAX_PORTS   256
+#define EV_MAX_NETDEVS 256
 
 /* The verbs asynchronous events the table counts, from the caller's mapping
  * of enum ibv_event_type (the table does not include verbs.h). */
@@ -71,7 +71,7 @@ enum ev_port_event {
 struct ev_port {
 	char device[EV_NAME_MAX];
 	uint32_t port;
-	int state; /* last known, 0..5; -1 unknown */
+	int state;		       /* last known, 0..5; -1 unknown */
 	uint64_t changes[EV_N_STATES]; /* transitions into each state */
 	double last_change_s;	       /* wall clock; 0: none seen */
 };
@@ -116,8 +116,7 @@ int ev_port_event_state(enum ev_port_event e, int queried);
  * into it and sets last_change_s. 1 when a transition was counted, 0 when
  * not, -ENOSPC (counted in dropped), -EINVAL (state out of range).
  */
-int ev_port_observe(struct ev_table *t, const char *device, uint32_t port, int state,
-		    double now_s);
+int ev_port_observe(struct ev_table *t, const char *device, uint32_t port, int state, double now_s);
 /* The state a verbs event leaves the port in (ev_port_event_state), recorded. */
 int ev_port_event(struct ev_table *t, const char *device, uint32_t port, enum ev_port_event e,
 		  int queried, double now_s);

@@ -304,10 +304,10 @@ static void test_netdev_no_counts(void **unused)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_parse_full),	   cmocka_unit_test(test_parse_partial),
-		cmocka_unit_test(test_parse_errors),	   cmocka_unit_test(test_port_state_mapping),
-		cmocka_unit_test(test_port_flap),	   cmocka_unit_test(test_fatal_and_bounds),
-		cmocka_unit_test(test_netdev_counts),	   cmocka_unit_test(test_netdev_no_counts),
+		cmocka_unit_test(test_parse_full),	  cmocka_unit_test(test_parse_partial),
+		cmocka_unit_test(test_parse_errors),	  cmocka_unit_test(test_port_state_mapping),
+		cmocka_unit_test(test_port_flap),	  cmocka_unit_test(test_fatal_and_bounds),
+		cmocka_unit_test(test_netdev_counts),	  cmocka_unit_test(test_netdev_no_counts),
 		cmocka_unit_test(test_netdev_admin_down),
 	};
 
