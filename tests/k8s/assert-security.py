@@ -96,8 +96,10 @@ def daemonset(ds, want):
     if want["devices"] or "/dev/infiniband" in want["host_paths"]:
         check("the probe collector on, peers from the headless Service",
               "--collector.probe" in probe_args and "--collector.probe.targets-dns=rdma-exporter" in probe_args)
+        check("the events collector on with device access", "--collector.events" in c.get("args", []))
     else:
         check("the probe collector off without device access", "--no-collector.probe" in c.get("args", []))
+        check("the events collector off without device access", "--no-collector.events" in c.get("args", []))
     return ds["spec"]["selector"]["matchLabels"], ds["spec"]["template"]["metadata"]["labels"]
 
 
