@@ -332,8 +332,11 @@ def node():
            "fires when it drops below the day's highest).",
            [target("8 * rdma_port_rate_bytes_per_second{%s}" % SELP, "{{device}}/{{port}}", instant=True)],
            unit="bps", w=6)
-    d.stat("Link flaps (24h)", "rdma_port_link_downed_total increases over the last day.",
-           [target("increase(rdma_port_link_downed_total{%s}[1d])" % SELP, "{{device}}/{{port}}",
+    d.stat("Link flaps (24h)", "Transitions to DOWN over the last day: the events collector's "
+           "rdma_port_state_changes_total (flaps shorter than a poll included), or "
+           "rdma_port_link_downed_total increases where it is off.",
+           [target("max without (state) (increase(rdma_port_state_changes_total{%s, state=\"DOWN\"}[1d])) "
+                   "or increase(rdma_port_link_downed_total{%s}[1d])" % (SELP, SELP), "{{device}}/{{port}}",
                    instant=True)], steps=[(None, "green"), (1, "red")], w=6)
     d.table("Devices", "rdma_device_info: firmware, board, driver.",
             [target("rdma_device_info{%s}" % SELD, fmt="table", instant=True)],

@@ -109,6 +109,11 @@ int sysfs_parse_port_state(const char *s, size_t len, uint64_t *out)
 	return parse_numbered_enum(s, len, port_state_names, ARRAY_SIZE(port_state_names), out);
 }
 
+const char *sysfs_port_state_name(uint64_t state)
+{
+	return state < ARRAY_SIZE(port_state_names) ? port_state_names[state] : NULL;
+}
+
 int sysfs_parse_phys_state(const char *s, size_t len, uint64_t *out)
 {
 	return parse_numbered_enum(s, len, phys_state_names, ARRAY_SIZE(phys_state_names), out);

@@ -2,6 +2,7 @@
 /* The static table of collectors. A new collector adds one line here. */
 #include "collector.h"
 #include "ethtool/ethtool.h"
+#include "events/events.h"
 #include "netlink/netlink.h"
 #include "probe/probe.h"
 #include "sysfs/sysfs.h"
@@ -14,6 +15,9 @@ const struct collector_ops *const collector_table[] = {
 	&ethtool_collector_ops,
 	/* Its engine thread probes on its own schedule; collect() only copies. */
 	&probe_collector_ops,
+	/* After sysfs: it watches the netdevs sysfs publishes; its thread
+	 * counts events, collect() only copies. */
+	&events_collector_ops,
 };
 
 const unsigned collector_table_len = sizeof(collector_table) / sizeof(collector_table[0]);

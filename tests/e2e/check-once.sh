@@ -24,7 +24,7 @@ require_tools promtool curl
 
 # As e2e.sh: sample lines whose values change from run to run.
 VOLATILE='^(process_[a-z_]+|rdma_exporter_(collector_duration_seconds|last_poll_timestamp_seconds|polls_total|build_info))[ {]'
-FLAGS=(--poll.interval=1s --no-collector.netlink --no-collector.ethtool --no-collector.probe)
+FLAGS=(--poll.interval=1s --no-collector.netlink --no-collector.ethtool --no-collector.probe --no-collector.events)
 
 e2e_launch() {
 	"$BIN" --web.listen-address="127.0.0.1:$PORT" "${START_ARGS[@]}" >"$TMP/log" 2>&1 &

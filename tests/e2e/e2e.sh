@@ -33,9 +33,10 @@ scrape_tree() { # scrape_tree NAME [extra flags...]
 	local name=$1
 	shift
 	local tree=$FIXTURES/sysfs/$name out=$TMP/$name.prom
-	# Fixture trees are sysfs only: the netlink collector would report this
-	# host's kernel, not the tree.
-	if ! start_exporter --path.sysfs="$tree" --poll.interval=1s --no-collector.netlink --no-collector.ethtool --no-collector.probe "$@"; then
+	# Fixture trees are sysfs only: the netlink (and events) collector would
+	# report this host's kernel, not the tree.
+	if ! start_exporter --path.sysfs="$tree" --poll.interval=1s --no-collector.netlink --no-collector.ethtool --no-collector.probe \
+		--no-collector.events "$@"; then
 		not_ok "$name: exporter starts"
 		return
 	fi
@@ -181,7 +182,7 @@ done
 # --- every collector disabled: one warning at start that only self metrics are served
 all_off="level=warn msg=\"every collector is disabled: only the exporter's own metrics are served\""
 if start_exporter --path.sysfs="$FIXTURES/sysfs/rxe" --no-collector.sysfs --no-collector.netlink \
-	--no-collector.ethtool --no-collector.probe --poll.interval=100ms; then
+	--no-collector.ethtool --no-collector.probe --no-collector.events --poll.interval=100ms; then
 	wait_log "$all_off"
 	check "every collector disabled: one warning" test "$(log_count "$all_off")" = 1
 	curl -fsS "http://127.0.0.1:$PORT/metrics" >"$TMP/body"

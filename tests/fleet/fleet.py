@@ -359,7 +359,8 @@ class Fleet:
                 elif s.name == "rdma_port_phys_state":
                     s.vals = [2 if m in mins else 5 for m in range(T)]
                 elif s.name in ("rdma_port_link_downed_total", "rdma_netdev_carrier_down_events_total",
-                                "rdma_netdev_link_down_events_total"):
+                                "rdma_netdev_link_down_events_total") or \
+                        (s.name == "rdma_port_state_changes_total" and s.labels.get("state") == "DOWN"):
                     c, out = s.vals[0], []
                     for m in range(T):
                         if m in mins and (m - 1) not in mins:
@@ -684,6 +685,18 @@ def sc_counter_saturated(f):
     return {nd.idx}
 
 
+def sc_flap_between_polls(f):
+    # issue 33: an InfiniBand port (node 12, mlx5_4) down and up three times, each
+    # shorter than a poll: rdma_port_state reads ACTIVE at every poll and
+    # link_downed does not move (the SM took the logical state down); only the
+    # events collector's transitions to DOWN count the flaps
+    nd = f.nodes[12]
+    for s in nd.by_name.get("rdma_port_state_changes_total", []):
+        if s.labels.get("device") == "mlx5_4" and s.labels.get("state") in ("DOWN", "ACTIVE"):
+            s.vals = [s.vals[0] + sum(1 for k in range(3) if m >= E + 1 + 10 * k) for m in range(f.T)]
+    return {nd.idx}
+
+
 SCENARIOS = [
     ("symbol_errors", "one port's symbol errors rising", "static", "1", sc_symbol_errors),
     ("trained_down", "one 400G port trained down to 100G (others 400G and 200G)", "static", "1",
@@ -713,6 +726,9 @@ SCENARIOS = [
      sc_fec_uncorrectable, MINUTES, "physical"),
     ("counter_saturated", "a 32-bit port_xmit_wait stuck at 2^32-1 on one port", "servicemonitor",
      "1,alerts=RDMAPortCounterSaturated", sc_counter_saturated, MINUTES, "physical"),
+    # issue 33: the events collector's flaps shorter than a poll, one page for the port
+    ("flap_between_polls", "an IB port down and up three times between polls (port state ACTIVE at every poll)",
+     "servicemonitor", "1,alerts=RDMAPortFlapping", sc_flap_between_polls, MINUTES, "physical"),
 ]
 
 

@@ -171,8 +171,12 @@ def daemonset(ds, combo):
         check("the probe collector on, peers from the headless Service",
               probe_args == ["--collector.probe", "--collector.probe.targets-dns=rdma-exporter"]
               and "--no-collector.probe" not in args)
+        check("the events collector on with device access",
+              "--collector.events" in args and "--no-collector.events" not in args)
     else:
         check("the probe collector off without device access", "--no-collector.probe" in args and not probe_args)
+        check("the events collector off without device access",
+              "--no-collector.events" in args and "--collector.events" not in args)
     scheduling(pod, c, combo)
     return c, ds["spec"]["selector"]["matchLabels"], ds["spec"]["template"]["metadata"]["labels"]
 

@@ -15,6 +15,8 @@
 #   rdma-snapshot-TAG*.txt,  the keys compared: from `rdma res show` and from the scrape
 #   exporter-snapshot-TAG*.txt
 #   scrape-removed.txt, scrape-readded.txt   around `rdma link delete/add rxe0`
+#   scrape-flap-{before,between,after}.txt, exporter-events.log   the events collector's
+#                            flap between two polls (port 9878, --poll.interval=10s)
 #   rdma-res-qp.json         `rdma -j res show qp` while an ibv_rc_pingpong server waits (RC QP in INIT)
 #   rdma-res-cq.json         `rdma -j res show cq` at the same moment
 #   rdma-res-qp-idle.json    `rdma -j res show qp` after the traffic (kernel GSI QP only)
@@ -603,7 +605,52 @@ compare_moment after-kill
 check_value rdma_qps "device=\"$DEV\",port=\"1\",type=\"RC\",state=\"RTR\"" 0
 check "rdma_process_qps{comm=\"ib_send_bw\"} is gone" test -z "$(value rdma_process_qps "device=\"$DEV\",comm=\"ib_send_bw\"")"
 
-# Device removal while both exporters run: nothing of ours holds a verbs context, so
+# A flap between two polls (issue 33): an exporter polling every 10 s (fixed schedule);
+# eth0 goes down and up right after one of its polls, so the next poll still reads
+# rdma_port_state ACTIVE and only the events collector's counters show the flap.
+EV_URL=http://127.0.0.1:9878/metrics
+EV_NORM=/tmp/scrape-events.norm
+rdma_exporter --web.listen-address=127.0.0.1:9878 --poll.interval=10s --poll.mode=fixed \
+    --path.sysfs=/sys --no-collector.netlink --no-collector.probe --log.level=debug \
+    > "$OUT/exporter-events.log" 2>&1 &
+EVP=$!
+ev_scrape() { scrape "$1" "$EV_URL" && normalize < "$1" > "$EV_NORM"; }
+ev_value() { NORM=$EV_NORM value "$@"; }
+for _ in $(seq 1 100); do
+    ev_scrape "$OUT/scrape-flap-before.txt" 2>/dev/null && num_ge "$(ev_value rdma_exporter_polls_total '')" 1 && break
+    sleep 0.2
+done
+ev_polls=$(ev_value rdma_exporter_polls_total '')
+ev_check_value() { NORM=$EV_NORM check_value "$@"; }
+ev_check_value rdma_port_state_changes_total "device=\"$DEV\",port=\"$PORT\",state=\"DOWN\"" 0
+ev_check_value rdma_device_fatal_events_total "device=\"$DEV\"" 0
+ev_check_value rdma_netdev_carrier_changes_total 'netdev="eth0"' 0
+t_flap=$(date +%s)
+ip link set eth0 down; sleep 0.3; ip link set eth0 up
+for _ in $(seq 1 40); do rdma link show $DEV/$PORT 2>/dev/null | grep -q 'state ACTIVE' && break; sleep 0.1; done
+ev_scrape "$OUT/scrape-flap-between.txt"
+check "events: eth0 down and up between two polls (polls $ev_polls, then $(ev_value rdma_exporter_polls_total ''))" \
+    num_eq "$(ev_value rdma_exporter_polls_total '')" "$ev_polls"
+for _ in $(seq 1 60); do
+    ev_scrape "$OUT/scrape-flap-after.txt"
+    num_gt "$(ev_value rdma_exporter_polls_total '')" "$ev_polls" && break
+    sleep 0.5
+done
+EVL="device=\"$DEV\",port=\"$PORT\""
+check "events: the next poll still reads the port ACTIVE ($(ev_value rdma_port_state "$EVL"))" num_eq "$(ev_value rdma_port_state "$EVL")" 4
+ev_down=$(ev_value rdma_port_state_changes_total "$EVL,state=\"DOWN\"")
+ev_active=$(ev_value rdma_port_state_changes_total "$EVL,state=\"ACTIVE\"")
+check "events: the flap counted, ACTIVE -> DOWN -> ACTIVE (DOWN $ev_down, ACTIVE $ev_active)" \
+    eval 'num_ge "$ev_down" 1 && num_eq "$ev_active" "$ev_down"'
+ev_carrier=$(ev_value rdma_netdev_carrier_changes_total 'netdev="eth0"')
+check "events: eth0 carrier down and up counted ($ev_carrier)" \
+    eval 'num_ge "$ev_carrier" 2 && num_eq "$((${ev_carrier:-1} % 2))" 0'
+ev_ts=$(ev_value rdma_port_last_state_change_timestamp_seconds "$EVL")
+check "events: last state change time set ($ev_ts, flap at $t_flap)" \
+    eval 'num_ge "$ev_ts" "$t_flap" && num_ge "$(date +%s)" "$ev_ts"'
+
+# Device removal while the exporters run: the events collector's verbs contexts (and
+# the probe's) close on IBV_EVENT_DEVICE_FATAL or when the device leaves the list, so
 # rxe's removal (which waits for every open context) completes.
 kill $(pidof rping) 2>/dev/null
 for _ in $(seq 1 40); do [ -z "$(pidof rping)" ] && break; sleep 0.25; done
@@ -630,8 +677,10 @@ for _ in $(seq 1 20); do
     sleep 0.5
 done
 check "loopback probe resumes on the re-created device" test $probe_back = 1
+check "events: the context of the removed device was closed" \
+    grep -qE "msg=\"device (is gone|reported a fatal error)[^\"]*\" collector=events device=$DEV( |\$)" "$OUT/exporter-events.log"
 check "removal and return are logged" grep -qE "msg=\"device is gone\" collector=netlink device=$DEV( |\$)" "$OUT/exporter.log"
-check "no error-level log line" test -z "$(grep 'level=error' "$OUT/exporter.log" "$OUT/exporter-nobody.log")"
+check "no error-level log line" test -z "$(grep 'level=error' "$OUT/exporter.log" "$OUT/exporter-nobody.log" "$OUT/exporter-events.log")"
 for p in $(pidof rdma_exporter); do [ "$p" != "$EXP" ] && kill -TERM "$p"; done
 wait $NB 2>/dev/null
 
