@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /* The static table of collectors. A new collector adds one line here. */
 #include "collector.h"
+#include "devlink/devlink.h"
 #include "ethtool/ethtool.h"
 #include "netlink/netlink.h"
 #include "probe/probe.h"
@@ -14,6 +15,8 @@ const struct collector_ops *const collector_table[] = {
 	&ethtool_collector_ops,
 	/* Its engine thread probes on its own schedule; collect() only copies. */
 	&probe_collector_ops,
+	/* One devlink dump per poll; reads the RDMA devices' PCI links itself. */
+	&devlink_collector_ops,
 };
 
 const unsigned collector_table_len = sizeof(collector_table) / sizeof(collector_table[0]);

@@ -42,6 +42,7 @@ SHARED = {
     "collectors/sysfs/sysfs_names.h": "the sysfs counter names, which the netlink collector reuses",
     "collectors/netlink/netlink_sock.h": "the RDMA netlink transport, with which sysfs reads hw counters",
     "collectors/netlink/netlink_parse.h": "its reply parsers, for the hw counters sysfs reads over netlink",
+    "collectors/netlink/genl.h": "generic netlink helpers (family look-up, attribute policy), for ethtool and devlink",
 }
 
 # Made at build time, not in the tree.
