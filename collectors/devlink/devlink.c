@@ -206,15 +206,15 @@ static const struct {
 } families[] = {
 	{"rdma_devlink_health_errors_total",
 	 "Errors the devlink health reporter of the device's PCI function has seen "
-	 "(DEVLINK_ATTR_HEALTH_REPORTER_ERR_COUNT)",
+	 "(DEVLINK_ATTR_HEALTH_REPORTER_ERR_COUNT).",
 	 METRIC_COUNTER},
 	{"rdma_devlink_health_recoveries_total",
 	 "Recoveries the devlink health reporter of the device's PCI function has run "
-	 "(DEVLINK_ATTR_HEALTH_REPORTER_RECOVER_COUNT)",
+	 "(DEVLINK_ATTR_HEALTH_REPORTER_RECOVER_COUNT).",
 	 METRIC_COUNTER},
 	{"rdma_devlink_health_state",
 	 "State of the devlink health reporter of the device's PCI function: 0 healthy, 1 error "
-	 "(DEVLINK_ATTR_HEALTH_REPORTER_STATE)",
+	 "(DEVLINK_ATTR_HEALTH_REPORTER_STATE).",
 	 METRIC_GAUGE},
 };
 
