@@ -174,9 +174,10 @@ static int scan_devices(struct devlink_state *st, struct collector_stats *stats)
 		return -errno;
 	}
 	while ((e = readdir(d))) {
-		struct pci_dev_map *m = &st->map[st->n_map];
+		size_t len = strlen(e->d_name);
+		struct pci_dev_map *m;
 
-		if (e->d_name[0] == '.' || strlen(e->d_name) >= IB_NAME_MAX ||
+		if (e->d_name[0] == '.' || len >= IB_NAME_MAX ||
 		    !device_filter_match(st->filter, e->d_name))
 			continue;
 		if (st->n_map >= DEVLINK_RDMA_DEVICES_MAX) {
@@ -188,10 +189,11 @@ static int scan_devices(struct devlink_state *st, struct collector_stats *stats)
 			st->logged_map_full = true;
 			break;
 		}
+		m = &st->map[st->n_map];
 		read_pci_address(st->sysfs_fd, e->d_name, m->pci, sizeof(m->pci));
 		if (!m->pci[0])
 			continue;
-		snprintf(m->device, sizeof(m->device), "%s", e->d_name);
+		memcpy(m->device, e->d_name, len + 1);
 		st->n_map++;
 	}
 	closedir(d);
