@@ -68,6 +68,8 @@ struct check_config {
 	const struct check_expect_pcie *expect_pcie; /* NULL: the default rule only */
 	/* Transceivers: every reading within the module's own alarm thresholds. */
 	bool modules;
+	/* Devlink health reporters: none in its error state. */
+	bool devlink;
 };
 
 /* The defaults documented in docs/check.md. */

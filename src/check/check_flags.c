@@ -160,6 +160,7 @@ static int apply_switch(struct check_options *o, const char *name, bool on)
 		{"check.peers", offsetof(struct check_config, peers)},
 		{"check.pcie", offsetof(struct check_config, pcie)},
 		{"check.modules", offsetof(struct check_config, modules)},
+		{"check.devlink", offsetof(struct check_config, devlink)},
 	};
 
 	for (size_t i = 0; i < sizeof(sw) / sizeof(sw[0]); i++)
@@ -286,6 +287,6 @@ void check_flags_usage(FILE *out)
 		"                                   Default 0. Range: 0 to 1000000 probes.\n"
 		"      --[no-]check.ports, --[no-]check.counters, --[no-]check.pfc,\n"
 		"      --[no-]check.resources, --[no-]check.probe, --[no-]check.peers,\n"
-		"      --[no-]check.pcie, --[no-]check.modules\n"
+		"      --[no-]check.pcie, --[no-]check.modules, --[no-]check.devlink\n"
 		"                                   Turn a check on or off. Default all on.\n");
 }
