@@ -684,6 +684,14 @@ def sc_counter_saturated(f):
     return {nd.idx}
 
 
+def sc_devlink_fw_fatal(f):
+    nd = f.nodes[12]  # issue 33: mlx5_1's firmware dies at E and is not recovered
+    lab = dict(device="mlx5_1", reporter="fw_fatal")
+    f._add(nd, "rdma_devlink_health_state", lab, 0).vals = [1 if m >= E else 0 for m in range(f.T)]
+    f._add(nd, "rdma_devlink_health_errors_total", lab, 0).vals = [1 if m >= E else 0 for m in range(f.T)]
+    return {nd.idx}
+
+
 SCENARIOS = [
     ("symbol_errors", "one port's symbol errors rising", "static", "1", sc_symbol_errors),
     ("trained_down", "one 400G port trained down to 100G (others 400G and 200G)", "static", "1",
@@ -713,6 +721,9 @@ SCENARIOS = [
      sc_fec_uncorrectable, MINUTES, "physical"),
     ("counter_saturated", "a 32-bit port_xmit_wait stuck at 2^32-1 on one port", "servicemonitor",
      "1,alerts=RDMAPortCounterSaturated", sc_counter_saturated, MINUTES, "physical"),
+    ("devlink_fw_fatal", "one HCA's fw_fatal devlink health reporter in error (firmware dead, not recovered)",
+     "servicemonitor", "1,alerts=RDMADevlinkHealthError", sc_devlink_fw_fatal,
+     MINUTES, "physical"),
 ]
 
 
