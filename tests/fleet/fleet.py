@@ -686,9 +686,10 @@ def sc_counter_saturated(f):
 
 def sc_devlink_fw_fatal(f):
     nd = f.nodes[12]  # issue 33: mlx5_1's firmware dies at E and is not recovered
-    lab = dict(device="mlx5_1", reporter="fw_fatal")
-    f._add(nd, "rdma_devlink_health_state", lab, 0).vals = [1 if m >= E else 0 for m in range(f.T)]
-    f._add(nd, "rdma_devlink_health_errors_total", lab, 0).vals = [1 if m >= E else 0 for m in range(f.T)]
+    for name in ("rdma_devlink_health_state", "rdma_devlink_health_errors_total"):
+        for s in nd.by_name.get(name, []):
+            if s.labels.get("device") == "mlx5_1" and s.labels.get("reporter") == "fw_fatal":
+                s.vals = [1 if m >= E else 0 for m in range(f.T)]
     return {nd.idx}
 
 
