@@ -403,6 +403,13 @@ def node():
                  "(correctable, nonfatal, fatal) and type.",
                  [target("rate(rdma_device_pcie_errors_total{%s}[$__rate_interval])" % SELD,
                          "{{device}} {{severity}} {{type}}")], w=8)
+    d.timeseries("Devlink health reporters", "Errors per second each devlink health reporter of the RDMA "
+                 "devices counted (mlx5 fw, fw_fatal, tx, rx), and each reporter's state: 0 healthy, 1 "
+                 "error (RDMADevlinkHealthError, RDMADevlinkHealthErrorsRising).",
+                 [target("rate(rdma_devlink_health_errors_total{%s}[$__rate_interval])" % SELD,
+                         "{{device}} {{reporter}} errors"),
+                  target("rdma_devlink_health_state{%s}" % SELD, "{{device}} {{reporter}} state",
+                         ref="B")], w=8)
     d.timeseries("Module temperature", "Transceiver temperature of each netdev, with the module's own "
                  "high warning and alarm thresholds (RDMATransceiverTemperatureHigh).",
                  [target("rdma_netdev_module_temperature_celsius{%s}%s" % (SEL, TO_PORT), "{{netdev}}"),

@@ -22,6 +22,7 @@
  *    of IEEE 802.3ck/df) to the same nest: skipped here.
  */
 #include "ethtool_fec.h"
+#include "netlink/genl.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -71,31 +72,6 @@ int eth_build_fec_request(void *buf, size_t size, uint16_t family, uint32_t seq,
 #define FEC_MAX	     (ETHTOOL_A_FEC_STATS + 1)
 #define FEC_STAT_MAX (ETHTOOL_A_FEC_STAT_CORR_BITS + 1)
 
-/*
- * The attributes in [payload, payload+len) of types below max into tb (the
- * last of a repeated type wins, as in the kernel); others are skipped so that
- * newer kernels keep working. A truncated attribute is -EBADMSG, not the
- * silent end of the list.
- */
-static int collect_attrs(const void *payload, size_t len, uint16_t max, const struct nlattr **tb)
-{
-	size_t off = 0;
-
-	memset(tb, 0, max * sizeof(*tb));
-	while (off < len) {
-		const struct nlattr *a = (const void *)((const char *)payload + off);
-		uint16_t type;
-
-		if (len - off < sizeof(*a) || a->nla_len < sizeof(*a) || a->nla_len > len - off)
-			return -EBADMSG;
-		type = a->nla_type & NLA_TYPE_MASK;
-		if (type < max)
-			tb[type] = a;
-		off += MNL_ALIGN(a->nla_len);
-	}
-	return 0;
-}
-
 /* One u64 array: empty is "not counted", otherwise the total and its lanes. */
 static int read_stat(const struct nlattr *a, struct eth_fec_stat *st)
 {
@@ -127,8 +103,8 @@ static int parse_stats(const struct nlattr *nest, struct eth_fec *f)
 {
 	const struct nlattr *st[FEC_STAT_MAX];
 
-	if (collect_attrs(mnl_attr_get_payload(nest), mnl_attr_get_payload_len(nest), FEC_STAT_MAX,
-			  st) < 0)
+	if (genl_parse_attrs(mnl_attr_get_payload(nest), mnl_attr_get_payload_len(nest), NULL,
+			     FEC_STAT_MAX, st) < 0)
 		return -EBADMSG;
 	if (read_stat(st[ETHTOOL_A_FEC_STAT_CORRECTED], &f->corrected) < 0 ||
 	    read_stat(st[ETHTOOL_A_FEC_STAT_UNCORR], &f->uncorrectable) < 0 ||
@@ -151,7 +127,7 @@ int eth_parse_fec_reply(const struct nlmsghdr *nlh, struct eth_fec *out)
 	g = mnl_nlmsg_get_payload(nlh);
 	if (g->cmd != ETHTOOL_MSG_FEC_GET_REPLY)
 		return -EBADMSG;
-	if (collect_attrs((const char *)nlh + hdr, nlh->nlmsg_len - hdr, FEC_MAX, tb) < 0)
+	if (genl_parse_attrs((const char *)nlh + hdr, nlh->nlmsg_len - hdr, NULL, FEC_MAX, tb) < 0)
 		return -EBADMSG;
 	if (tb[ETHTOOL_A_FEC_ACTIVE]) {
 		if (mnl_attr_get_payload_len(tb[ETHTOOL_A_FEC_ACTIVE]) != sizeof(uint32_t))

@@ -29,6 +29,7 @@
 #include "ethtool_nl.h"
 #include "base/clock.h"
 #include "ethtool_fec.h"
+#include "netlink/genl.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -55,77 +56,6 @@
 /* Resolving the family at open time; later retries use the caller's. */
 #define FAMILY_TIMEOUT_MS 1000
 
-/* ---- attribute parsing ---------------------------------------------------------------- */
-
-struct attr_policy {
-	enum mnl_attr_data_type type; /* MNL_TYPE_UNSPEC: not read, not checked */
-	size_t len;		      /* exact payload length for MNL_TYPE_BINARY */
-};
-
-/*
- * Collects the attributes in [payload, payload+len) of types below max into
- * tb (the last of a repeated type wins, as in the kernel). Attributes the
- * policy knows are validated; others are skipped so that newer kernels keep
- * working. A truncated attribute is -EBADMSG, not the silent end of the list.
- */
-static int parse_attrs(const void *payload, size_t len, const struct attr_policy *policy,
-		       uint16_t max, const struct nlattr **tb)
-{
-	size_t off = 0;
-
-	memset(tb, 0, max * sizeof(*tb));
-	while (off < len) {
-		const struct nlattr *a = (const void *)((const char *)payload + off);
-		uint16_t type;
-
-		if (len - off < sizeof(*a) || a->nla_len < sizeof(*a) || a->nla_len > len - off)
-			return -EBADMSG;
-		type = a->nla_type & NLA_TYPE_MASK;
-		if (type < max && policy[type].type != MNL_TYPE_UNSPEC) {
-			int r = policy[type].len
-					? mnl_attr_validate2(a, policy[type].type, policy[type].len)
-					: mnl_attr_validate(a, policy[type].type);
-
-			if (r < 0)
-				return -EBADMSG;
-			tb[type] = a;
-		}
-		off += MNL_ALIGN(a->nla_len);
-	}
-	return 0;
-}
-
-/* The attributes of a message after its fixed header of hdr_len bytes. */
-static int parse_msg_attrs(const struct nlmsghdr *nlh, size_t hdr_len,
-			   const struct attr_policy *policy, uint16_t max, const struct nlattr **tb)
-{
-	size_t plen;
-
-	if (nlh->nlmsg_len < MNL_NLMSG_HDRLEN + MNL_ALIGN(hdr_len))
-		return -EBADMSG;
-	plen = nlh->nlmsg_len - MNL_NLMSG_HDRLEN - MNL_ALIGN(hdr_len);
-	return parse_attrs((const char *)mnl_nlmsg_get_payload(nlh) + MNL_ALIGN(hdr_len), plen,
-			   policy, max, tb);
-}
-
-static int parse_nest(const struct nlattr *nest, const struct attr_policy *policy, uint16_t max,
-		      const struct nlattr **tb)
-{
-	return parse_attrs(mnl_attr_get_payload(nest), mnl_attr_get_payload_len(nest), policy, max,
-			   tb);
-}
-
-/* The generic netlink command of a message, or -EBADMSG. */
-static int genl_cmd(const struct nlmsghdr *nlh)
-{
-	const struct genlmsghdr *g;
-
-	if (nlh->nlmsg_len < MNL_NLMSG_HDRLEN + GENL_HDRLEN)
-		return -EBADMSG;
-	g = mnl_nlmsg_get_payload(nlh);
-	return g->cmd;
-}
-
 /* ---- builders ------------------------------------------------------------------------- */
 
 /* Name checks shared by the builders: both kernel policies cap at IFNAMSIZ - 1. */
@@ -136,45 +66,9 @@ static int check_ifname(const char *ifname)
 	return 0;
 }
 
-/* A request header with an extra header of extra bytes, or NULL when size is short. */
-static struct nlmsghdr *put_request(void *buf, size_t size, uint16_t type, uint32_t seq,
-				    size_t extra)
-{
-	struct nlmsghdr *nlh;
-
-	if (!buf || size < MNL_NLMSG_HDRLEN + MNL_ALIGN(extra))
-		return NULL;
-	nlh = mnl_nlmsg_put_header(buf);
-	nlh->nlmsg_type = type;
-	/* No NLM_F_ACK: a doit answers with its reply or with an error. */
-	nlh->nlmsg_flags = NLM_F_REQUEST;
-	nlh->nlmsg_seq = seq;
-	mnl_nlmsg_put_extra_header(nlh, extra);
-	return nlh;
-}
-
-static struct nlmsghdr *put_genl_request(void *buf, size_t size, uint16_t family, uint32_t seq,
-					 uint8_t cmd, uint8_t version)
-{
-	struct nlmsghdr *nlh = put_request(buf, size, family, seq, GENL_HDRLEN);
-	struct genlmsghdr *g;
-
-	if (!nlh)
-		return NULL;
-	g = mnl_nlmsg_get_payload(nlh);
-	g->cmd = cmd;
-	g->version = version;
-	return nlh;
-}
-
 int eth_build_genl_family_request(void *buf, size_t size, uint32_t seq)
 {
-	struct nlmsghdr *nlh =
-		put_genl_request(buf, size, GENL_ID_CTRL, seq, CTRL_CMD_GETFAMILY, 1);
-
-	if (!nlh || !mnl_attr_put_strz_check(nlh, size, CTRL_ATTR_FAMILY_NAME, ETHTOOL_GENL_NAME))
-		return -EMSGSIZE;
-	return (int)nlh->nlmsg_len;
+	return genl_build_family_request(buf, size, seq, ETHTOOL_GENL_NAME);
 }
 
 int eth_build_pause_request(void *buf, size_t size, uint16_t family, uint32_t seq,
@@ -186,7 +80,8 @@ int eth_build_pause_request(void *buf, size_t size, uint16_t family, uint32_t se
 
 	if (r < 0)
 		return r;
-	nlh = put_genl_request(buf, size, family, seq, ETHTOOL_MSG_PAUSE_GET, ETHTOOL_GENL_VERSION);
+	nlh = genl_put_genl_request(buf, size, family, 0, seq, ETHTOOL_MSG_PAUSE_GET,
+				    ETHTOOL_GENL_VERSION);
 	if (!nlh)
 		return -EMSGSIZE;
 	/* libmnl sets NLA_F_NESTED, which ethtool's strict validation requires. */
@@ -206,7 +101,7 @@ int eth_build_dcb_ieee_request(void *buf, size_t size, uint32_t seq, const char 
 
 	if (r < 0)
 		return r;
-	nlh = put_request(buf, size, RTM_GETDCB, seq, sizeof(*dcb));
+	nlh = genl_put_request(buf, size, RTM_GETDCB, 0, seq, sizeof(*dcb));
 	if (!nlh)
 		return -EMSGSIZE;
 	dcb = mnl_nlmsg_get_payload(nlh);
@@ -230,8 +125,8 @@ int eth_build_module_eeprom_request(void *buf, size_t size, uint16_t family, uin
 	    req->offset + req->length > 256 ||
 	    (req->offset < 128 && req->offset + req->length > 128) || req->i2c > 0x7f)
 		return -EINVAL;
-	nlh = put_genl_request(buf, size, family, seq, ETHTOOL_MSG_MODULE_EEPROM_GET,
-			       ETHTOOL_GENL_VERSION);
+	nlh = genl_put_genl_request(buf, size, family, 0, seq, ETHTOOL_MSG_MODULE_EEPROM_GET,
+				    ETHTOOL_GENL_VERSION);
 	if (!nlh)
 		return -EMSGSIZE;
 	hdr = mnl_attr_nest_start_check(nlh, size, ETHTOOL_A_MODULE_EEPROM_HEADER);
@@ -249,46 +144,21 @@ int eth_build_module_eeprom_request(void *buf, size_t size, uint16_t family, uin
 
 /* ---- parsers -------------------------------------------------------------------------- */
 
-#define CTRL_MAX (CTRL_ATTR_FAMILY_NAME + 1)
-
-static const struct attr_policy ctrl_policy[CTRL_MAX] = {
-	[CTRL_ATTR_FAMILY_ID] = {MNL_TYPE_U16, 0},
-	[CTRL_ATTR_FAMILY_NAME] = {MNL_TYPE_NUL_STRING, 0},
-};
-
 int eth_parse_genl_family_reply(const struct nlmsghdr *nlh, uint16_t *id)
 {
-	const struct nlattr *tb[CTRL_MAX];
-	uint16_t v;
-
-	*id = 0;
-	if (nlh->nlmsg_type != GENL_ID_CTRL || genl_cmd(nlh) != CTRL_CMD_NEWFAMILY)
-		return -EBADMSG;
-	if (parse_msg_attrs(nlh, GENL_HDRLEN, ctrl_policy, CTRL_MAX, tb) < 0 ||
-	    !tb[CTRL_ATTR_FAMILY_ID])
-		return -EBADMSG;
-	/* An answer about another family is not ours. */
-	if (tb[CTRL_ATTR_FAMILY_NAME] &&
-	    strcmp(mnl_attr_get_str(tb[CTRL_ATTR_FAMILY_NAME]), ETHTOOL_GENL_NAME) != 0)
-		return -EBADMSG;
-	v = mnl_attr_get_u16(tb[CTRL_ATTR_FAMILY_ID]);
-	/* Dynamic ids start at GENL_MIN_ID; 0 would read as NLMSG_NOOP. */
-	if (v < NLMSG_MIN_TYPE)
-		return -EBADMSG;
-	*id = v;
-	return 0;
+	return genl_parse_family_reply(nlh, ETHTOOL_GENL_NAME, id);
 }
 
 #define PAUSE_MAX      (ETHTOOL_A_PAUSE_STATS + 1)
 #define PAUSE_STAT_MAX (ETHTOOL_A_PAUSE_STAT_RX_FRAMES + 1)
 
-static const struct attr_policy pause_policy[PAUSE_MAX] = {
+static const struct genl_attr_policy pause_policy[PAUSE_MAX] = {
 	[ETHTOOL_A_PAUSE_STATS] = {MNL_TYPE_NESTED, 0},
 };
 
 /* Counters are u64 (nla_put_u64_64bit); ETHTOOL_A_PAUSE_STAT_PAD, the
  * alignment filler some architectures get, is skipped like any other. */
-static const struct attr_policy pause_stat_policy[PAUSE_STAT_MAX] = {
+static const struct genl_attr_policy pause_stat_policy[PAUSE_STAT_MAX] = {
 	[ETHTOOL_A_PAUSE_STAT_TX_FRAMES] = {MNL_TYPE_U64, 0},
 	[ETHTOOL_A_PAUSE_STAT_RX_FRAMES] = {MNL_TYPE_U64, 0},
 };
@@ -299,15 +169,15 @@ int eth_parse_pause_reply(const struct nlmsghdr *nlh, struct eth_pause_stats *ou
 	struct eth_pause_stats s = {0};
 
 	memset(out, 0, sizeof(*out));
-	if (genl_cmd(nlh) != ETHTOOL_MSG_PAUSE_GET_REPLY)
+	if (genl_msg_cmd(nlh) != ETHTOOL_MSG_PAUSE_GET_REPLY)
 		return -EBADMSG;
-	if (parse_msg_attrs(nlh, GENL_HDRLEN, pause_policy, PAUSE_MAX, tb) < 0)
+	if (genl_parse_msg_attrs(nlh, GENL_HDRLEN, pause_policy, PAUSE_MAX, tb) < 0)
 		return -EBADMSG;
 	/* No nest (a kernel that ignored the flag) or an empty one (a driver
 	 * without get_pause_stats): no counters, not an error. */
 	if (!tb[ETHTOOL_A_PAUSE_STATS])
 		return 0;
-	if (parse_nest(tb[ETHTOOL_A_PAUSE_STATS], pause_stat_policy, PAUSE_STAT_MAX, st) < 0)
+	if (genl_parse_nest(tb[ETHTOOL_A_PAUSE_STATS], pause_stat_policy, PAUSE_STAT_MAX, st) < 0)
 		return -EBADMSG;
 	if (st[ETHTOOL_A_PAUSE_STAT_TX_FRAMES]) {
 		s.have_tx = true;
@@ -324,12 +194,12 @@ int eth_parse_pause_reply(const struct nlmsghdr *nlh, struct eth_pause_stats *ou
 #define DCB_MAX	     (DCB_ATTR_IEEE + 1)
 #define DCB_IEEE_MAX (DCB_ATTR_IEEE_PFC + 1)
 
-static const struct attr_policy dcb_policy[DCB_MAX] = {
+static const struct genl_attr_policy dcb_policy[DCB_MAX] = {
 	[DCB_ATTR_IEEE] = {MNL_TYPE_NESTED, 0},
 };
 
 /* struct ieee_pfc is fixed uapi: 136 bytes on every architecture. */
-static const struct attr_policy dcb_ieee_policy[DCB_IEEE_MAX] = {
+static const struct genl_attr_policy dcb_ieee_policy[DCB_IEEE_MAX] = {
 	[DCB_ATTR_IEEE_PFC] = {MNL_TYPE_BINARY, sizeof(struct ieee_pfc)},
 };
 
@@ -345,12 +215,12 @@ int eth_parse_dcb_ieee_reply(const struct nlmsghdr *nlh, struct eth_pfc *out)
 	dcb = mnl_nlmsg_get_payload(nlh);
 	if (dcb->cmd != DCB_CMD_IEEE_GET)
 		return -EBADMSG;
-	if (parse_msg_attrs(nlh, sizeof(*dcb), dcb_policy, DCB_MAX, tb) < 0)
+	if (genl_parse_msg_attrs(nlh, sizeof(*dcb), dcb_policy, DCB_MAX, tb) < 0)
 		return -EBADMSG;
 	/* dcbnl_ieee_fill() always opens the nest for a DCB netdev. */
 	if (!tb[DCB_ATTR_IEEE])
 		return -EOPNOTSUPP;
-	if (parse_nest(tb[DCB_ATTR_IEEE], dcb_ieee_policy, DCB_IEEE_MAX, ieee) < 0)
+	if (genl_parse_nest(tb[DCB_ATTR_IEEE], dcb_ieee_policy, DCB_IEEE_MAX, ieee) < 0)
 		return -EBADMSG;
 	/* No ieee_getpfc in the driver, or it failed. */
 	if (!ieee[DCB_ATTR_IEEE_PFC])
@@ -367,7 +237,7 @@ int eth_parse_dcb_ieee_reply(const struct nlmsghdr *nlh, struct eth_pfc *out)
 
 #define MODULE_EEPROM_MAX (ETHTOOL_A_MODULE_EEPROM_DATA + 1)
 
-static const struct attr_policy module_eeprom_policy[MODULE_EEPROM_MAX] = {
+static const struct genl_attr_policy module_eeprom_policy[MODULE_EEPROM_MAX] = {
 	[ETHTOOL_A_MODULE_EEPROM_DATA] = {MNL_TYPE_BINARY, 0},
 };
 
@@ -377,9 +247,10 @@ int eth_parse_module_eeprom_reply(const struct nlmsghdr *nlh, struct eth_module_
 	uint16_t len;
 
 	memset(out, 0, sizeof(*out));
-	if (genl_cmd(nlh) != ETHTOOL_MSG_MODULE_EEPROM_GET_REPLY)
+	if (genl_msg_cmd(nlh) != ETHTOOL_MSG_MODULE_EEPROM_GET_REPLY)
 		return -EBADMSG;
-	if (parse_msg_attrs(nlh, GENL_HDRLEN, module_eeprom_policy, MODULE_EEPROM_MAX, tb) < 0 ||
+	if (genl_parse_msg_attrs(nlh, GENL_HDRLEN, module_eeprom_policy, MODULE_EEPROM_MAX, tb) <
+		    0 ||
 	    !tb[ETHTOOL_A_MODULE_EEPROM_DATA])
 		return -EBADMSG;
 	len = mnl_attr_get_payload_len(tb[ETHTOOL_A_MODULE_EEPROM_DATA]);

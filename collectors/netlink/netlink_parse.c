@@ -198,7 +198,8 @@ int nl_reply_feed(struct nl_reply *r, const void *buf, size_t len)
 		case NLMSG_OVERRUN:
 			return -ENOBUFS;
 		default:
-			if (nlh->nlmsg_type != RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, r->cmd)) {
+			if (nlh->nlmsg_type !=
+			    (r->type ? r->type : RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, r->cmd))) {
 				r->bad_messages++;
 				break;
 			}

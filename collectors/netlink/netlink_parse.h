@@ -43,6 +43,9 @@ int nl_build_request(void *buf, size_t size, uint16_t cmd, uint16_t flags, uint3
 struct nl_reply {
 	uint32_t seq, portid; /* expected; 0 matches any (recorded replies) */
 	uint16_t cmd;	      /* RDMA_NLDEV_CMD_* of the request */
+	/* nlmsg_type of the data messages; 0: RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, cmd).
+	 * Other netlink protocols (generic netlink: the family id) set it. */
+	uint16_t type;
 	int (*on_msg)(const struct nlmsghdr *nlh, void *data);
 	void *data;
 	uint64_t bad_messages; /* messages of another type, or failing framing */

@@ -12,6 +12,7 @@
 
 #include <libmnl/libmnl.h>
 #include <linux/netlink.h>
+#include <rdma/rdma_netlink.h>
 
 #ifndef NETLINK_RDMA
 #define NETLINK_RDMA 20
@@ -109,7 +110,7 @@ static const struct nl_transport_ops sock_ops = {
 	.free = sock_free,
 };
 
-struct nl_transport *nl_socket_open(void *unused, int *err)
+static struct nl_transport *socket_open(int proto, int *err)
 {
 	struct nl_sock *s = calloc(1, sizeof(*s));
 	int one = 1, fd;
@@ -119,7 +120,7 @@ struct nl_transport *nl_socket_open(void *unused, int *err)
 		return NULL;
 	}
 	s->t.ops = &sock_ops;
-	s->nl = mnl_socket_open2(NETLINK_RDMA, SOCK_CLOEXEC);
+	s->nl = mnl_socket_open2(proto, SOCK_CLOEXEC);
 	if (!s->nl) {
 		*err = -errno;
 		free(s);
@@ -138,6 +139,18 @@ struct nl_transport *nl_socket_open(void *unused, int *err)
 	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &s->rcvbuf, sizeof(s->rcvbuf));
 	*err = 0;
 	return &s->t;
+}
+
+struct nl_transport *nl_socket_open(void *unused, int *err)
+{
+	(void)unused;
+	return socket_open(NETLINK_RDMA, err);
+}
+
+struct nl_transport *nl_socket_open_genl(void *unused, int *err)
+{
+	(void)unused;
+	return socket_open(NETLINK_GENERIC, err);
 }
 
 /* ---- request engine -------------------------------------------------------------------- */
@@ -215,13 +228,11 @@ static uint32_t first_seq(const void *buf, size_t len)
 }
 
 /* One pass: send, read until complete. 1 asks the caller to retry. */
-static int request_once(struct nl_conn *c, uint16_t cmd, uint16_t flags, uint32_t dev_index,
-			uint32_t port, int (*on_msg)(const struct nlmsghdr *, void *), void *data,
-			uint64_t deadline_ms, uint64_t *bad_messages, bool *grew_buf,
-			bool *grew_rcv)
+static int request_once(struct nl_conn *c, const struct nl_msg_request *rq, uint64_t deadline_ms,
+			uint64_t *bad_messages, bool *grew_buf, bool *grew_rcv)
 {
-	unsigned char req[64] __attribute__((aligned(4)));
-	struct nl_reply rep = {.cmd = cmd, .on_msg = on_msg, .data = data};
+	unsigned char req[128] __attribute__((aligned(4)));
+	struct nl_reply rep = {.type = rq->reply_type, .on_msg = rq->on_msg, .data = rq->data};
 	int len, r;
 
 	r = nl_conn_open(c);
@@ -229,7 +240,7 @@ static int request_once(struct nl_conn *c, uint16_t cmd, uint16_t flags, uint32_
 		return r;
 	rep.seq = ++c->seq ? c->seq : ++c->seq;
 	rep.portid = c->t->ops->portid(c->t);
-	len = nl_build_request(req, sizeof(req), cmd, flags, rep.seq, dev_index, port);
+	len = rq->build(req, sizeof(req), rep.seq, rq->arg);
 	if (len < 0)
 		return len;
 	r = c->t->ops->send(c->t, req, (size_t)len);
@@ -289,19 +300,47 @@ static int request_once(struct nl_conn *c, uint16_t cmd, uint16_t flags, uint32_
 	}
 }
 
-int nl_conn_request(struct nl_conn *c, uint16_t cmd, uint16_t flags, uint32_t dev_index,
-		    uint32_t port, int (*on_msg)(const struct nlmsghdr *, void *), void *data,
-		    void (*on_reset)(void *), uint64_t deadline_ms, uint64_t *bad_messages)
+int nl_conn_request_msg(struct nl_conn *c, const struct nl_msg_request *rq, uint64_t deadline_ms,
+			uint64_t *bad_messages)
 {
 	bool grew_buf = false, grew_rcv = false;
 	int r;
 
 	for (;;) {
-		r = request_once(c, cmd, flags, dev_index, port, on_msg, data, deadline_ms,
-				 bad_messages, &grew_buf, &grew_rcv);
+		r = request_once(c, rq, deadline_ms, bad_messages, &grew_buf, &grew_rcv);
 		if (r != 1)
 			return r;
-		if (on_reset)
-			on_reset(data);
+		if (rq->on_reset)
+			rq->on_reset(rq->data);
 	}
+}
+
+/* An RDMA netlink request (nl_build_request()'s arguments). */
+struct rdma_req {
+	uint16_t cmd, flags;
+	uint32_t dev_index, port;
+};
+
+static int build_rdma(void *buf, size_t size, uint32_t seq, const void *arg)
+{
+	const struct rdma_req *q = arg;
+
+	return nl_build_request(buf, size, q->cmd, q->flags, seq, q->dev_index, q->port);
+}
+
+int nl_conn_request(struct nl_conn *c, uint16_t cmd, uint16_t flags, uint32_t dev_index,
+		    uint32_t port, int (*on_msg)(const struct nlmsghdr *, void *), void *data,
+		    void (*on_reset)(void *), uint64_t deadline_ms, uint64_t *bad_messages)
+{
+	const struct rdma_req q = {cmd, flags, dev_index, port};
+	const struct nl_msg_request rq = {
+		.build = build_rdma,
+		.arg = &q,
+		.reply_type = RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, cmd),
+		.on_msg = on_msg,
+		.data = data,
+		.on_reset = on_reset,
+	};
+
+	return nl_conn_request_msg(c, &rq, deadline_ms, bad_messages);
 }

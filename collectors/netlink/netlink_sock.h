@@ -49,6 +49,10 @@ typedef struct nl_transport *(*nl_transport_open_fn)(void *data, int *err);
  */
 struct nl_transport *nl_socket_open(void *unused, int *err);
 
+/* The same transport over generic netlink (NETLINK_GENERIC), for the
+ * collectors that speak it (devlink). */
+struct nl_transport *nl_socket_open_genl(void *unused, int *err);
+
 struct nl_conn;
 
 struct nl_conn *nl_conn_new(nl_transport_open_fn open, void *open_data);
@@ -77,5 +81,21 @@ const struct nl_conn_stats *nl_conn_stats(const struct nl_conn *c);
 int nl_conn_request(struct nl_conn *c, uint16_t cmd, uint16_t flags, uint32_t dev_index,
 		    uint32_t port, int (*on_msg)(const struct nlmsghdr *, void *), void *data,
 		    void (*on_reset)(void *), uint64_t deadline_ms, uint64_t *bad_messages);
+
+/*
+ * The same engine for a request of any netlink protocol: build() writes the
+ * request numbered seq into buf (at most size bytes) and returns its length
+ * or -errno; replies of nlmsg_type reply_type go to on_msg.
+ */
+struct nl_msg_request {
+	int (*build)(void *buf, size_t size, uint32_t seq, const void *arg);
+	const void *arg;
+	uint16_t reply_type;
+	int (*on_msg)(const struct nlmsghdr *nlh, void *data);
+	void *data;
+	void (*on_reset)(void *data); /* may be NULL */
+};
+int nl_conn_request_msg(struct nl_conn *c, const struct nl_msg_request *rq, uint64_t deadline_ms,
+			uint64_t *bad_messages);
 
 #endif

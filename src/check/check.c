@@ -51,6 +51,7 @@ void check_config_defaults(struct check_config *c)
 		.modules = true,
 		.flaps = true,
 		.flap_hold_s = 600,
+		.devlink = true,
 	};
 	memcpy(c->counter, default_counters, sizeof(c->counter));
 }
@@ -985,6 +986,47 @@ static int eval_modules(const struct check_table *t, struct check_results *out)
 	return r;
 }
 
+/* --- devlink ------------------------------------------------------------- */
+
+/*
+ * Each devlink health reporter of an RDMA device (devlink collector): one in
+ * its error state FAILs (one line each, with its error and recovery counts);
+ * all healthy is one OK line for the node. Not judged when the collector did
+ * not succeed (a kernel without devlink) or reports nothing.
+ */
+static int eval_devlink(const struct check_table *t, struct check_results *out)
+{
+	size_t n, i = check_table_family(t, "rdma_devlink_health_state", &n);
+	unsigned healthy = 0, failed = 0;
+	int r = 0;
+
+	if (collector_state(t, "devlink") != 1)
+		return 0;
+	for (; n > 0 && r == 0; i++, n--) {
+		const struct check_sample *s = &t->v[i], *errs;
+		const char *dev = check_sample_label(s, "device");
+		const char *rep = check_sample_label(s, "reporter");
+
+		if (!dev || !rep)
+			continue;
+		if (s->value == 0) {
+			healthy++;
+			continue;
+		}
+		failed++;
+		errs = check_table_find(t, "rdma_devlink_health_errors_total",
+					(struct metric_label[]){{"device", dev}, {"reporter", rep}},
+					2);
+		r = add_result(out, CHECK_FAIL, "devlink", dev,
+			       "devlink health reporter %s in error (%.0f errors)", rep,
+			       errs ? errs->value : 0);
+	}
+	if (r != 0 || failed || healthy == 0)
+		return r;
+	return add_result(out, CHECK_OK, "devlink", "node", "%u devlink health reporters healthy",
+			  healthy);
+}
+
 int check_evaluate(const struct check_config *c, const struct check_table *r1,
 		   const struct check_table *r2, struct check_results *out)
 {
@@ -1003,6 +1045,8 @@ int check_evaluate(const struct check_config *c, const struct check_table *r1,
 		r = eval_pcie(c, r2, out);
 	if (r == 0 && c->modules)
 		r = eval_modules(r2, out);
+	if (r == 0 && c->devlink)
+		r = eval_devlink(r2, out);
 	if (r == 0)
 		r = eval_probes(c, r2, out);
 	if (r < 0)

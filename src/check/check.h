@@ -72,6 +72,8 @@ struct check_config {
 	/* Flaps since the last run (check_state.h), held FAIL this long. */
 	bool flaps;
 	uint64_t flap_hold_s;
+	/* Devlink health reporters: none in its error state. */
+	bool devlink;
 };
 
 /* The defaults documented in docs/check.md. */

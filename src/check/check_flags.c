@@ -180,6 +180,7 @@ static int apply_switch(struct check_options *o, const char *name, bool on)
 		{"check.pcie", offsetof(struct check_config, pcie)},
 		{"check.modules", offsetof(struct check_config, modules)},
 		{"check.flaps", offsetof(struct check_config, flaps)},
+		{"check.devlink", offsetof(struct check_config, devlink)},
 	};
 
 	for (size_t i = 0; i < sizeof(sw) / sizeof(sw[0]); i++)
@@ -305,14 +306,15 @@ void check_flags_usage(FILE *out)
 		"                                   device limit. Default 0.9. Range: 0 to 1.\n"
 		"      --check.probe-max-lost=N     Lost probes allowed per port or peer.\n"
 		"                                   Default 0. Range: 0 to 1000000 probes.\n"
-		"      --[no-]check.ports, --[no-]check.counters, --[no-]check.pfc,\n"
-		"      --[no-]check.resources, --[no-]check.probe, --[no-]check.peers,\n"
 		"      --check.flap-hold=D          How long a port or netdev that flapped since\n"
 		"                                   the last check fails (flaps check). Default\n"
 		"                                   10m. Range: 0s to 7d.\n"
 		"      --check.state-file=PATH      The flaps check's history between runs.\n"
 		"                                   Default $STATE_DIRECTORY/check-state, else\n"
 		"                                   /var/lib/rdma_exporter/check-state.\n"
-		"      --[no-]check.pcie, --[no-]check.modules, --[no-]check.flaps\n"
+		"      --[no-]check.ports, --[no-]check.counters, --[no-]check.pfc,\n"
+		"      --[no-]check.resources, --[no-]check.probe, --[no-]check.peers,\n"
+		"      --[no-]check.pcie, --[no-]check.modules, --[no-]check.flaps,\n"
+		"      --[no-]check.devlink\n"
 		"                                   Turn a check on or off. Default all on.\n");
 }

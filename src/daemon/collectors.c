@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /* The static table of collectors. A new collector adds one line here. */
 #include "collector.h"
+#include "devlink/devlink.h"
 #include "ethtool/ethtool.h"
 #include "events/events.h"
 #include "netlink/netlink.h"
@@ -18,6 +19,8 @@ const struct collector_ops *const collector_table[] = {
 	/* After sysfs: it watches the netdevs sysfs publishes; its thread
 	 * counts events, collect() only copies. */
 	&events_collector_ops,
+	/* One devlink dump per poll; reads the RDMA devices' PCI links itself. */
+	&devlink_collector_ops,
 };
 
 const unsigned collector_table_len = sizeof(collector_table) / sizeof(collector_table[0]);

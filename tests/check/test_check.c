@@ -336,6 +336,50 @@ static void test_expect_pcie_parse(void **state)
 					   MODULE_THRESHOLDS("eth0", "tx_bias_current_amperes", 0, \
 							     0.002, 0.009, 0.010)
 
+#define DEVLINK(fw_fatal_state)                                                                    \
+	"rdma_devlink_health_errors_total{device=\"mlx5_0\",reporter=\"fw\"} 0\n"                  \
+	"rdma_devlink_health_errors_total{device=\"mlx5_0\",reporter=\"fw_fatal\"} 3\n"            \
+	"rdma_devlink_health_state{device=\"mlx5_0\",reporter=\"fw\"} 0\n"                         \
+	"rdma_devlink_health_state{device=\"mlx5_0\",reporter=\"fw_fatal\"} " #fw_fatal_state "\n" \
+	"rdma_devlink_health_state{device=\"mlx5_1\",reporter=\"fw\"} 0\n"
+
+static void test_eval_devlink(void **state)
+{
+	const char *ok = HEALTHY SUCCESS("devlink", 1) DEVLINK(0);
+	const char *bad = HEALTHY SUCCESS("devlink", 1) DEVLINK(1);
+	/* a kernel without devlink: the collector fails, nothing is judged */
+	const char *none = HEALTHY SUCCESS("devlink", 0);
+	struct eval e = {0};
+
+	(void)state;
+	check_config_defaults(&e.cfg);
+	assert_int_equal(run(&e, ok, ok), CHECK_OK);
+	has_line(&e, "OK      devlink node: 3 devlink health reporters healthy\n");
+	done(&e);
+
+	memset(&e, 0, sizeof(e));
+	check_config_defaults(&e.cfg);
+	assert_int_equal(run(&e, bad, bad), CHECK_FAIL);
+	has_line(&e,
+		 "FAIL    devlink mlx5_0: devlink health reporter fw_fatal in error (3 errors)\n");
+	assert_null(strstr(e.text.data, "reporters healthy"));
+	done(&e);
+
+	memset(&e, 0, sizeof(e));
+	check_config_defaults(&e.cfg);
+	assert_int_equal(run(&e, none, none), CHECK_OK);
+	assert_null(strstr(e.text.data, "devlink"));
+	done(&e);
+
+	/* --no-check.devlink */
+	memset(&e, 0, sizeof(e));
+	check_config_defaults(&e.cfg);
+	e.cfg.devlink = false;
+	assert_int_equal(run(&e, bad, bad), CHECK_OK);
+	assert_null(strstr(e.text.data, "devlink"));
+	done(&e);
+}
+
 static void test_eval_modules(void **state)
 {
 	const char *ok = MODULES(47.5, 3.29, 0.0008, 0.0008, 0.0009, 0.006);
@@ -825,6 +869,7 @@ int main(void)
 		cmocka_unit_test(test_eval_pfc_edges),
 		cmocka_unit_test(test_eval_probe),
 		cmocka_unit_test(test_eval_modules),
+		cmocka_unit_test(test_eval_devlink),
 		cmocka_unit_test(test_eval_cannot_tell),
 		cmocka_unit_test(test_render_json),
 		cmocka_unit_test(test_summary_short),

@@ -182,7 +182,7 @@ done
 # --- every collector disabled: one warning at start that only self metrics are served
 all_off="level=warn msg=\"every collector is disabled: only the exporter's own metrics are served\""
 if start_exporter --path.sysfs="$FIXTURES/sysfs/rxe" --no-collector.sysfs --no-collector.netlink \
-	--no-collector.ethtool --no-collector.probe --no-collector.events --poll.interval=100ms; then
+	--no-collector.ethtool --no-collector.probe --no-collector.events --no-collector.devlink --poll.interval=100ms; then
 	wait_log "$all_off"
 	check "every collector disabled: one warning" test "$(log_count "$all_off")" = 1
 	curl -fsS "http://127.0.0.1:$PORT/metrics" >"$TMP/body"

@@ -697,6 +697,15 @@ def sc_flap_between_polls(f):
     return {nd.idx}
 
 
+def sc_devlink_fw_fatal(f):
+    nd = f.nodes[14]  # issue 33: mlx5_1's firmware dies at E and is not recovered
+    for name in ("rdma_devlink_health_state", "rdma_devlink_health_errors_total"):
+        for s in nd.by_name.get(name, []):
+            if s.labels.get("device") == "mlx5_1" and s.labels.get("reporter") == "fw_fatal":
+                s.vals = [1 if m >= E else 0 for m in range(f.T)]
+    return {nd.idx}
+
+
 SCENARIOS = [
     ("symbol_errors", "one port's symbol errors rising", "static", "1", sc_symbol_errors),
     ("trained_down", "one 400G port trained down to 100G (others 400G and 200G)", "static", "1",
@@ -729,6 +738,9 @@ SCENARIOS = [
     # issue 33: the events collector's flaps shorter than a poll, one page for the port
     ("flap_between_polls", "an IB port down and up three times between polls (port state ACTIVE at every poll)",
      "servicemonitor", "1,alerts=RDMAPortFlapping", sc_flap_between_polls, MINUTES, "physical"),
+    ("devlink_fw_fatal", "one HCA's fw_fatal devlink health reporter in error (firmware dead, not recovered)",
+     "servicemonitor", "1,alerts=RDMADevlinkHealthError", sc_devlink_fw_fatal,
+     MINUTES, "physical"),
 ]
 
 

@@ -43,6 +43,7 @@ SHARED = {
     "collectors/netlink/netlink_sock.h": "the RDMA netlink transport, with which sysfs reads hw counters",
     "collectors/netlink/netlink_parse.h": "its reply parsers, for the hw counters sysfs reads over netlink",
     "collectors/sysfs/sysfs_parse.h": "the PortState names, with which the events collector labels port transitions",
+    "collectors/netlink/genl.h": "generic netlink helpers (family look-up, attribute policy), for ethtool and devlink",
 }
 
 # Made at build time, not in the tree.
