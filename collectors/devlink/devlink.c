@@ -292,6 +292,14 @@ static int devlink_collect(void *state, struct metric_sink *sink, struct collect
 		return 0;
 	r = dump_reporters(st);
 	log_result(st, r);
+	if (r == -EOPNOTSUPP) {
+		/* No devlink in this kernel: no driver can have a health
+		 * reporter, so there is nothing to report (not a failure: a
+		 * node without mlx5 must not open a ticket). Asked again next
+		 * poll, one small request. */
+		st->family = 0;
+		return 0;
+	}
 	if (r < 0) {
 		/* Resolve the family again next time: a kernel error may mean
 		 * it is gone or was never there. */

@@ -992,7 +992,7 @@ static int eval_modules(const struct check_table *t, struct check_results *out)
  * Each devlink health reporter of an RDMA device (devlink collector): one in
  * its error state FAILs (one line each, with its error and recovery counts);
  * all healthy is one OK line for the node. Not judged when the collector did
- * not succeed (a kernel without devlink) or reports nothing.
+ * not succeed (a refused dump) or reports nothing (a kernel without devlink).
  */
 static int eval_devlink(const struct check_table *t, struct check_results *out)
 {
