@@ -2,6 +2,7 @@
 /* The static table of collectors. A new collector adds one line here. */
 #include "collector.h"
 #include "ethtool/ethtool.h"
+#include "lldp/lldp.h"
 #include "netlink/netlink.h"
 #include "probe/probe.h"
 #include "sysfs/sysfs.h"
@@ -14,6 +15,8 @@ const struct collector_ops *const collector_table[] = {
 	&ethtool_collector_ops,
 	/* Its engine thread probes on its own schedule; collect() only copies. */
 	&probe_collector_ops,
+	/* Off by default (CAP_NET_RAW); reads the frames queued since the last poll. */
+	&lldp_collector_ops,
 };
 
 const unsigned collector_table_len = sizeof(collector_table) / sizeof(collector_table[0]);
