@@ -21,6 +21,7 @@ PRIVILEGES = {
     "base": NONE,
     "workloads": dict(NONE, hostPID=True),
     "prometheus-operator": NONE,
+    "lldp": dict(NONE, root=True, caps=["NET_RAW"]),
     "probes": dict(NONE, root=True, caps=["IPC_LOCK"], devices=["rdma/hca_shared_devices_a"]),
     "probes-hostpath": dict(
         NONE, root=True, privileged=True, caps=["IPC_LOCK"], host_paths=["/dev/infiniband", "/sys"]
