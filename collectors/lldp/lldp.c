@@ -356,8 +356,8 @@ static int lldp_collect(void *state, struct metric_sink *sink, struct collector_
 	}
 	stats->devices = st->n_ports;
 	if (denied && !st->logged_perm)
-		log_error("cannot open LLDP packet sockets: the collector needs CAP_NET_RAW",
-			  "collector=lldp");
+		log_warn("cannot open LLDP packet sockets: the collector needs CAP_NET_RAW",
+			 "collector=lldp");
 	st->logged_perm = denied != 0;
 	if (!st->n_ports && !st->logged_none)
 		log_info("no netdevs to watch (none bound to an RDMA port)", "collector=lldp");
