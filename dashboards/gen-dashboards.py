@@ -242,12 +242,15 @@ def fleet():
             [target("sort(rdma_port_state{%s} != 4 or rdma_port_phys_state{%s} != 5)" % (SELP, SELP),
                     fmt="table", instant=True)], w=16, sort="value", desc=False,
             steps=[(None, "red")], links=NODE_LINK)
-    d.table("Switches with ports down", "In-use ports not ACTIVE per %s (rdma_port:state:topology: the "
-            "target's %s label, else the system name of the port's LLDP neighbour, lldp collector; "
-            "RDMALeafSwitchDown fires when most of a switch's ports are down)." % (TOPOLOGY, TOPOLOGY),
-            [target("sort_desc(count by (%s) (rdma_port:state:topology{%s} != 4 and on (job, instance, "
-                    "device, port) rdma_port:state:max1d >= 4))" % (TOPOLOGY, SELP), fmt="table",
-                    instant=True)], w=8, steps=[(None, "red")])
+    d.table("Ports ACTIVE per switch, worst first", "Share of the ports behind each %s that are "
+            "ACTIVE (rdma_port:topology:info: the target's %s label, else the system name of the "
+            "port's LLDP neighbour, lldp collector; RDMALeafSwitchDown fires when most of a "
+            "switch's ports in use are down)." % (TOPOLOGY, TOPOLOGY),
+            [target("sort(count by (%s) (rdma_port:topology:info{%s} and on (job, instance, device, "
+                    "port) rdma_port_state == 4) / count by (%s) (rdma_port:topology:info{%s}))"
+                    % (TOPOLOGY, SELP, TOPOLOGY, SELP), fmt="table", instant=True)],
+            unit="percentunit", w=8, sort="value", desc=False,
+            steps=[(None, "red"), (0.5, "orange"), (1, "green")])
 
     d.row("Errors and pauses, worst first")
     d.table("Ports with the most errors", "Link and receive errors per second (rdma_port:errors_all:rate5m).",
