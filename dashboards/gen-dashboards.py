@@ -21,6 +21,8 @@ JOB_SELECTOR = ""
 # The shares of probers and targets that fire the two aggregate probe alerts (alerts/config.yml).
 PEER_UNREACHABLE = 0.5
 LOCAL_PORT_SUSPECT = 0.5
+# alerts/config.yml's topology_label (switch where empty: rdma_port:topology:info's label).
+TOPOLOGY = "switch"
 SEL = 'job=~"$job", instance=~"$instance"'
 
 
@@ -240,6 +242,15 @@ def fleet():
             [target("sort(rdma_port_state{%s} != 4 or rdma_port_phys_state{%s} != 5)" % (SELP, SELP),
                     fmt="table", instant=True)], w=16, sort="value", desc=False,
             steps=[(None, "red")], links=NODE_LINK)
+    d.table("Ports ACTIVE per switch, worst first", "Share of the ports behind each %s that are "
+            "ACTIVE (rdma_port:topology:info: the target's %s label, else the system name of the "
+            "port's LLDP neighbour, lldp collector; RDMALeafSwitchDown fires when most of a "
+            "switch's ports in use are down)." % (TOPOLOGY, TOPOLOGY),
+            [target("sort(count by (%s) (rdma_port:topology:info{%s} and on (job, instance, device, "
+                    "port) rdma_port_state == 4) / count by (%s) (rdma_port:topology:info{%s}))"
+                    % (TOPOLOGY, SELP, TOPOLOGY, SELP), fmt="table", instant=True)],
+            unit="percentunit", w=8, sort="value", desc=False,
+            steps=[(None, "red"), (0.5, "orange"), (1, "green")])
 
     d.row("Errors and pauses, worst first")
     d.table("Ports with the most errors", "Link and receive errors per second (rdma_port:errors_all:rate5m).",
@@ -345,6 +356,11 @@ def node():
             [target("rdma_port_info{%s} * on (job, instance, device, port) group_left (netdev) "
                     "rdma_port_netdev_info{%s}" % (SELP, SELP), fmt="table", instant=True)],
             hide=("Time", "__name__", "Value", "job"), cell="auto", sort="device", desc=False)
+    d.table("Neighbours (LLDP)", "The switch and switch port at the other end of each RoCE port's "
+            "cable, from the LLDP frames its netdev hears (rdma_port_neighbor_info; lldp collector, "
+            "off by default; gone when the frame's TTL runs out).",
+            [target("rdma_port_neighbor_info{%s}" % SELP, fmt="table", instant=True)],
+            hide=("Time", "__name__", "Value", "job"), cell="auto", sort="device", desc=False, w=24)
 
     d.row("Throughput")
     d.timeseries("Data, bits per second", "Received (up) and transmitted (down) data.",
@@ -648,8 +664,9 @@ def pingmesh():
 
 def generate(cfg):
     """{file name: JSON text} of every dashboard, for scripts/gen-monitoring.py."""
-    global JOB_SELECTOR, PEER_UNREACHABLE, LOCAL_PORT_SUSPECT
+    global JOB_SELECTOR, PEER_UNREACHABLE, LOCAL_PORT_SUSPECT, TOPOLOGY
     JOB_SELECTOR = cfg["selector"]
+    TOPOLOGY = cfg["topology_label"] or "switch"
     PEER_UNREACHABLE = cfg["thresholds"]["RDMAProbePeerUnreachable"]
     LOCAL_PORT_SUSPECT = cfg["thresholds"]["RDMAProbeLocalPortSuspect"]
     out = {}

@@ -130,6 +130,8 @@ def derive(cfg):
           "by_cluster": cfg["cluster_label"] + ", " if cfg["cluster_label"] else "",
           "target_labels_left": ", ".join([n for n in target if n != cfg["cluster_label"]] + ["instance"]),
           "by_topology": ", ".join(n for n in (cfg["cluster_label"], cfg["topology_label"]) if n),
+          # rdma_port:topology:info's label: switch where no topology_label is set
+          "neighbor_label": cfg["topology_label"] or "switch",
           "by_cluster_only": cfg["cluster_label"],
           "am_cluster": cfg["cluster_label"] + ", " if cfg["cluster_label"] else "",
           "am_cluster_only": cfg["cluster_label"],

@@ -6,6 +6,9 @@
 #   scripts/install-deps.sh --test   also what the test suite needs (cmocka,
 #                                    promtool, curl, QEMU and rdma-core tools for the VM test,
 #                                    openssl and htpasswd for the web config test,
+#                                    lldpd for the LLDP test (its own instance in a network
+#                                    namespace; a host service the package starts is
+#                                    stopped and disabled again when this script installed it),
 #                                    libfuse3-dev and fuse3 for the hung-device test,
 #                                    systemd-analyze, systemd-socket-activate, python3,
 #                                    dpkg-dev, lintian, rpm and rpmlint for the service and
@@ -27,7 +30,7 @@ BUILD_PKGS="build-essential cmake pkg-config libmicrohttpd-dev libmnl-dev libibv
 TEST_PKGS="libcmocka-dev prometheus prometheus-alertmanager curl gzip clang-format pmccabe
 	libfuse3-dev fuse3
 	qemu-system-x86 busybox-static cpio kmod xz-utils rdma-core ibverbs-utils ibverbs-providers
-	perftest rdmacm-utils iproute2 ethtool openssl apache2-utils
+	perftest rdmacm-utils iproute2 ethtool openssl apache2-utils lldpd
 	systemd python3 python3-yaml dpkg-dev lintian rpm rpmlint podman buildah runc nodejs"
 # Benchmarks only: never needed to build or test. prometheus-node-exporter is
 # installed without its recommends (the textfile collector scripts) and its
@@ -64,6 +67,20 @@ kubectl_note() {
 		"k8s_manifests will skip, and fail in CI: install it (docs/kubernetes.md)" >&2
 }
 
+# lldpd_host_off: Debian's lldpd package enables and starts lldpd.service, which
+# would send LLDP frames on every host interface. The test runs its own lldpd in a
+# network namespace (tests/e2e/lldp-netns.sh) and needs no host service: when this
+# run installed the package, the service goes off again (an lldpd the machine
+# already had is left alone).
+lldpd_host_off() {
+	case " ${missing[*]} " in *" lldpd "*) ;; *) return 0 ;; esac
+	command -v systemctl >/dev/null && [ -d /run/systemd/system ] || return 0
+	$SUDO systemctl disable --now lldpd.service >/dev/null 2>&1 &&
+		echo "install-deps: stopped and disabled the host lldpd.service the package started" \
+			"(the LLDP test runs its own in a namespace)"
+	return 0
+}
+
 # Debian's npm conflicts with a nodejs that brings its own (NodeSource's).
 [ $test = 1 ] && ! command -v npm >/dev/null && pkgs="$pkgs npm"
 missing=()
@@ -85,6 +102,7 @@ fi
 echo "install-deps: installing ${missing[*]}"
 $SUDO apt-get update -qq
 DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+lldpd_host_off
 npm_ci
 kubectl_note
 echo "install-deps: done"

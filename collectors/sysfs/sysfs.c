@@ -44,6 +44,7 @@
 #define FAM_PORT_RATE	   "rdma_port_rate_bytes_per_second"
 #define FAM_PORT_LID	   "rdma_port_lid"
 #define FAM_PORT_SM_LID	   "rdma_port_sm_lid"
+#define FAM_PORT_SM_SL	   "rdma_port_sm_sl"
 #define FAM_PORT_COUNTER   "rdma_port_statistic_total"
 #define FAM_DEVICE_COUNTER "rdma_device_statistic_total"
 
@@ -65,6 +66,9 @@ static const char help_port_rate[] =
 static const char help_port_lid[] = "Local identifier (LID) of the port; InfiniBand only.";
 static const char help_port_sm_lid[] =
 	"LID of the subnet manager the port reports to; InfiniBand only.";
+/* drivers/infiniband/core/sysfs.c, sm_sl_show() (Linux 6.x): "%u\n" of ib_port_attr.sm_sl. */
+static const char help_port_sm_sl[] =
+	"Service level (SL) the port uses to reach its subnet manager; InfiniBand only.";
 static const char help_port_counter[] =
 	"Port counter file without a well-known name (or shadowed by a wider one), raw value "
 	"as read; source is the directory: counters, counters_ext or hw_counters.";
@@ -685,9 +689,16 @@ static int walk_port_values(struct sysfs_job *job, struct sysfs_port *p)
 		if (r < 0)
 			return r;
 	}
-	if (p->sm_lid.name)
+	if (p->sm_lid.name) {
 		r = walk_port_value(job, p, &p->sm_lid, sysfs_parse_lid, FAM_PORT_SM_LID,
 				    help_port_sm_lid);
+		if (r < 0)
+			return r;
+	}
+	/* a small decimal number: the LID parser reads it (decimal accepted) */
+	if (p->sm_sl.name)
+		r = walk_port_value(job, p, &p->sm_sl, sysfs_parse_lid, FAM_PORT_SM_SL,
+				    help_port_sm_sl);
 	return r;
 }
 

@@ -6,7 +6,7 @@
  *
  * Families: rdma_device_info, rdma_port_info, rdma_port_netdev_info,
  * rdma_port_state, rdma_port_phys_state, rdma_port_rate_bytes_per_second,
- * rdma_port_lid, rdma_port_sm_lid, the well-known counters of sysfs_names.h,
+ * rdma_port_lid, rdma_port_sm_lid, rdma_port_sm_sl, the well-known counters of sysfs_names.h,
  * and rdma_port_statistic_total / rdma_device_statistic_total for the rest;
  * rdma_port_counter_saturated for narrow PMA counters at their maximum;
  * the PCIe link and AER families rdma_device_pcie_* of the device's PCI

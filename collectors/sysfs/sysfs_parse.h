@@ -50,7 +50,8 @@ int sysfs_parse_rate(const char *s, size_t len, uint64_t *bytes_per_second);
 int sysfs_parse_decimal_unit(const char *s, size_t len, const char *unit, uint64_t *whole,
 			     uint64_t *billionths);
 
-/* ports/N/lid, ports/N/sm_lid: "0x1" (the kernel prints hex); decimal accepted. */
+/* ports/N/lid, ports/N/sm_lid: "0x1" (the kernel prints hex); decimal accepted
+ * (ports/N/sm_sl, printed in decimal, is read with it too). */
 int sysfs_parse_lid(const char *s, size_t len, uint64_t *out);
 
 /*

@@ -770,7 +770,8 @@ static int scan_port_files(int root, struct sysfs_port *p, struct sysfs_device *
 	if (!p->is_ib)
 		return 0;
 	if ((r = optional_file_init(root, p, &p->lid, "lid", dev)) < 0 ||
-	    (r = optional_file_init(root, p, &p->sm_lid, "sm_lid", dev)) < 0)
+	    (r = optional_file_init(root, p, &p->sm_lid, "sm_lid", dev)) < 0 ||
+	    (r = optional_file_init(root, p, &p->sm_sl, "sm_sl", dev)) < 0)
 		return r;
 	return 0;
 }
@@ -780,7 +781,7 @@ static int scan_port(int root, const char *devname, struct sysfs_port *p, struct
 	char base[PATH_MAX], path[PATH_MAX];
 	int r;
 
-	p->state.fd = p->phys_state.fd = p->rate.fd = p->lid.fd = p->sm_lid.fd = -1;
+	p->state.fd = p->phys_state.fd = p->rate.fd = p->lid.fd = p->sm_lid.fd = p->sm_sl.fd = -1;
 	snprintf(p->num_str, sizeof(p->num_str), "%u", (unsigned)p->num);
 	r = path_fmt(base, sizeof(base), "%s/%s/ports/%u", SYSFS_IB_CLASS_DIR, devname,
 		     (unsigned)p->num);
@@ -833,6 +834,7 @@ static void port_free(struct sysfs_port *p)
 	file_close(&p->rate);
 	file_close(&p->lid);
 	file_close(&p->sm_lid);
+	file_close(&p->sm_sl);
 	netdevs_free(p->netdevs, p->n_netdevs);
 	counters_free(p->counters, p->n_counters);
 }

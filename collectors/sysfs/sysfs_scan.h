@@ -86,7 +86,7 @@ struct sysfs_port {
 	struct sysfs_file state, phys_state, rate;
 	/* name NULL (not exported) unless the link layer is InfiniBand and the
 	 * file exists: on Ethernet (RoCE) and iWARP a LID means nothing. */
-	struct sysfs_file lid, sm_lid;
+	struct sysfs_file lid, sm_lid, sm_sl;
 	char **netdevs; /* distinct, sorted */
 	size_t n_netdevs;
 	struct sysfs_counter *counters; /* sorted by source, then name */

@@ -4,6 +4,7 @@
 #include "devlink/devlink.h"
 #include "ethtool/ethtool.h"
 #include "events/events.h"
+#include "lldp/lldp.h"
 #include "netlink/netlink.h"
 #include "probe/probe.h"
 #include "sysfs/sysfs.h"
@@ -21,6 +22,8 @@ const struct collector_ops *const collector_table[] = {
 	&events_collector_ops,
 	/* One devlink dump per poll; reads the RDMA devices' PCI links itself. */
 	&devlink_collector_ops,
+	/* Off by default (CAP_NET_RAW); reads the frames queued since the last poll. */
+	&lldp_collector_ops,
 };
 
 const unsigned collector_table_len = sizeof(collector_table) / sizeof(collector_table[0]);

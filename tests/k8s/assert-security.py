@@ -32,7 +32,7 @@ import sys
 import yaml
 
 # The order docs/kubernetes.md lists them in: prometheus-operator before auth.
-ORDER = ["namespace", "workloads", "probes", "probes-hostpath", "prometheus-operator", "auth"]
+ORDER = ["namespace", "workloads", "probes", "probes-hostpath", "lldp", "prometheus-operator", "auth"]
 NAMESPACE = "rdma-exporter-test"
 IMAGE = "registry.example.com/rdma-exporter"
 TAG = "0.1.0-12-gabc1234"
@@ -43,6 +43,7 @@ PRIVILEGES = {
     "workloads": dict(hostPID=True),
     "probes": dict(root=True, caps=["IPC_LOCK"], devices=["rdma/hca_shared_devices_a"]),
     "probes-hostpath": dict(root=True, privileged=True, caps=["IPC_LOCK"], host_paths=["/dev/infiniband"]),
+    "lldp": dict(root=True, caps=["NET_RAW"]),
 }
 # Resources a node offers without any device plugin.
 NATIVE_RESOURCES = {"cpu", "memory", "ephemeral-storage"}

@@ -878,6 +878,47 @@ for _ in $(seq 1 40); do [ -z "$(pidof ib_send_bw rping)" ] && break; sleep 0.25
 URL=$URL_MAIN
 # --- end of workload attribution (issue 22)
 
+# --- LLDP neighbours (issue 33): Debian's lldpd in a network namespace of its own sends
+# over a veth pair whose other end carries a second Soft-RoCE device; the exporter with
+# the lldp collector alone reads the real gid_attrs/ndevs and the real frames.
+LLDP_T0=$(uptime_s)
+ip link add lldp0 type veth peer name lldpsw
+unshare -n sleep 600 &
+LNS=$!
+sleep 0.3
+ip link set lldpsw netns $LNS
+ip link set lldp0 up
+nsenter -t $LNS -n ip link set lldpsw up
+rdma link add rxelldp type rxe netdev lldp0
+mkdir -p /run/lldpd
+nsenter -t $LNS -n lldpd -d -u /tmp/lldpd.sock -I lldpsw -O /dev/null -S "vm leaf" > "$OUT/lldpd.log" 2>&1 &
+LLP=$!
+for _ in $(seq 1 50); do [ -S /tmp/lldpd.sock ] && break; sleep 0.1; done
+lldp_cli() { retry 20 lldpcli -u /tmp/lldpd.sock "$@" >> "$OUT/lldpcli.log" 2>&1; }
+lldp_configure() {
+    lldp_cli configure system hostname vm-leaf-1 && lldp_cli configure lldp portidsubtype ifname &&
+        lldp_cli configure lldp tx-hold 3 && lldp_cli configure lldp tx-interval 1
+}
+check "lldp: lldpd configured (system name, port ID subtype, TTL 3 s)" lldp_configure
+rdma_exporter --web.listen-address=127.0.0.1:9895 --poll.interval=500ms --collector.disable-defaults \
+    --collector.lldp > "$OUT/exporter-lldp.log" 2>&1 &
+LLE=$!
+lldp_seen() { scrape "$OUT/scrape-lldp.txt" http://127.0.0.1:9895/metrics &&
+    grep -q "^rdma_port_neighbor_info{device=\"rxelldp\",port=\"1\",netdev=\"lldp0\",.*port_id=\"lldpsw\",system_name=\"vm-leaf-1\"" "$OUT/scrape-lldp.txt"; }
+check "lldp: rdma_port_neighbor_info of rxelldp/1 names lldpd's port and system" retry 40 lldp_seen
+check "lldp: collector success 1" grep -q '^rdma_exporter_collector_success{collector="lldp"} 1' "$OUT/scrape-lldp.txt"
+kill -9 $LLP 2>/dev/null
+wait $LLP 2>/dev/null
+lldp_gone() { scrape "$OUT/scrape-lldp2.txt" http://127.0.0.1:9895/metrics &&
+    ! grep -q '^rdma_port_neighbor_info{' "$OUT/scrape-lldp2.txt"; }
+check "lldp: the neighbour is gone after its TTL once lldpd is killed" retry 40 lldp_gone
+kill $LLE $LNS 2>/dev/null
+wait $LLE $LNS 2>/dev/null
+rdma link delete rxelldp 2>/dev/null
+ip link del lldp0 2>/dev/null
+note "lldp: $(since "$LLDP_T0") s"
+# --- end of LLDP neighbours
+
 note "uptime at end: $(cut -d' ' -f1 /proc/uptime)s"
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]

@@ -68,17 +68,17 @@ ARCH_TRIPLET=x86_64-linux-gnu
 
 # Host packages (Debian 12 names) needed to build and boot the guest.
 PKGS="qemu-system-x86 busybox-static cpio kmod xz-utils rdma-core ibverbs-utils
-      ibverbs-providers perftest iproute2 ethtool rdmacm-utils"
+      ibverbs-providers perftest iproute2 ethtool rdmacm-utils lldpd"
 # Guest kernel modules; their dependency closure is computed with the host's modprobe.
 MODS="virtio_pci virtio_net e1000 9pnet_virtio 9p crc32_generic crc32c_generic crc32-pclmul
-      ib_core ib_uverbs ib_umad rdma_ucm rdma_rxe"        # (siw is not built in Debian's 6.1)
+      ib_core ib_uverbs ib_umad rdma_ucm rdma_rxe veth"        # (siw is not built in Debian's 6.1)
 # Host binaries copied into the guest with their libraries. bash is included because
 # busybox ash prefers its own applets over $PATH (its 'ip' would shadow iproute2's).
 GUEST_BINS="/usr/bin/bash /usr/bin/rdma /usr/sbin/ip /usr/sbin/ethtool
       /usr/bin/ibv_devinfo /usr/bin/ibv_devices /usr/bin/ibv_rc_pingpong /usr/bin/ibv_ud_pingpong
       /usr/bin/ib_send_lat /usr/bin/ib_send_bw /usr/bin/ib_write_lat /usr/bin/ib_write_bw
       /usr/bin/ib_read_lat /usr/bin/ib_read_bw /usr/bin/rping /usr/bin/udaddy /usr/bin/ucmatose
-      /usr/lib/$ARCH_TRIPLET/libibverbs/librxe-rdmav34.so"
+      /usr/lib/$ARCH_TRIPLET/libibverbs/librxe-rdmav34.so /usr/sbin/lldpd /usr/sbin/lldpcli"
 
 T0=$(date +%s.%N)
 log() { echo "[host $(date +%T)] $*" >&2; }
@@ -254,9 +254,10 @@ build_initramfs() {
     done
     ln -sf ../bin/busybox "$ROOT/usr/sbin/modprobe"   # the kernel's request_module() runs it
     # nobody: unprivileged runs (su nobody -s /bin/sh -c CMD)
-    printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/bin/sh\n' \
+    # _lldpd: lldpd's privilege separation (the LLDP check of guest-e2e.sh)
+    printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/bin/sh\n_lldpd:x:101:101::/run/lldpd:/bin/false\n' \
         > "$ROOT/etc/passwd"
-    printf 'root:x:0:\nnogroup:x:65534:\n' > "$ROOT/etc/group"
+    printf 'root:x:0:\nnogroup:x:65534:\n_lldpd:x:101:\n' > "$ROOT/etc/group"
     printf '127.0.0.1 localhost\n10.0.2.15 guest\n10.0.2.16 peer\n' > "$ROOT/etc/hosts"
     install -m 0755 "$INIT_SRC" "$ROOT/init"
 

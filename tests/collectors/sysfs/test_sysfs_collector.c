@@ -270,6 +270,7 @@ static void test_node_exporter_mixed(void **state)
 	/* no lid file in this fixture: no LID series */
 	assert_null(strstr(r.text, "rdma_port_lid{"));
 	assert_null(strstr(r.text, "rdma_port_sm_lid{"));
+	assert_null(strstr(r.text, "rdma_port_sm_sl{"));
 
 	/* HELP lists the value meanings */
 	assert_non_null(strstr(r.text, "# HELP rdma_port_state "));
@@ -522,6 +523,8 @@ static void test_broken(void **state)
 	assert_null(strstr(r.text, "rdma_port_lid{"));
 	assert_line(r.text, "rdma_port_phys_state{device=\"bad0\",port=\"1\"} 5");
 	assert_line(r.text, "rdma_port_sm_lid{device=\"bad0\",port=\"1\"} 1");
+	/* sm_sl, decimal without a newline (issue 33) */
+	assert_line(r.text, "rdma_port_sm_sl{device=\"bad0\",port=\"1\"} 3");
 	/* no trailing newline */
 	assert_line(r.text, "%s{device=\"bad0\",port=\"1\"} %llu", txp->metric,
 		    42ull * txp->multiplier);
