@@ -22,6 +22,7 @@ docs/kubernetes.md shows, as written there, is rendered and asserted the same wa
 Writes TMP_DIR/rendered.json ({combination: [objects]}) for validate.mjs and
 prints one TAP-like line per check; exit 1 on a failure.
 """
+import concurrent.futures
 import itertools
 import json
 import os
@@ -30,6 +31,10 @@ import subprocess
 import sys
 
 import yaml
+
+# libyaml's loader where python3-yaml has it: the dashboards make renderings of
+# thousands of lines, 128 times.
+LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 # The order docs/kubernetes.md lists them in: prometheus-operator before auth.
 ORDER = ["namespace", "workloads", "probes", "probes-hostpath", "lldp", "prometheus-operator", "auth"]
@@ -275,7 +280,7 @@ def render(src, tmp, name, combo):
     p = subprocess.run(["kubectl", "kustomize", d], capture_output=True, text=True)
     if p.returncode != 0:
         return p.returncode, p.stderr
-    return 0, [o for o in yaml.safe_load_all(p.stdout) if o]
+    return 0, [o for o in yaml.load_all(p.stdout, Loader=LOADER) if o]
 
 
 def documented(src, tmp):
@@ -304,7 +309,7 @@ def documented(src, tmp):
     if p.returncode != 0:
         print("#   " + p.stderr.strip().replace("\n", "\n#   "))
         return None
-    objs = [o for o in yaml.safe_load_all(p.stdout) if o]
+    objs = [o for o in yaml.load_all(p.stdout, Loader=LOADER) if o]
     print("# documented: %s" % "+".join(combo))
     assert_rendering(objs, combo, k["namespace"])
     return objs
@@ -320,22 +325,25 @@ def main():
     check("kubectl kustomize renders the base alone", p.returncode == 0)
     if p.returncode == 0:
         print("# base")
-        rendered["base"] = [o for o in yaml.safe_load_all(p.stdout) if o]
+        rendered["base"] = [o for o in yaml.load_all(p.stdout, Loader=LOADER) if o]
         assert_rendering(rendered["base"], None)
-    for n in range(len(ORDER) + 1):
-        for combo in itertools.combinations(ORDER, n):
-            name = "+".join(combo) or "none"
-            rc, out = render(src, tmp, name, list(combo))
-            if "probes" in combo and "probes-hostpath" in combo:
-                check("%s: refused, one probes component only" % name, rc != 0 and "test failed" in out)
-                continue
-            print("# %s" % name)
-            check("%s: kubectl kustomize renders it" % name, rc == 0)
-            if rc != 0:
-                print("#   " + out.strip().replace("\n", "\n#   "))
-                continue
-            rendered[name] = out
-            assert_rendering(out, list(combo))
+    combos = [c for n in range(len(ORDER) + 1) for c in itertools.combinations(ORDER, n)]
+    # kubectl kustomize runs one process per combination: as many at once as
+    # there are CPUs; the checks below stay in order.
+    with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 2) as ex:
+        renders = list(ex.map(lambda c: render(src, tmp, "+".join(c) or "none", list(c)), combos))
+    for combo, (rc, out) in zip(combos, renders):
+        name = "+".join(combo) or "none"
+        if "probes" in combo and "probes-hostpath" in combo:
+            check("%s: refused, one probes component only" % name, rc != 0 and "test failed" in out)
+            continue
+        print("# %s" % name)
+        check("%s: kubectl kustomize renders it" % name, rc == 0)
+        if rc != 0:
+            print("#   " + out.strip().replace("\n", "\n#   "))
+            continue
+        rendered[name] = out
+        assert_rendering(out, list(combo))
     objs = documented(src, tmp)
     if objs:
         rendered["documented"] = objs
