@@ -104,9 +104,11 @@ if [ -n "$INDEX" ]; then
 		buildah "${STORE[@]}" manifest add "$list" "containers-storage:localhost/$list-$arch" >/dev/null
 	done
 	if [ -n "$OCI_ARCHIVE" ]; then
-		rm -f "$OCI_ARCHIVE"
-		buildah "${STORE[@]}" manifest push --all --format oci "$list" "oci-archive:$OCI_ARCHIVE" >/dev/null
-		echo "build-image: index $list with both images in $OCI_ARCHIVE"
+		rm -f "$OCI_ARCHIVE" "$OCI_ARCHIVE.digest"
+		buildah "${STORE[@]}" manifest push --quiet --all --format oci \
+			--digestfile "$OCI_ARCHIVE.digest" "$list" "oci-archive:$OCI_ARCHIVE" >/dev/null
+		echo "build-image: index $list digest $(cat "$OCI_ARCHIVE.digest") with both images in $OCI_ARCHIVE"
+		rm -f "$OCI_ARCHIVE.digest"
 	fi
 	buildah "${STORE[@]}" manifest inspect "$list" |
 		python3 -c 'import json, sys; [print("build-image: index entry", m["platform"]["architecture"], m["digest"]) for m in json.load(sys.stdin)["manifests"]]'
