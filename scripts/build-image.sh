@@ -3,7 +3,8 @@
 #
 # Builds the container image rdma-exporter:<version> with buildah, from the
 # project's own build and nothing pulled from a registry:
-#   scripts/build-image.sh [--binary PATH] [--tag TAG] [--root DIR --runroot DIR]
+#   scripts/build-image.sh [--arch ARCH] [--binary PATH] [--tag TAG] [--root DIR --runroot DIR]
+#   scripts/build-image.sh --index [--oci-archive FILE] [--root DIR --runroot DIR]
 #   scripts/build-image.sh --print-version     the version alone, nothing built
 # <version> is unique per commit (image_version below): `git describe` from the
 # newest tag, 0.1.0-12-gabc1234, with -dirty for uncommitted changes; with no
@@ -11,6 +12,15 @@
 # The last line printed names the tag and the image's digest.
 # Without --binary it configures and builds build-image/ as a release build
 # (the same options as scripts/package.sh) and uses that binary.
+# --arch ARCH: the image for the Debian architecture ARCH (amd64, arm64; by
+# default this machine's). For another one than this machine's, the binary is
+# a cross build (scripts/cross-build.sh ARCH build-image-ARCH, or --binary),
+# run under qemu-user for its version, and the library closure comes from
+# ARCH's loader (ld.so --list under qemu-user) and multiarch directories; the
+# tag gets -ARCH appended. --index: the images for amd64 and arm64
+# (<version>-amd64, <version>-arm64) and the multi-arch index rdma-exporter:
+# <version> of both; --oci-archive FILE also writes the index with both images
+# to FILE (an OCI archive, `buildah manifest push --all`).
 # IMAGE_SOURCE: the org.opencontainers.image.source label (the repository URL).
 # --root/--runroot: the containers-storage to commit into (the container test
 # uses a scratch one so that it leaves nothing in the host's storage).
@@ -29,15 +39,30 @@ BINARY=
 TAG=
 STORE=()
 PRINT_VERSION=
+HOST_ARCH=$(dpkg --print-architecture 2>/dev/null || echo amd64)
+ARCH=$HOST_ARCH
+INDEX=
+OCI_ARCHIVE=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--binary) BINARY=$2; shift 2 ;;
 	--tag) TAG=$2; shift 2 ;;
+	--arch) ARCH=$2; shift 2 ;;
+	--index) INDEX=1; shift ;;
+	--oci-archive) OCI_ARCHIVE=$2; shift 2 ;;
 	--root | --runroot) STORE+=("$1" "$2"); shift 2 ;;
 	--print-version) PRINT_VERSION=1; shift ;;
-	*) echo "usage: build-image.sh [--binary PATH] [--tag TAG] [--root DIR --runroot DIR] | --print-version" >&2; exit 2 ;;
+	*) echo "usage: build-image.sh [--arch ARCH] [--binary PATH] [--tag TAG] [--root DIR --runroot DIR] | --index [--oci-archive FILE] | --print-version" >&2; exit 2 ;;
 	esac
 done
+# ARCH: its GNU triplet (the multiarch directory), the loader's canonical path
+# (the binaries' PT_INTERP; /usr$LOADER in the image, merged /usr) and the
+# qemu-user binary that runs it here. One line per architecture.
+case $ARCH in
+amd64) TRIPLET=x86_64-linux-gnu LOADER=/lib64/ld-linux-x86-64.so.2 QEMU=qemu-x86_64 ;;
+arm64) TRIPLET=aarch64-linux-gnu LOADER=/lib/ld-linux-aarch64.so.1 QEMU=qemu-aarch64 ;;
+*) echo "build-image: no image for architecture '$ARCH' (amd64, arm64)" >&2; exit 2 ;;
+esac
 
 # image_version PROJECT_VERSION: a version no other build shares, so that a
 # tag names one build and IfNotPresent never runs a stale image. `git describe
@@ -67,7 +92,37 @@ if [ -n "$PRINT_VERSION" ]; then
 fi
 command -v buildah >/dev/null || { echo "build-image: buildah not found (scripts/install-deps.sh --test)" >&2; exit 1; }
 
-if [ -z "$BINARY" ]; then
+# --index: this script once per architecture, then the index of the two.
+if [ -n "$INDEX" ]; then
+	[ -z "$BINARY$TAG" ] || { echo "build-image: --index builds its own binaries and tags" >&2; exit 2; }
+	version=$(sed -n 's/^project(rdma_exporter VERSION \([0-9.]*\).*/\1/p' CMakeLists.txt)
+	list=rdma-exporter:$(image_version "$version")
+	buildah "${STORE[@]}" manifest rm "$list" >/dev/null 2>&1 || true
+	buildah "${STORE[@]}" manifest create "$list" >/dev/null
+	for arch in amd64 arm64; do
+		"$0" --arch "$arch" --tag "$list-$arch" "${STORE[@]}"
+		buildah "${STORE[@]}" manifest add "$list" "containers-storage:localhost/$list-$arch" >/dev/null
+	done
+	if [ -n "$OCI_ARCHIVE" ]; then
+		rm -f "$OCI_ARCHIVE" "$OCI_ARCHIVE.digest"
+		buildah "${STORE[@]}" manifest push --quiet --all --format oci \
+			--digestfile "$OCI_ARCHIVE.digest" "$list" "oci-archive:$OCI_ARCHIVE" >/dev/null
+		echo "build-image: index $list digest $(cat "$OCI_ARCHIVE.digest") with both images in $OCI_ARCHIVE"
+		rm -f "$OCI_ARCHIVE.digest"
+	fi
+	buildah "${STORE[@]}" manifest inspect "$list" |
+		python3 -c 'import json, sys; [print("build-image: index entry", m["platform"]["architecture"], m["digest"]) for m in json.load(sys.stdin)["manifests"]]'
+	echo "build-image: index $list"
+	exit 0
+fi
+# RUN: runs an ARCH program here (qemu-user for another architecture).
+RUN=()
+[ "$ARCH" = "$HOST_ARCH" ] || RUN=("$QEMU" -L /)
+
+if [ -z "$BINARY" ] && [ "$ARCH" != "$HOST_ARCH" ]; then
+	scripts/cross-build.sh "$ARCH" "build-image-$ARCH" >/dev/null
+	BINARY=build-image-$ARCH/rdma_exporter
+elif [ -z "$BINARY" ]; then
 	cmake -S . -B build-image -DCMAKE_BUILD_TYPE=Release -DRDMA_EXPORTER_TESTS=OFF \
 		-DRDMA_EXPORTER_SANITIZE=OFF -DRDMA_EXPORTER_TSAN=OFF >/dev/null
 	cmake --build build-image -j"$(nproc)" --target rdma_exporter >/dev/null
@@ -77,13 +132,17 @@ fi
 
 # "rdma_exporter, version 0.1.0 (revision: 220fcf058a44)": the third word is
 # the project version, the fifth the commit the binary was built from.
-BIN_VERSION=$("$BINARY" --version | awk 'NR == 1 { print $3 }')
+BIN_VERSION=$("${RUN[@]}" "$BINARY" --version | awk 'NR == 1 { print $3 }')
 [ -n "$BIN_VERSION" ] || { echo "build-image: cannot read the version of $BINARY" >&2; exit 1; }
 VERSION=$(image_version "$BIN_VERSION")
-TAG=${TAG:-rdma-exporter:$VERSION}
+if [ "$ARCH" = "$HOST_ARCH" ]; then
+	TAG=${TAG:-rdma-exporter:$VERSION}
+else
+	TAG=${TAG:-rdma-exporter:$VERSION-$ARCH}
+fi
 REVISION=$(git rev-parse HEAD 2>/dev/null || echo unknown)
 [ -z "$(git status --porcelain --untracked-files=no 2>/dev/null)" ] || REVISION="$REVISION-dirty"
-bin_rev=$("$BINARY" --version | sed -n '1s/.*(revision: \([0-9a-f]*\)).*/\1/p')
+bin_rev=$("${RUN[@]}" "$BINARY" --version | sed -n '1s/.*(revision: \([0-9a-f]*\)).*/\1/p')
 [ -z "$bin_rev" ] || [[ $REVISION == "$bin_rev"* ]] ||
 	echo "build-image: $BINARY was built from $bin_rev, not this checkout's ${REVISION:0:12}: the tag names the checkout" >&2
 # Where the project is published: IMAGE_SOURCE, else the checkout's origin remote when it
@@ -91,7 +150,10 @@ bin_rev=$("$BINARY" --version | sed -n '1s/.*(revision: \([0-9a-f]*\)).*/\1/p')
 SOURCE=${IMAGE_SOURCE:-$(git remote get-url origin 2>/dev/null | grep -E '^https?://' || true)}
 SOURCE_LABEL=()
 [ -z "$SOURCE" ] || SOURCE_LABEL=(--label org.opencontainers.image.source="$SOURCE")
-PROVIDERS=/usr/lib/x86_64-linux-gnu/libibverbs
+PROVIDERS=/usr/lib/$TRIPLET/libibverbs
+if [ "$ARCH" != "$HOST_ARCH" ]; then
+	[ -d "$PROVIDERS" ] || { echo "build-image: no $PROVIDERS (scripts/install-deps.sh --cross $ARCH)" >&2; exit 1; }
+fi
 [ -d "$PROVIDERS" ] || PROVIDERS=$(dirname "$(ldconfig -p | awk '/libibverbs.so.1 / && !n++ { print $NF }')")/libibverbs
 
 STAGE=$(mktemp -d)
@@ -113,7 +175,9 @@ mkdir -p "$STAGE/usr/lib" "$STAGE/usr/lib64" "$STAGE/usr/bin" "$STAGE/etc" "$STA
 ln -s usr/lib "$STAGE/lib"
 ln -s usr/lib64 "$STAGE/lib64"
 install -m 0755 "$BINARY" "$STAGE/usr/bin/rdma_exporter"
-strip --strip-unneeded "$STAGE/usr/bin/rdma_exporter" 2>/dev/null || true
+STRIP=strip
+[ "$ARCH" = "$HOST_ARCH" ] || STRIP=$TRIPLET-strip
+"$STRIP" --strip-unneeded "$STAGE/usr/bin/rdma_exporter" 2>/dev/null || true
 
 cp -a /etc/libibverbs.d "$STAGE/etc/"
 for p in "$PROVIDERS"/*.so; do
@@ -121,17 +185,30 @@ for p in "$PROVIDERS"/*.so; do
 done
 # The ldd closure of the binary and of every provider, libgcc_s too: glibc
 # dlopens it for pthread_cancel and thread exit.
+# Another architecture's: its loader lists them (what ldd does), under qemu-user
+# with that architecture's libraries from / (-L /), and libgcc_s from its
+# multiarch directory.
 objs=("$BINARY" "$PROVIDERS"/*.so)
-libs=$(for o in "${objs[@]}"; do ldd "$o"; done |
+list_libs() {
+	if [ "$ARCH" = "$HOST_ARCH" ]; then
+		ldd "$1"
+	else
+		"${RUN[@]}" "$LOADER" --list "$1"
+	fi
+}
+libs=$(for o in "${objs[@]}"; do list_libs "$o"; done |
 	awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }' | sort -u)
-gcc_s=$(ldconfig -p | awk '/libgcc_s.so.1 / && !n++ { print $NF }')
+if [ "$ARCH" = "$HOST_ARCH" ]; then
+	gcc_s=$(ldconfig -p | awk '/libgcc_s.so.1 / && !n++ { print $NF }')
+else
+	gcc_s=/usr/lib/$TRIPLET/libgcc_s.so.1
+fi
 for l in $libs $gcc_s; do
 	case $l in /lib/* | /lib64/*) l=/usr$l ;; esac
 	copy_path "$l"
 done
 # The dynamic loader's canonical path, and a passwd so that tools show a name.
-[ -e "$STAGE/usr/lib64/ld-linux-x86-64.so.2" ] ||
-	cp -aL /lib64/ld-linux-x86-64.so.2 "$STAGE/usr/lib64/ld-linux-x86-64.so.2"
+[ -e "$STAGE/usr$LOADER" ] || cp -aL "$LOADER" "$STAGE/usr$LOADER"
 printf 'nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n' >"$STAGE/etc/passwd"
 printf 'nogroup:x:65534:\n' >"$STAGE/etc/group"
 
@@ -143,6 +220,7 @@ cleanup() {
 trap cleanup EXIT
 buildah "${STORE[@]}" copy "$ctr" "$STAGE" / >/dev/null
 buildah "${STORE[@]}" config \
+	--arch "$ARCH" --os linux \
 	--user 65534:65534 \
 	--entrypoint '["/usr/bin/rdma_exporter", "--path.sysfs=/host/sys"]' \
 	--cmd '[]' \

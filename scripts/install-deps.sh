@@ -19,6 +19,14 @@
 #                                    Debian 12's kubernetes-client 1.20 cannot render
 #                                    the kustomizations, install kubectl 1.27 or later,
 #                                    see docs/kubernetes.md)
+#   scripts/install-deps.sh --cross ARCH
+#                                    also what scripts/cross-build.sh ARCH needs to build for
+#                                    the Debian architecture ARCH (arm64) on this machine:
+#                                    dpkg --add-architecture ARCH, the cross compiler, the
+#                                    :ARCH -dev packages of BUILD_PKGS, the ARCH ibverbs
+#                                    providers (for the image), qemu-user to run the result
+#                                    and dpkg-dev (dpkg-shlibdeps); --test implies
+#                                    --cross arm64 (the cross_arm64_goldens test)
 #   scripts/install-deps.sh --bench  also what tests/bench/ needs (Debian's node_exporter
 #                                    to compare against, strace and perf for poll-cost.sh,
 #                                    curl); combine with --test as you like
@@ -36,15 +44,48 @@ TEST_PKGS="libcmocka-dev prometheus prometheus-alertmanager curl gzip clang-form
 # installed without its recommends (the textfile collector scripts) and its
 # service is not needed: the benchmark runs the binary itself.
 BENCH_PKGS="prometheus-node-exporter strace linux-perf curl procps"
+# The libraries the CMake build links (pkg_check_modules): installed as ARCH:
+# the -dev packages of BUILD_PKGS that are Multi-Arch: same, so that the amd64
+# twins the normal build needs stay (apt brings both to the same version).
+CROSS_DEV_PKGS="libc6-dev libmicrohttpd-dev libmnl-dev libibverbs-dev librdmacm-dev
+	libsystemd-dev zlib1g-dev libyaml-dev libgnutls28-dev libcrypt-dev libprotobuf-c-dev
+	ibverbs-providers"
+
+# cross_triplet ARCH: the GNU triplet of a Debian architecture this project
+# cross-builds for (scripts/cross-build.sh has the same table); another
+# architecture is one more line here and there.
+cross_triplet() {
+	case $1 in
+	arm64) echo aarch64-linux-gnu ;;
+	*) return 1 ;;
+	esac
+}
 
 pkgs=$BUILD_PKGS
 test=0
-for arg in "$@"; do
-	case $arg in
-	--test) pkgs="$pkgs $TEST_PKGS"; test=1 ;;
+cross=()
+usage() { echo "usage: install-deps.sh [--test] [--bench] [--cross ARCH]" >&2; exit 2; }
+while [ $# -gt 0 ]; do
+	case $1 in
+	--test) pkgs="$pkgs $TEST_PKGS"; test=1; cross+=(arm64) ;;
 	--bench) pkgs="$pkgs $BENCH_PKGS" ;;
-	*) echo "usage: install-deps.sh [--test] [--bench]" >&2; exit 2 ;;
+	--cross)
+		[ $# -ge 2 ] || usage
+		cross_triplet "$2" >/dev/null || { echo "install-deps: no cross build for '$2' (arm64)" >&2; exit 2; }
+		cross+=("$2")
+		shift
+		;;
+	*) usage ;;
 	esac
+	shift
+done
+foreign=()
+for arch in $(printf '%s\n' "${cross[@]}" | sort -u); do
+	foreign+=("$arch")
+	pkgs="$pkgs gcc-$(cross_triplet "$arch") qemu-user dpkg-dev file"
+	for p in $CROSS_DEV_PKGS; do
+		pkgs="$pkgs $p:$arch"
+	done
 done
 
 # npm ci in tests/k8s: the schemas of the manifest test, pinned by its
@@ -100,6 +141,10 @@ if [ "$(id -u)" -ne 0 ]; then
 	SUDO=sudo
 fi
 echo "install-deps: installing ${missing[*]}"
+# A foreign architecture is added once; apt-get update then fetches its lists.
+for arch in "${foreign[@]}"; do
+	dpkg --print-foreign-architectures | grep -qx "$arch" || $SUDO dpkg --add-architecture "$arch"
+done
 $SUDO apt-get update -qq
 DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 lldpd_host_off

@@ -27,6 +27,7 @@ if [ "${CI:-}" = "true" ]; then
 	export RDMA_EXPORTER_CONTAINER_REQUIRED=1
 	export RDMA_EXPORTER_K8S_REQUIRED=1
 	export RDMA_EXPORTER_PACKAGE_REQUIRED=1
+	export RDMA_EXPORTER_CROSS_REQUIRED=1
 fi
 vm_args=()
 if [ "${RDMA_EXPORTER_SKIP_VM:-0}" = 1 ]; then
@@ -54,6 +55,8 @@ echo "=== tests under ASan+UBSan"
 # package is never made from a sanitizer build. fleet_scenarios judges the rules in
 # Prometheus (the exporter only gives it the shapes of its series): the same in every build.
 # k8s_manifests and k8s_monitoring_generated render YAML and run no binary.
+# cross_arm64_goldens builds its own arm64 Release binary (never a sanitizer
+# build) and runs it under qemu-user: the same in every stage, about 70 s.
 # The e2e tests that mostly wait on the clock (slowloris, brute force, data age, aligned
 # polling: about 150 s) run in the normal build only, as in the TSan stage below: the
 # code they drive runs under ASan in its unit tests (test_http, test_authlimit,
@@ -61,7 +64,7 @@ echo "=== tests under ASan+UBSan"
 ctest_stage asan build-asan env ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure --no-tests=error \
 	"${vm_args[@]}" \
-	-E '^(container_image|package_.*|service_package|fleet_scenarios|k8s_(manifests|monitoring_generated)|e2e_(slowloris|bruteforce|data_age_bound|aligned_polling))$'
+	-E '^(container_image|cross_arm64_goldens|package_.*|service_package|fleet_scenarios|k8s_(manifests|monitoring_generated)|e2e_(slowloris|bruteforce|data_age_bound|aligned_polling))$'
 
 echo "=== build (TSan, -Werror)"
 configure_test build-tsan tsan

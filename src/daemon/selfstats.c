@@ -74,9 +74,36 @@ int proc_btime_parse(const char *text, size_t len, uint64_t *btime)
 	return -EINVAL;
 }
 
+/*
+ * open_regular_at, but a regular file whose open gives another inode than the
+ * look before it is taken too: under qemu-user (the arm64 build run on an
+ * amd64 machine, tests/cross/) /proc/self/stat opens as a copy the emulator
+ * writes for the guest (a memfd), which open_regular_at refuses as swapped.
+ * Only the procfs files of selfstats_collect come here; anything that is not a
+ * regular file is still refused before it is opened.
+ */
+static int open_proc_file(const char *path)
+{
+	struct stat st;
+	int fd = open_regular_at(AT_FDCWD, path);
+
+	if (fd != -EINVAL)
+		return fd;
+	if (stat(path, &st) < 0 || !S_ISREG(st.st_mode))
+		return -EINVAL;
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -EINVAL;
+	}
+	return fd;
+}
+
 static ssize_t read_small(const char *path, char *buf, size_t size)
 {
-	int fd = open_regular_at(AT_FDCWD, path);
+	int fd = open_proc_file(path);
 	ssize_t n;
 
 	if (fd < 0)
