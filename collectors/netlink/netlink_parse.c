@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include <libmnl/libmnl.h>
-#include "rdma_netlink_compat.h"
+#include "nldev_compat.h"
 
 /*
  * Expected payload type of every attribute this collector reads. Types not

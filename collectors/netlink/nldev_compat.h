@@ -8,8 +8,8 @@
  * CMake defines RDMA_EXPORTER_HAVE_NLDEV_SRQ (1 or 0) from the header it finds.
  * NL_ATTR_MAX: the size of an attribute table that covers the SRQ attributes.
  */
-#ifndef RDMA_NETLINK_COMPAT_H
-#define RDMA_NETLINK_COMPAT_H
+#ifndef NLDEV_COMPAT_H
+#define NLDEV_COMPAT_H
 
 #include <rdma/rdma_netlink.h>
 
