@@ -217,6 +217,16 @@ def main():
              "relatedSpdxElement": "SPDXRef-Package-rdma-exporter"},
         ],
     }
+    # The distribution the libraries come from, as an OPERATING-SYSTEM package: how
+    # Trivy tells which security tracker to match the deb packages against.
+    if distro_version:
+        doc["packages"].append({
+            "SPDXID": "SPDXRef-OperatingSystem", "name": distro, "versionInfo": distro_version,
+            "downloadLocation": "NOASSERTION", "primaryPackagePurpose": "OPERATING-SYSTEM",
+            "filesAnalyzed": False, "licenseConcluded": "NOASSERTION",
+            "licenseDeclared": "NOASSERTION", "copyrightText": "NOASSERTION"})
+        doc["relationships"].append({"spdxElementId": image_id, "relationshipType": "CONTAINS",
+                                     "relatedSpdxElement": "SPDXRef-OperatingSystem"})
     bin_id = "SPDXRef-File-usr-bin-rdma-exporter"
     doc["files"].append({"SPDXID": bin_id, "fileName": "/usr/bin/rdma_exporter",
                          "checksums": checksums(a.binary), "licenseConcluded": "Apache-2.0",
@@ -262,7 +272,8 @@ def main():
         json.dump(doc, f, indent=1, sort_keys=False)
         f.write("\n")
     os.replace(tmp, a.output)
-    print(f"image-sbom: {a.output}: {len(doc['packages']) - 2} Debian packages, "
+    ndeb = sum(p["SPDXID"].startswith("SPDXRef-Package-deb-") for p in doc["packages"])
+    print(f"image-sbom: {a.output}: {ndeb} Debian packages, "
           f"{len(doc['files'])} files")
     return 0
 

@@ -104,6 +104,9 @@ check("every file has a SHA1 and a SHA256 checksum and a package that CONTAINS i
       all({c["algorithm"] for c in f["checksums"]} >= {"SHA1", "SHA256"} for f in files)
       and {f["SPDXID"] for f in files} <= {r["relatedSpdxElement"] for r in rel
                                           if r["relationshipType"] == "CONTAINS"})
+check("the distribution as an OPERATING-SYSTEM package (debian, its version)",
+      any(p.get("primaryPackagePurpose") == "OPERATING-SYSTEM" and p["name"] == "debian"
+          and p["versionInfo"] for p in pk))
 check("libc6 and libibverbs1 among the packages", {"libc6", "libibverbs1"} <= {p["name"] for p in pk})
 sys.exit(1 if bad else 0)
 PY
