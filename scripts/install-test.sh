@@ -13,7 +13,7 @@
 # root and network access to the mirror (root-lib.sh); the roots themselves
 # come from the cache when there.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 SRC=$PWD
 . scripts/root-lib.sh
 [ $# -ge 2 ] || { echo "usage: install-test.sh DEB SUITE..." >&2; exit 2; }
