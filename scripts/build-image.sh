@@ -212,6 +212,14 @@ done
 printf 'nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n' >"$STAGE/etc/passwd"
 printf 'nogroup:x:65534:\n' >"$STAGE/etc/group"
 
+# The SBOM, when SBOM_OUT names its file (scripts/release.sh: beside the OCI archive):
+# scripts/image-sbom.py on every file staged from this machine (a staged path is its
+# path here), the exporter and the two lines above aside.
+if [ -n "${SBOM_OUT:-}" ]; then
+	python3 scripts/image-sbom.py --binary "$STAGE/usr/bin/rdma_exporter" --version "$VERSION" \
+		-o "$SBOM_OUT" --files <(cd "$STAGE" && find . -type f ! -path ./usr/bin/rdma_exporter \
+		! -path ./etc/passwd ! -path ./etc/group | sed 's#^\.##')
+fi
 ctr=$(buildah "${STORE[@]}" from scratch)
 cleanup() {
 	buildah "${STORE[@]}" rm "$ctr" >/dev/null 2>&1 || true

@@ -12,7 +12,8 @@
 #                                    libfuse3-dev and fuse3 for the hung-device test,
 #                                    systemd-analyze, systemd-socket-activate, python3,
 #                                    dpkg-dev, lintian, rpm and rpmlint for the service and
-#                                    package tests, podman, buildah and runc for the
+#                                    package tests, mmdebstrap for the Debian roots
+#                                    (scripts/build-in-root.sh, install-test.sh), podman, buildah and runc for the
 #                                    container image test, nodejs, npm and the npm packages
 #                                    of tests/k8s/package.json for the Kubernetes manifest
 #                                    test; not kubectl, which that test also needs:
@@ -39,7 +40,8 @@ TEST_PKGS="libcmocka-dev prometheus prometheus-alertmanager curl gzip clang-form
 	libfuse3-dev fuse3
 	qemu-system-x86 busybox-static cpio kmod xz-utils rdma-core ibverbs-utils ibverbs-providers
 	perftest rdmacm-utils iproute2 ethtool openssl apache2-utils lldpd
-	systemd python3 python3-yaml dpkg-dev lintian rpm rpmlint podman buildah runc nodejs"
+	systemd python3 python3-yaml dpkg-dev lintian rpm rpmlint podman buildah runc nodejs
+	mmdebstrap"
 # Benchmarks only: never needed to build or test. prometheus-node-exporter is
 # installed without its recommends (the textfile collector scripts) and its
 # service is not needed: the benchmark runs the binary itself.

@@ -52,7 +52,8 @@ echo "=== tests under ASan+UBSan"
 # container_image is left out: the image is made from the normal build's binary
 # (the test skips itself in a sanitizer build). The package tests are left out too:
 # they check what dpkg and rpm make of the files, the same in every build, and a
-# package is never made from a sanitizer build. fleet_scenarios judges the rules in
+# package is never made from a sanitizer build (package_install_trixie, the one
+# Debian install root of CI, and package_image_sbom among them). fleet_scenarios judges the rules in
 # Prometheus (the exporter only gives it the shapes of its series): the same in every build.
 # k8s_manifests and k8s_monitoring_generated render YAML and run no binary.
 # cross_arm64_goldens builds its own arm64 Release binary (never a sanitizer

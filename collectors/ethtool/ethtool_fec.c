@@ -35,6 +35,7 @@
 #include <linux/if.h>
 
 #include "collector.h"
+#include "ethtool_uapi_compat.h"
 #include "ethtool_names.h"
 
 /* ---- builder ------------------------------------------------------------------------------ */

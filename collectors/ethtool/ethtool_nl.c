@@ -45,6 +45,8 @@
 #include <linux/if.h>
 #include <linux/rtnetlink.h>
 
+#include "ethtool_uapi_compat.h"
+
 /* The kernel-internal "not supported" some drivers leak to user space. */
 #define KERNEL_ENOTSUPP 524
 

@@ -19,7 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <rdma/rdma_netlink.h>
+#include "nldev_compat.h"
 
 #include "base/log.h"
 #include "sysfs/sysfs_names.h"

@@ -7,14 +7,14 @@
 #include <string.h>
 
 #include <libmnl/libmnl.h>
-#include <rdma/rdma_netlink.h>
+#include "nldev_compat.h"
 
 /*
  * Expected payload type of every attribute this collector reads. Types not
- * listed (or past this build's RDMA_NLDEV_ATTR_MAX) are skipped unvalidated:
+ * listed (or past this build's NL_ATTR_MAX) are skipped unvalidated:
  * newer kernels add attributes, and iproute2's rdma tool does the same.
  */
-static const enum mnl_attr_data_type policy[RDMA_NLDEV_ATTR_MAX] = {
+static const enum mnl_attr_data_type policy[NL_ATTR_MAX] = {
 	[RDMA_NLDEV_ATTR_DEV_INDEX] = MNL_TYPE_U32,
 	[RDMA_NLDEV_ATTR_DEV_NAME] = MNL_TYPE_NUL_STRING,
 	[RDMA_NLDEV_ATTR_PORT_INDEX] = MNL_TYPE_U32,
@@ -47,7 +47,7 @@ static const enum mnl_attr_data_type policy[RDMA_NLDEV_ATTR_MAX] = {
 	[RDMA_NLDEV_ATTR_RES_PD_ENTRY] = MNL_TYPE_NESTED,
 };
 
-typedef const struct nlattr *attr_table[RDMA_NLDEV_ATTR_MAX];
+typedef const struct nlattr *attr_table[NL_ATTR_MAX];
 
 /*
  * Parses the attributes in [payload, payload+len) into tb. Unlike
@@ -66,7 +66,7 @@ static int parse_attrs(const void *payload, size_t len, attr_table tb)
 		if (len - off < sizeof(*a) || a->nla_len < sizeof(*a) || a->nla_len > len - off)
 			return -EBADMSG;
 		type = a->nla_type & NLA_TYPE_MASK;
-		if (type < RDMA_NLDEV_ATTR_MAX && policy[type] != MNL_TYPE_UNSPEC) {
+		if (type < NL_ATTR_MAX && policy[type] != MNL_TYPE_UNSPEC) {
 			if (mnl_attr_validate(a, policy[type]) < 0)
 				return -EBADMSG;
 			tb[type] = a;

@@ -486,10 +486,67 @@ static enum MHD_Result queue_static(const struct webconfig *wc, struct MHD_Conne
 	return queue(wc, c, status, r);
 }
 
+#if MHD_VERSION >= 0x00097300 && !defined(RDMA_EXPORTER_MHD_NO_FREE_CLS)
 static void unref_cb(void *cls)
 {
 	snapshot_unref(cls);
 }
+
+/* A response that borrows BODY (LEN bytes) from S and drops S's reference when done. */
+static struct MHD_Response *response_borrowing(size_t len, const char *body, struct snapshot *s)
+{
+	return MHD_create_response_from_buffer_with_free_callback_cls(len, (void *)body, unref_cb,
+								      s);
+}
+#else
+/*
+ * libmicrohttpd before 0.9.73 (Debian 11's and RHEL 9's 0.9.72, which the release
+ * packages are built against) has no ..._with_free_callback_cls: the body is read
+ * out of the snapshot through a content reader instead, in blocks, with the same
+ * Content-Length, and the reader's free callback drops the reference.
+ */
+struct borrowed_body {
+	struct snapshot *s;
+	const char *body;
+	size_t len;
+};
+
+static ssize_t borrowed_read(void *cls, uint64_t pos, char *buf, size_t max)
+{
+	const struct borrowed_body *b = cls;
+	size_t n;
+
+	if (pos >= b->len)
+		return MHD_CONTENT_READER_END_OF_STREAM;
+	n = b->len - (size_t)pos;
+	if (n > max)
+		n = max;
+	memcpy(buf, b->body + pos, n);
+	return (ssize_t)n;
+}
+
+static void borrowed_free(void *cls)
+{
+	struct borrowed_body *b = cls;
+
+	snapshot_unref(b->s);
+	free(b);
+}
+
+static struct MHD_Response *response_borrowing(size_t len, const char *body, struct snapshot *s)
+{
+	struct borrowed_body *b = malloc(sizeof(*b));
+	struct MHD_Response *r;
+
+	if (!b)
+		return NULL;
+	*b = (struct borrowed_body){.s = s, .body = body, .len = len};
+	r = MHD_create_response_from_callback(len, 64 * 1024, borrowed_read, b, borrowed_free);
+	if (!r)
+		free(b);
+	return r;
+}
+#endif
 
 /*
  * Whether the request being served authenticated: it passed basic auth (the
@@ -626,7 +683,7 @@ static enum MHD_Result serve_metrics(struct http_server *srv, const struct webco
 			return serve_inflated(wc, c, s);
 	}
 	/* The response borrows the snapshot's buffer and drops its reference when done. */
-	r = MHD_create_response_from_buffer_with_free_callback_cls(len, (void *)body, unref_cb, s);
+	r = response_borrowing(len, body, s);
 	if (!r)
 		snapshot_unref(s);
 	return queue_metrics(wc, c, r, type, gz);

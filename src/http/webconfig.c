@@ -130,7 +130,7 @@ static int scalar(struct ctx *c, const yaml_node_t *n, const char *what, const c
 /* Stores a copy of the scalar in *dst, NULL when it is empty or null. */
 static int string_field(struct ctx *c, const yaml_node_t *n, const char *what, char **dst)
 {
-	const char *v;
+	const char *v = ""; /* gcc 10 (Debian 11) cannot tell scalar() sets it */
 	int r = scalar(c, n, what, &v);
 
 	if (r < 0)
@@ -199,7 +199,7 @@ static int tls_version_field(struct ctx *c, const yaml_node_t *n, const char *wh
 		{"TLS12", WEBCONFIG_TLS12},
 		{"TLS13", WEBCONFIG_TLS13},
 	};
-	const char *v;
+	const char *v = ""; /* gcc 10 (Debian 11) cannot tell scalar() sets it */
 	int r = scalar(c, n, what, &v);
 
 	if (r < 0)
@@ -383,7 +383,7 @@ static int header_pair(struct ctx *c, const char *key, const yaml_node_t *k, con
 {
 	struct webconfig *wc = c->wc;
 	struct webconfig_pair *h;
-	const char *value;
+	const char *value = ""; /* gcc 10 cannot tell scalar() sets it */
 	size_t i;
 	int r;
 

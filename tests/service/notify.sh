@@ -17,7 +17,8 @@ TREE=$FIXTURES/sysfs/mlx5-roce
 . "$HERE/../include/tap.sh"
 
 # WATCHDOG_PID must be the daemon's own pid: a shell exports its $$ and execs the binary.
-NOHOST=(--no-collector.netlink --no-collector.ethtool --no-collector.probe)
+NOHOST=(--no-collector.netlink --no-collector.ethtool --no-collector.probe --no-collector.events
+	--no-collector.devlink)
 
 wait_for() { # wait_for REGEX FILE [TENTHS]
 	local i

@@ -5,7 +5,8 @@
 # rpmlint with packaging/rpm/rpmlint.toml (no error, no warning), the file list
 # (rpm -qlp) against the .deb's, %config(noreplace) on /etc/default/rdma_exporter,
 # Requires: (RHEL package names for every DT_NEEDED of the binary, from
-# packaging/rpm/requires.map), the version from CHANGELOG.md and %changelog, the
+# packaging/rpm/requires.map, each with its minimum version; glibc's the newest
+# GLIBC_ symbol version the binary uses), the version from CHANGELOG.md and %changelog, the
 # payload extracted with rpm2cpio | cpio (the binary runs, the unit names it).
 # Then two versions (0.0.1, then the one above) through rpm --root --noscripts into a scratch
 # database (install, upgrade keeping an edited config, erase), and the scriptlets
@@ -59,15 +60,24 @@ check "/etc/default/rdma_exporter is %config(noreplace)" bash -c \
 # --- Requires: every DT_NEEDED soname as its RHEL package ---------------------------
 MAP=$SRC/packaging/rpm/requires.map
 BIN=$(sed -n 's/^set(RDMA_EXPORTER_BIN "\(.*\)")$/\1/p' "$BUILD/CPackProjectConfig.cmake")
+# glibc: the newest GLIBC_ symbol version the binary uses; the others: requires.map's
+# third column (">= VERSION").
+GLIBC=$(readelf -W --dyn-syms "$BIN" | grep -o '@GLIBC_[0-9.]*' | sed 's/@GLIBC_//' | sort -uV | tail -1)
 readelf -dW "$BIN" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | while read -r so; do
-	awk -v so="$so" '$1 == so {print $2}' "$MAP"
+	awk -v so="$so" -v glibc="$GLIBC" '$1 == so {
+		if ($2 == "glibc") print "glibc >= " glibc
+		else if ($3 == ">=") print $2 " >= " $4
+		else print $2 }' "$MAP"
 done | sort -u >"$TMP/want-requires"
 rpm -qpR "$RPM" | grep -v '^rpmlib(\|^/bin/sh$\|^systemd$' | sort -u >"$TMP/requires"
-echo "# Requires: $(tr '\n' ' ' <"$TMP/requires")"
+echo "# Requires: $(tr '\n' ',' <"$TMP/requires" | sed 's/,$//; s/,/, /g')"
 check "Requires: the RHEL package of every library the binary links, no other" \
 	diff "$TMP/want-requires" "$TMP/requires"
-check "Requires: names systemd-libs, libibverbs, libmicrohttpd and zlib" bash -c \
-	"for p in systemd-libs libibverbs libmicrohttpd zlib; do grep -qx \$p '$TMP/requires' || exit 1; done"
+check "Requires: every one with a minimum version (>=)" bash -c "! grep -qv ' >= [0-9]' '$TMP/requires'"
+check "Requires: glibc >= $GLIBC, the newest GLIBC_ symbol version the binary uses" \
+	grep -qx "glibc >= $GLIBC" "$TMP/requires"
+check "Requires: names systemd-libs, libibverbs, libmicrohttpd and zlib, versioned" bash -c \
+	"for p in systemd-libs libibverbs libmicrohttpd zlib; do grep -q \"^\$p >= \" '$TMP/requires' || exit 1; done"
 check "Requires(post), (preun), (postun): systemd" bash -c \
 	"[ \$(rpm -qp --qf '[%{REQUIREFLAGS:deptype} %{REQUIRENAME}\n]' '$RPM' | grep -c 'post.* systemd$\|preun.* systemd$\|postun.* systemd$') -eq 3 ]"
 
