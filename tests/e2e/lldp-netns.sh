@@ -94,7 +94,11 @@ configure() {
 		cli configure lldp portidsubtype ifname &&
 		cli configure ports sw0 lldp portdescription "Ethernet1/7" &&
 		cli configure lldp tx-hold 3 &&
-		cli configure lldp tx-interval 1
+		cli configure lldp tx-interval 1 &&
+		# lldpd learns its interfaces from netlink events and a periodic scan: on a
+		# loaded machine it once knew no port seconds after starting (no frame sent
+		# in 30 s, in CI). `update` rescans the interfaces and sends at once.
+		cli update
 }
 check "lldpd configured through its own control socket" configure
 
@@ -127,6 +131,7 @@ check "promtool check metrics is clean" promtool_clean s1
 
 # a new system name: the frame from the same chassis and port replaces the series
 cli configure system hostname leaf-sw-2
+cli update
 check "renamed system: new series" wait_for s2 10 "" 'system_name="leaf-sw-2"'
 check "renamed system: old series gone at once" bash -c "! grep -q 'system_name=\"leaf-sw-1\"' '$TMP/s2'"
 
