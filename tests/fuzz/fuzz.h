@@ -24,6 +24,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 		}                                                                                  \
 	} while (0)
 
+/* Whether all N bytes at P are 0 (a parser that fails leaves its output zeroed). */
+static inline int fuzz_all_zero(const void *p, size_t n)
+{
+	const uint8_t *b = p;
+
+	for (size_t i = 0; i < n; i++)
+		if (b[i])
+			return 0;
+	return 1;
+}
+
 /* A NUL-terminated heap copy of the input (for the parsers that take C strings;
  * the copy ends at the first NUL byte of the input). NULL only on ENOMEM. */
 static inline char *fuzz_strdup(const uint8_t *data, size_t size)

@@ -11,13 +11,13 @@
  * leaves the reporter zeroed; the PCI address check agrees with its pattern.
  */
 #include <errno.h>
-#include <limits.h>
 #include <string.h>
 
 #include <libmnl/libmnl.h>
 
 #include "devlink_parse.h"
 #include "fuzz.h"
+#include "fuzz_nl.h"
 #include "netlink_parse.h"
 
 static int terminated(const char *s, size_t size)
@@ -43,8 +43,7 @@ static void check_first(const struct nlmsghdr *nlh, size_t size)
 	struct dl_reporter r;
 	int rc;
 
-	if (size < sizeof(*nlh) || size > INT_MAX || !mnl_nlmsg_ok(nlh, (int)size) ||
-	    nlh->nlmsg_len > size)
+	if (!fuzz_nlmsg_framed(nlh, size))
 		return;
 	memset(&r, 0xa5, sizeof(r));
 	rc = dl_parse_reporter(nlh, &r);

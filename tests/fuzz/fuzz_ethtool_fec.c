@@ -12,7 +12,6 @@
  * mode name is never empty.
  */
 #include <errno.h>
-#include <limits.h>
 #include <string.h>
 
 #include <libmnl/libmnl.h>
@@ -20,22 +19,13 @@
 #include "base/buf.h"
 #include "ethtool_fec.h"
 #include "fuzz.h"
-
-static int all_zero(const void *p, size_t n)
-{
-	const uint8_t *b = p;
-
-	for (size_t i = 0; i < n; i++)
-		if (b[i])
-			return 0;
-	return 1;
-}
+#include "fuzz_nl.h"
 
 static void check_stat(const struct eth_fec_stat *s)
 {
 	FUZZ_CHECK(s->n_lanes <= ETH_FEC_MAX_LANES);
 	if (!s->have)
-		FUZZ_CHECK(all_zero(s, sizeof(*s)));
+		FUZZ_CHECK(fuzz_all_zero(s, sizeof(*s)));
 	for (size_t i = s->n_lanes; i < ETH_FEC_MAX_LANES; i++)
 		FUZZ_CHECK(s->lanes[i] == 0);
 }
@@ -50,21 +40,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	void *buf;
 	int r;
 
-	buf = malloc(size ? size : 1);
-	if (!buf)
+	nlh = fuzz_nlmsg_copy(data, size);
+	if (!nlh)
 		return 0;
-	memcpy(buf, data, size);
-	nlh = buf;
-	if (size < sizeof(*nlh) || size > INT_MAX || !mnl_nlmsg_ok(nlh, (int)size) ||
-	    nlh->nlmsg_len > size) {
-		free(buf);
-		return 0;
-	}
+	buf = nlh;
 	memset(&f, 0xa5, sizeof(f));
 	r = eth_parse_fec_reply(nlh, &f);
 	FUZZ_CHECK(r == 0 || r == -EBADMSG);
 	if (r < 0) {
-		FUZZ_CHECK(all_zero(&f, sizeof(f)));
+		FUZZ_CHECK(fuzz_all_zero(&f, sizeof(f)));
 		free(buf);
 		return 0;
 	}

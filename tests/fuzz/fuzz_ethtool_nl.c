@@ -13,23 +13,13 @@
  * at most ETH_MODULE_READ_MAX bytes, none on error.
  */
 #include <errno.h>
-#include <limits.h>
 #include <string.h>
 
 #include <libmnl/libmnl.h>
 
 #include "ethtool_nl.h"
 #include "fuzz.h"
-
-static int all_zero(const void *p, size_t n)
-{
-	const uint8_t *b = p;
-
-	for (size_t i = 0; i < n; i++)
-		if (b[i])
-			return 0;
-	return 1;
-}
+#include "fuzz_nl.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -41,23 +31,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	void *buf;
 	int r;
 
-	/* netlink buffers are aligned: a malloc'd copy of exactly the input */
-	buf = malloc(size ? size : 1);
-	if (!buf)
+	nlh = fuzz_nlmsg_copy(data, size);
+	if (!nlh)
 		return 0;
-	memcpy(buf, data, size);
-	nlh = buf;
-	/*
-	 * The framing a caller must check. mnl_nlmsg_ok() alone is not enough: it
-	 * compares (int)nlmsg_len with the length, so a message claiming 2 GiB or
-	 * more passes and the parsers read past the datagram (found by this
-	 * target; scan_datagram() in ethtool_nl.c relies on mnl_nlmsg_ok only).
-	 */
-	if (size < sizeof(*nlh) || size > INT_MAX || !mnl_nlmsg_ok(nlh, (int)size) ||
-	    nlh->nlmsg_len > size) {
-		free(buf);
-		return 0;
-	}
+	buf = nlh;
 
 	r = eth_parse_genl_family_reply(nlh, &id);
 	FUZZ_CHECK(r == 0 || r == -EBADMSG);
@@ -76,14 +53,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	r = eth_parse_dcb_ieee_reply(nlh, &pfc);
 	FUZZ_CHECK(r == 0 || r == -EBADMSG || r == -EOPNOTSUPP || r == -ENODATA);
 	if (r < 0)
-		FUZZ_CHECK(all_zero(&pfc, sizeof(pfc)));
+		FUZZ_CHECK(fuzz_all_zero(&pfc, sizeof(pfc)));
 
 	memset(&md, 0xa5, sizeof(md));
 	r = eth_parse_module_eeprom_reply(nlh, &md);
 	FUZZ_CHECK(r == 0 || r == -EBADMSG);
 	FUZZ_CHECK(md.len <= ETH_MODULE_READ_MAX);
 	if (r < 0)
-		FUZZ_CHECK(all_zero(&md, sizeof(md)));
+		FUZZ_CHECK(fuzz_all_zero(&md, sizeof(md)));
 	free(buf);
 	return 0;
 }

@@ -12,7 +12,6 @@
  * second time.
  */
 #include <errno.h>
-#include <limits.h>
 #include <string.h>
 
 #include <libmnl/libmnl.h>
@@ -20,16 +19,7 @@
 
 #include "events_parse.h"
 #include "fuzz.h"
-
-static int all_zero(const void *p, size_t n)
-{
-	const uint8_t *b = p;
-
-	for (size_t i = 0; i < n; i++)
-		if (b[i])
-			return 0;
-	return 1;
-}
+#include "fuzz_nl.h"
 
 static void check_table(const struct ev_link *l)
 {
@@ -56,21 +46,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	void *buf;
 	int r;
 
-	buf = malloc(size ? size : 1);
-	if (!buf)
+	nlh = fuzz_nlmsg_copy(data, size);
+	if (!nlh)
 		return 0;
-	memcpy(buf, data, size);
-	nlh = buf;
-	if (size < sizeof(*nlh) || size > INT_MAX || !mnl_nlmsg_ok(nlh, (int)size) ||
-	    nlh->nlmsg_len > size) {
-		free(buf);
-		return 0;
-	}
+	buf = nlh;
 	memset(&l, 0xa5, sizeof(l));
 	r = ev_parse_link(nlh, &l);
 	FUZZ_CHECK(r == 0 || r == -ENOMSG || r == -EBADMSG);
 	if (r < 0) {
-		FUZZ_CHECK(all_zero(&l, sizeof(l)));
+		FUZZ_CHECK(fuzz_all_zero(&l, sizeof(l)));
 		free(buf);
 		return 0;
 	}
