@@ -897,13 +897,22 @@ for _ in $(seq 1 50); do [ -S /tmp/lldpd.sock ] && break; sleep 0.1; done
 lldp_cli() { retry 20 lldpcli -u /tmp/lldpd.sock "$@" >> "$OUT/lldpcli.log" 2>&1; }
 lldp_configure() {
     lldp_cli configure system hostname vm-leaf-1 && lldp_cli configure lldp portidsubtype ifname &&
-        lldp_cli configure lldp tx-hold 3 && lldp_cli configure lldp tx-interval 1
+        lldp_cli configure lldp tx-hold 3 && lldp_cli configure lldp tx-interval 1 &&
+        lldp_cli update
 }
 check "lldp: lldpd configured (system name, port ID subtype, TTL 3 s)" lldp_configure
+# rxe fills its GID table (gid_attrs/ndevs) after `rdma link add` returns; the lldp
+# collector picks a netdev up at its next rescan (--collector.sysfs.rescan-interval,
+# 1m), so it starts once lldp0 is bound to the port.
+lldp_bound() { grep -qx lldp0 /sys/class/infiniband/rxelldp/ports/1/gid_attrs/ndevs/0 2>/dev/null; }
+retry 40 lldp_bound || note "lldp: rxelldp/1 has no lldp0 in gid_attrs/ndevs/0 after 20 s"
 rdma_exporter --web.listen-address=127.0.0.1:9895 --poll.interval=500ms --collector.disable-defaults \
     --collector.lldp > "$OUT/exporter-lldp.log" 2>&1 &
 LLE=$!
-lldp_seen() { scrape "$OUT/scrape-lldp.txt" http://127.0.0.1:9895/metrics &&
+# lldpd sometimes knows no port seconds after starting (it then sends nothing; seen in CI,
+# here and in e2e_lldp_netns): `update` rescans its interfaces and sends at once.
+lldp_seen() { lldpcli -u /tmp/lldpd.sock update >> "$OUT/lldpcli.log" 2>&1
+    scrape "$OUT/scrape-lldp.txt" http://127.0.0.1:9895/metrics &&
     grep -q "^rdma_port_neighbor_info{device=\"rxelldp\",port=\"1\",netdev=\"lldp0\",.*port_id=\"lldpsw\",system_name=\"vm-leaf-1\"" "$OUT/scrape-lldp.txt"; }
 check "lldp: rdma_port_neighbor_info of rxelldp/1 names lldpd's port and system" retry 40 lldp_seen
 check "lldp: collector success 1" grep -q '^rdma_exporter_collector_success{collector="lldp"} 1' "$OUT/scrape-lldp.txt"
