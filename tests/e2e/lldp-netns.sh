@@ -73,12 +73,19 @@ echo veth1 >"$TMP/sys/class/infiniband/rxe0/ports/1/gid_attrs/ndevs/0"
 # lldpd's privilege separation chroots to /run/lldpd (Debian's build)
 mkdir -p /run/lldpd
 CTL=$TMP/lldpd.sock
-nsenter -t "$NS" -n lldpd -d -u "$CTL" -I sw0 -O /dev/null -S "test leaf" >"$TMP/lldpd.log" 2>&1 &
+# The configuration goes in lldpd's own file (-O): at start lldpd applies it, then resumes
+# with the whole configuration it read before, which undid lldpcli commands sent in the
+# meantime (system name back to the host's, TX interval back to 30 s: no frame in 30 s).
+cat >"$TMP/lldpd.conf" <<'CONF'
+configure system hostname leaf-sw-1
+configure system chassisid leaf-sw-1-chassis
+configure lldp portidsubtype ifname
+configure ports sw0 lldp portdescription "Ethernet1/7"
+configure lldp tx-hold 3
+configure lldp tx-interval 1
+CONF
+nsenter -t "$NS" -n lldpd -d -u "$CTL" -I sw0 -O "$TMP/lldpd.conf" -S "test leaf" >"$TMP/lldpd.log" 2>&1 &
 LP=$!
-for _ in $(seq 1 100); do
-	[ -S "$CTL" ] && break
-	sleep 0.05
-done
 # lldpcli, tried again while lldpd is still starting (its socket may exist before it answers)
 cli() {
 	local i
@@ -88,19 +95,18 @@ cli() {
 	done
 	return 1
 }
-configure() {
-	cli configure system hostname leaf-sw-1 &&
-		cli configure system chassisid leaf-sw-1-chassis &&
-		cli configure lldp portidsubtype ifname &&
-		cli configure ports sw0 lldp portdescription "Ethernet1/7" &&
-		cli configure lldp tx-hold 3 &&
-		cli configure lldp tx-interval 1 &&
-		# lldpd learns its interfaces from netlink events and a periodic scan: on a
-		# loaded machine it once knew no port seconds after starting (no frame sent
-		# in 30 s, in CI). `update` rescans the interfaces and sends at once.
-		cli update
+configured() {
+	local i
+	for i in $(seq 1 100); do
+		grep -q "should resume operations" "$TMP/lldpd.log" &&
+			lldpcli -u "$CTL" show chassis 2>/dev/null | grep -q "SysName: *leaf-sw-1" &&
+			lldpcli -u "$CTL" show configuration 2>/dev/null | grep -q "Transmit delay: *1$" &&
+			return 0
+		sleep 0.1
+	done
+	return 1
 }
-check "lldpd configured through its own control socket" configure
+check "lldpd configured from its file and running" configured
 
 PORT=$((20000 + RANDOM % 40000))
 "$BIN" --web.listen-address=127.0.0.1:$PORT --path.sysfs="$TMP/sys" --poll.interval=200ms \
@@ -123,8 +129,8 @@ wait_for() {
 }
 
 want='rdma_port_neighbor_info{device="rxe0",port="1",netdev="veth1",chassis_id="leaf-sw-1-chassis",port_id="sw0",system_name="leaf-sw-1",port_description="Ethernet1/7"} 1'
-# lldpd sometimes knows no port seconds after starting (no frame in 30 s, once in CI):
-# asked to rescan and send again every 4 s while the neighbour is not there
+# asked to send again every 4 s while the neighbour is not there (a frame lost before the
+# exporter's socket was open is not sent again for a TX interval)
 seen_or_update() {
 	local i
 	for i in 1 2 3 4 5; do

@@ -885,22 +885,26 @@ LLDP_T0=$(uptime_s)
 ip link add lldp0 type veth peer name lldpsw
 unshare -n sleep 600 &
 LNS=$!
-sleep 0.3
+# Until unshare has run, $LNS is still in this namespace and moving lldpsw "there" is a
+# no-op: lldpd then starts in an empty namespace and never sends (seen in CI under load).
+lldp_ns_ready() { [ "$(readlink /proc/$LNS/ns/net)" != "$(readlink /proc/self/ns/net)" ]; }
+retry 40 lldp_ns_ready || note "lldp: unshare -n has not made a namespace after 20 s"
 ip link set lldpsw netns $LNS
 ip link set lldp0 up
 nsenter -t $LNS -n ip link set lldpsw up
 rdma link add rxelldp type rxe netdev lldp0
 mkdir -p /run/lldpd
-nsenter -t $LNS -n lldpd -d -u /tmp/lldpd.sock -I lldpsw -O /dev/null -S "vm leaf" > "$OUT/lldpd.log" 2>&1 &
+# The configuration goes in lldpd's own file (-O): lldpd applies it, then resumes with the
+# whole configuration it read before. lldpcli commands sent while it starts were undone by
+# that resume (system name back to the host's, TX interval back to 30 s; seen under load).
+printf '%s\n' "configure system hostname vm-leaf-1" "configure lldp portidsubtype ifname" \
+    "configure lldp tx-hold 3" "configure lldp tx-interval 1" > /tmp/lldpd.conf
+nsenter -t $LNS -n lldpd -d -u /tmp/lldpd.sock -I lldpsw -O /tmp/lldpd.conf -S "vm leaf" > "$OUT/lldpd.log" 2>&1 &
 LLP=$!
-for _ in $(seq 1 50); do [ -S /tmp/lldpd.sock ] && break; sleep 0.1; done
-lldp_cli() { retry 20 lldpcli -u /tmp/lldpd.sock "$@" >> "$OUT/lldpcli.log" 2>&1; }
-lldp_configure() {
-    lldp_cli configure system hostname vm-leaf-1 && lldp_cli configure lldp portidsubtype ifname &&
-        lldp_cli configure lldp tx-hold 3 && lldp_cli configure lldp tx-interval 1 &&
-        lldp_cli update
-}
-check "lldp: lldpd configured (system name, port ID subtype, TTL 3 s)" lldp_configure
+lldp_configured() { grep -q "should resume operations" "$OUT/lldpd.log" &&
+    lldpcli -u /tmp/lldpd.sock show chassis 2>/dev/null | grep -q "SysName: *vm-leaf-1" &&
+    lldpcli -u /tmp/lldpd.sock show configuration 2>/dev/null | grep -q "Transmit delay: *1$"; }
+check "lldp: lldpd configured (system name, port ID subtype, TTL 3 s)" retry 40 lldp_configured
 # rxe fills its GID table (gid_attrs/ndevs) after `rdma link add` returns; the lldp
 # collector picks a netdev up at its next rescan (--collector.sysfs.rescan-interval,
 # 1m), so it starts once lldp0 is bound to the port.
@@ -909,12 +913,16 @@ retry 40 lldp_bound || note "lldp: rxelldp/1 has no lldp0 in gid_attrs/ndevs/0 a
 rdma_exporter --web.listen-address=127.0.0.1:9895 --poll.interval=500ms --collector.disable-defaults \
     --collector.lldp > "$OUT/exporter-lldp.log" 2>&1 &
 LLE=$!
-# lldpd sometimes knows no port seconds after starting (it then sends nothing; seen in CI,
-# here and in e2e_lldp_netns): `update` rescans its interfaces and sends at once.
+# `update`: lldpd sends at once (a frame lost before the exporter's socket was open is not
+# sent again for a TX interval).
 lldp_seen() { lldpcli -u /tmp/lldpd.sock update >> "$OUT/lldpcli.log" 2>&1
     scrape "$OUT/scrape-lldp.txt" http://127.0.0.1:9895/metrics &&
     grep -q "^rdma_port_neighbor_info{device=\"rxelldp\",port=\"1\",netdev=\"lldp0\",.*port_id=\"lldpsw\",system_name=\"vm-leaf-1\"" "$OUT/scrape-lldp.txt"; }
 check "lldp: rdma_port_neighbor_info of rxelldp/1 names lldpd's port and system" retry 40 lldp_seen
+if ! grep -q 'system_name="vm-leaf-1"' "$OUT/scrape-lldp.txt" 2>/dev/null; then
+    note "lldp: scraped $(grep -E '^rdma_(port_neighbor_info|lldp_frames_received_total)\{device="rxelldp"' "$OUT/scrape-lldp.txt" 2>&1 | tr '\n' ' ')"
+    note "lldp: lldpd $(lldpcli -u /tmp/lldpd.sock -f keyvalue show statistics 2>&1 | tr '\n' ' ')"
+fi
 check "lldp: collector success 1" grep -q '^rdma_exporter_collector_success{collector="lldp"} 1' "$OUT/scrape-lldp.txt"
 kill -9 $LLP 2>/dev/null
 wait $LLP 2>/dev/null
