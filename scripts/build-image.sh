@@ -4,7 +4,8 @@
 # Builds the container image rdma-exporter:<version> with buildah, from the
 # project's own build and nothing pulled from a registry:
 #   scripts/build-image.sh [--arch ARCH] [--binary PATH] [--tag TAG] [--root DIR --runroot DIR]
-#   scripts/build-image.sh --index [--oci-archive FILE] [--root DIR --runroot DIR]
+#   scripts/build-image.sh --index [--binary ARCH=PATH]... [--tag TAG] [--oci-archive FILE]
+#                          [--root DIR --runroot DIR]
 #   scripts/build-image.sh --print-version     the version alone, nothing built
 # <version> is unique per commit (image_version below): `git describe` from the
 # newest tag, 0.1.0-12-gabc1234, with -dirty for uncommitted changes; with no
@@ -20,7 +21,10 @@
 # tag gets -ARCH appended. --index: the images for amd64 and arm64
 # (<version>-amd64, <version>-arm64) and the multi-arch index rdma-exporter:
 # <version> of both; --oci-archive FILE also writes the index with both images
-# to FILE (an OCI archive, `buildah manifest push --all`).
+# to FILE (an OCI archive, `buildah manifest push --all`). With --index,
+# --binary ARCH=PATH gives the binary of ARCH (scripts/release.sh: the Debian 11
+# builds), --tag the index's name (the images: TAG-amd64, TAG-arm64), and
+# SBOM_OUT (below) may hold @ARCH@, replaced by each architecture.
 # IMAGE_SOURCE: the org.opencontainers.image.source label (the repository URL).
 # --root/--runroot: the containers-storage to commit into (the container test
 # uses a scratch one so that it leaves nothing in the host's storage).
@@ -42,10 +46,11 @@ PRINT_VERSION=
 HOST_ARCH=$(dpkg --print-architecture 2>/dev/null || echo amd64)
 ARCH=$HOST_ARCH
 INDEX=
+INDEX_BINS=()
 OCI_ARCHIVE=
 while [ $# -gt 0 ]; do
 	case $1 in
-	--binary) BINARY=$2; shift 2 ;;
+	--binary) BINARY=$2; INDEX_BINS+=("$2"); shift 2 ;;
 	--tag) TAG=$2; shift 2 ;;
 	--arch) ARCH=$2; shift 2 ;;
 	--index) INDEX=1; shift ;;
@@ -94,13 +99,21 @@ command -v buildah >/dev/null || { echo "build-image: buildah not found (scripts
 
 # --index: this script once per architecture, then the index of the two.
 if [ -n "$INDEX" ]; then
-	[ -z "$BINARY$TAG" ] || { echo "build-image: --index builds its own binaries and tags" >&2; exit 2; }
+	declare -A bin_of=()
+	for b in "${INDEX_BINS[@]}"; do
+		case $b in
+		amd64=* | arm64=*) bin_of[${b%%=*}]=${b#*=} ;;
+		*) echo "build-image: --index takes --binary ARCH=PATH (amd64, arm64), not '$b'" >&2; exit 2 ;;
+		esac
+	done
 	version=$(sed -n 's/^project(rdma_exporter VERSION \([0-9.]*\).*/\1/p' CMakeLists.txt)
-	list=rdma-exporter:$(image_version "$version")
+	list=${TAG:-rdma-exporter:$(image_version "$version")}
 	buildah "${STORE[@]}" manifest rm "$list" >/dev/null 2>&1 || true
 	buildah "${STORE[@]}" manifest create "$list" >/dev/null
 	for arch in amd64 arm64; do
-		"$0" --arch "$arch" --tag "$list-$arch" "${STORE[@]}"
+		one=(--arch "$arch" --tag "$list-$arch" "${STORE[@]}")
+		[ -z "${bin_of[$arch]:-}" ] || one+=(--binary "${bin_of[$arch]}")
+		SBOM_OUT=${SBOM_OUT:+${SBOM_OUT//@ARCH@/$arch}} "$0" "${one[@]}"
 		buildah "${STORE[@]}" manifest add "$list" "containers-storage:localhost/$list-$arch" >/dev/null
 	done
 	if [ -n "$OCI_ARCHIVE" ]; then

@@ -10,12 +10,14 @@
 #   rdma_exporter-VERSION.tar.gz          the source (git archive of HEAD)
 #   rdma-exporter_VERSION_amd64.deb,      built in a Debian 11 root
 #   rdma-exporter-VERSION-1.x86_64.rpm    (scripts/build-in-root.sh)
-#   rdma-exporter_VERSION_arm64.deb       scripts/cross-build.sh --deb arm64; without
-#                                         that script release.sh stops (--no-arm64:
-#                                         amd64 only, said in the summary)
-#   rdma-exporter-VERSION.oci.tar         the image (scripts/build-image.sh, the Debian
-#                                         11 binary), an OCI archive for skopeo
-#   rdma-exporter-VERSION.oci.spdx.json   its SPDX SBOM (scripts/image-sbom.py)
+#   rdma-exporter_VERSION_arm64.deb,      cross-built in a Debian 11 root
+#   rdma-exporter-VERSION-1.aarch64.rpm   (scripts/build-in-root.sh --arch arm64;
+#                                         --no-arm64: amd64 only, said in the summary)
+#   rdma-exporter-VERSION.oci.tar         the image, an OCI archive for skopeo: the
+#                                         multi-arch index of the amd64 and arm64
+#                                         images (scripts/build-image.sh --index, the
+#                                         Debian 11 binaries); amd64 alone with --no-arm64
+#   rdma-exporter-VERSION-ARCH.spdx.json  the SPDX SBOM of each image (scripts/image-sbom.py)
 #   SHA256SUMS                            sha256sum of all the above
 # --check: also installs the .deb in Debian 11, 12 and 13 roots
 # (scripts/install-test.sh). docs/install.md says how a site mirrors the folder.
@@ -51,8 +53,8 @@ grep -qE "^## \[$(printf '%s' "$V" | sed 's/\./\\./g')\] - [0-9]{4}-[0-9]{2}-[0-
 	die "CHANGELOG.md has no '## [$V] - YYYY-MM-DD' entry (an Unreleased section is not a release)"
 pkgver=$(python3 scripts/gen-changelog.py --print-version --version "$V" CHANGELOG.md)
 [ "$pkgver" = "$V" ] || die "the packages would be $pkgver, not $V: CHANGELOG.md lists unreleased changes after $V"
-[ "$ARM64" = 0 ] || [ -x scripts/cross-build.sh ] ||
-	die "scripts/cross-build.sh is absent: no arm64 packages can be built (--no-arm64 for amd64 only)"
+[ "$ARM64" = 0 ] || [ -f cmake/toolchain-aarch64-linux-gnu.cmake ] ||
+	die "cmake/toolchain-aarch64-linux-gnu.cmake is absent: no arm64 packages can be built (--no-arm64 for amd64 only)"
 [ "${RELEASE_REFUSALS_ONLY:-0}" = 0 ] || { echo "release: the checks before building pass"; exit 0; }
 [ "$(id -u)" -eq 0 ] || die "needs root (the Debian 11 build root)"
 
@@ -72,19 +74,25 @@ echo "release: amd64 .deb and .rpm in a Debian 11 root"
 scripts/build-in-root.sh "$WORK/amd64"
 cp "$WORK"/amd64/*.deb "$WORK"/amd64/*.rpm "$OUT/"
 
-if [ "$ARM64" = 1 ]; then
-	echo "release: arm64 (scripts/cross-build.sh)"
-	scripts/cross-build.sh --deb arm64 "$WORK/arm64"
-	cp "$WORK"/arm64/packages/*.deb "$OUT/"
-	cp "$WORK"/arm64/packages/*.rpm "$OUT/" 2>/dev/null || true
-fi
-
-echo "release: the image and its SBOM"
 S=$WORK/storage
-SBOM_OUT=$OUT/rdma-exporter-$V.oci.spdx.json scripts/build-image.sh --binary "$WORK/amd64/rdma_exporter" \
-	--tag "rdma-exporter:$V" --root "$S/root" --runroot "$S/runroot"
-buildah --root "$S/root" --runroot "$S/runroot" push --quiet "rdma-exporter:$V" \
-	"oci-archive:$OUT/rdma-exporter-$V.oci.tar:rdma-exporter:$V" >/dev/null
+if [ "$ARM64" = 1 ]; then
+	echo "release: arm64 .deb and .rpm in a Debian 11 root (cross build)"
+	scripts/build-in-root.sh --arch arm64 "$WORK/arm64"
+	cp "$WORK"/arm64/*.deb "$WORK"/arm64/*.rpm "$OUT/"
+	# the arm64 image's libraries are this machine's :arm64 packages
+	scripts/install-deps.sh --cross arm64
+	echo "release: the multi-arch image and its SBOMs"
+	SBOM_OUT=$OUT/rdma-exporter-$V-@ARCH@.spdx.json scripts/build-image.sh --index \
+		--binary amd64="$WORK/amd64/rdma_exporter" --binary arm64="$WORK/arm64/rdma_exporter" \
+		--tag "rdma-exporter:$V" --oci-archive "$OUT/rdma-exporter-$V.oci.tar" \
+		--root "$S/root" --runroot "$S/runroot"
+else
+	echo "release: the amd64 image and its SBOM"
+	SBOM_OUT=$OUT/rdma-exporter-$V-amd64.spdx.json scripts/build-image.sh \
+		--binary "$WORK/amd64/rdma_exporter" --tag "rdma-exporter:$V" --root "$S/root" --runroot "$S/runroot"
+	buildah --root "$S/root" --runroot "$S/runroot" push --quiet "rdma-exporter:$V" \
+		"oci-archive:$OUT/rdma-exporter-$V.oci.tar:rdma-exporter:$V" >/dev/null
+fi
 buildah --root "$S/root" --runroot "$S/runroot" rmi --all >/dev/null 2>&1 || true
 
 (cd "$OUT" && sha256sum -- * >"$WORK/SHA256SUMS" && mv "$WORK/SHA256SUMS" SHA256SUMS)
@@ -93,7 +101,7 @@ for f in "$OUT"/*.deb; do
 done
 
 if [ "$CHECK" = 1 ]; then
-	echo "release: --check: the .deb in Debian 11, 12 and 13"
+	echo "release: --check: the amd64 .deb in Debian 11, 12 and 13"
 	scripts/install-test.sh "$OUT/rdma-exporter_${V}_amd64.deb" bullseye bookworm trixie
 fi
 echo "release: $OUT (nothing uploaded):"

@@ -4,8 +4,8 @@
 # scripts/release.sh's refusals, before it builds anything, in a scratch clone of
 # this checkout's HEAD: a checkout with an untracked file or an uncommitted change,
 # a VERSION that is not CMakeLists.txt's, a CHANGELOG.md without a "## [VERSION] -
-# DATE" entry (an "Unreleased" section is not one), and a missing
-# scripts/cross-build.sh; and the same clone with the entry made (the Unreleased
+# DATE" entry (an "Unreleased" section is not one), and a missing arm64
+# toolchain file (cmake/toolchain-aarch64-linux-gnu.cmake); and the same clone with the entry made (the Unreleased
 # section released as VERSION) passes them (RELEASE_REFUSALS_ONLY=1 stops there).
 #   release-refuses.sh SOURCE_DIR
 set -u
@@ -58,9 +58,9 @@ refuses "no CHANGELOG.md entry for $NEXT (only Unreleased): refused" "no '## \[$
 # Released: the Unreleased section becomes NEXT's entry.
 sed -i "s/^## \[Unreleased\]\$/## [$NEXT] - 2026-11-27/" "$R/CHANGELOG.md"
 commit "release $NEXT"
-rm -f "$R/scripts/cross-build.sh"
-commit "no cross-build.sh" >/dev/null 2>&1
-refuses "without scripts/cross-build.sh (arm64): refused, saying so" "cross-build.sh is absent" "$NEXT"
+git -C "$R" rm -q cmake/toolchain-aarch64-linux-gnu.cmake
+commit "no arm64 toolchain file" >/dev/null 2>&1
+refuses "without the arm64 toolchain file: refused, saying so" "toolchain-aarch64-linux-gnu.cmake is absent" "$NEXT"
 if "$R/scripts/release.sh" --no-arm64 "$NEXT" >"$TMP/out" 2>"$TMP/err" &&
 	grep -q 'the checks before building pass' "$TMP/out"; then
 	ok "a clean checkout with a CHANGELOG.md entry for $NEXT: accepted"
