@@ -229,7 +229,7 @@ printf 'nogroup:x:65534:\n' >"$STAGE/etc/group"
 # scripts/image-sbom.py on every file staged from this machine (a staged path is its
 # path here), the exporter and the two lines above aside.
 if [ -n "${SBOM_OUT:-}" ]; then
-	python3 scripts/image-sbom.py --binary "$STAGE/usr/bin/rdma_exporter" --version "$VERSION" \
+	python3 scripts/image-sbom.py --binary "$STAGE/usr/bin/rdma_exporter" --version "$VERSION" --arch "$ARCH" \
 		-o "$SBOM_OUT" --files <(cd "$STAGE" && find . -type f ! -path ./usr/bin/rdma_exporter \
 		! -path ./etc/passwd ! -path ./etc/group | sed 's#^\.##')
 fi

@@ -70,14 +70,18 @@ def candidates(path):
     return seen
 
 
-def owner(path):
+def owner(path, arch=None):
+    """The package shipping PATH; of several (a Multi-Arch: same file that
+    foo:amd64 and foo:arm64 both ship), the one of ARCH."""
     for p in candidates(path):
         r = run(["dpkg", "-S", p])
         if r.returncode == 0:
             for line in r.stdout.splitlines():
                 pkgs, _, f = line.partition(": ")
                 if f.strip() == p and not pkgs.startswith("diversion by"):
-                    return pkgs.split(",")[0].strip()
+                    names = [n.strip() for n in pkgs.split(",")]
+                    mine = [n for n in names if arch and n.endswith(":" + arch)]
+                    return (mine or names)[0]
     return None
 
 
@@ -145,6 +149,8 @@ def main():
     ap.add_argument("--binary", required=True)
     ap.add_argument("--version", required=True)
     ap.add_argument("--name", default="rdma-exporter")
+    ap.add_argument("--arch", help="the image's Debian architecture: of the packages that "
+                    "share a file, the one of this architecture")
     ap.add_argument("-o", "--output", required=True)
     a = ap.parse_args()
 
@@ -159,7 +165,7 @@ def main():
         if not os.path.isfile(path):
             print(f"image-sbom: {path}: not a file here", file=sys.stderr)
             return 1
-        pkg = owner(path)
+        pkg = owner(path, a.arch)
         if pkg:
             owners.setdefault(pkg, []).append(path)
         else:

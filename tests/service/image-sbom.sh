@@ -111,6 +111,20 @@ check("libc6 and libibverbs1 among the packages", {"libc6", "libibverbs1"} <= {p
 sys.exit(1 if bad else 0)
 PY
 [ $? -eq 0 ] || fail=$((fail + 1))
+# A file two architectures' packages share (Multi-Arch: same; the :arm64 twins are
+# there after install-deps.sh --test): --arch picks the image's.
+shared=$(ls /etc/libibverbs.d/*.driver 2>/dev/null | head -1)
+if [ -n "$shared" ] && dpkg -S "$shared" 2>/dev/null | grep -q ':amd64, .*:arm64'; then
+	echo "$shared" >"$TMP/shared"
+	for arch in arm64 amd64; do
+		python3 "$SRC/scripts/image-sbom.py" --files "$TMP/shared" --binary "$BIN" --version 1 \
+			--arch "$arch" -o "$TMP/shared-$arch.json" >"$TMP/out" 2>&1
+		check "a file ibverbs-providers:amd64 and :arm64 share: --arch $arch lists the $arch package" \
+			grep -q "pkg:deb/debian/ibverbs-providers@[^\"]*arch=$arch" "$TMP/shared-$arch.json"
+	done
+else
+	echo "# no file shared by ibverbs-providers:amd64 and :arm64 here: --arch not checked"
+fi
 echo "not a packaged file" >"$TMP/stray"
 echo "$TMP/stray" >>"$TMP/files"
 python3 "$SRC/scripts/image-sbom.py" --files "$TMP/files" --binary "$BIN" --version 1 \
