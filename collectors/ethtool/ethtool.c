@@ -285,16 +285,6 @@ static int scan_rdma_netdevs(struct ethtool_state *st, struct netdev_set *out)
 	return r;
 }
 
-static bool same_set(const struct netdev_set *a, const struct netdev_set *b)
-{
-	if (a->n != b->n)
-		return false;
-	for (size_t i = 0; i < a->n; i++)
-		if (strcmp(a->names[i], b->names[i]) != 0)
-			return false;
-	return true;
-}
-
 static int cmp_netdev(const void *a, const void *b)
 {
 	return strcmp((*(struct eth_netdev *const *)a)->name,
@@ -874,7 +864,7 @@ static int ethtool_collect(void *state, struct metric_sink *sink, struct collect
 		netdev_set_free(&own);
 		return r;
 	}
-	changed = !same_set(rdma, &st->last_rdma);
+	changed = !netdev_set_equal(rdma, &st->last_rdma);
 	if (full || changed) {
 		if (full) {
 			st->scanned = true;

@@ -3,7 +3,9 @@
  * The LLDP collector's policy (lldp.h): which netdevs to watch (the
  * gid_attrs/ndevs of every RDMA port, read from sysfs at each rescan: the
  * labels need the device and port, which the published netdev set does not
- * carry), the bounded neighbour table with its TTLs, and the samples.
+ * carry; a change in that set, which the sysfs collector publishes every
+ * poll, brings the rescan forward), the bounded neighbour table with its
+ * TTLs, and the samples.
  */
 #include "lldp.h"
 
@@ -20,6 +22,7 @@
 #include "base/clock.h"
 #include "base/fileio.h"
 #include "base/log.h"
+#include "base/netdevs.h"
 #include "lldp_parse.h"
 #include "lldp_sock.h"
 
@@ -57,6 +60,10 @@ struct lldp_state {
 	double rescan_interval_s, last_scan;
 	bool scanned, logged_perm, logged_none;
 	int reload_requested;
+	/* the sysfs collector's published RDMA netdevs (NULL: none), and the
+	 * publication the last rescan it brought forward saw */
+	struct netdev_set *rdma_netdevs;
+	struct netdev_set last_pub;
 	struct lldp_port *ports[LLDP_MAX_PORTS];
 	size_t n_ports;
 };
@@ -331,6 +338,35 @@ static int poll_port(struct lldp_state *st, struct lldp_port *p, double now,
 	return 0;
 }
 
+/*
+ * Whether the RDMA netdevs published since the last call differ from the
+ * last publication seen: a netdev bound to a port, or gone from one, is then
+ * rescanned at this poll rather than at the next rescan interval. Remembering
+ * the publication (not our ports) means one rescan per change, even where
+ * the device filter makes our ports differ from it for good.
+ */
+static bool published_changed(struct lldp_state *st)
+{
+	struct netdev_set pub = {0};
+	bool changed = false;
+	int r = 0;
+
+	if (!st->rdma_netdevs || netdev_set_get_published(st->rdma_netdevs, &pub) != 1) {
+		netdev_set_free(&pub);
+		return false;
+	}
+	if (!netdev_set_equal(&pub, &st->last_pub)) {
+		changed = true;
+		netdev_set_begin(&st->last_pub);
+		for (size_t i = 0; i < pub.n && r == 0; i++)
+			r = netdev_set_add(&st->last_pub, pub.names[i]);
+		if (r < 0) /* compared again at the next call */
+			netdev_set_begin(&st->last_pub);
+	}
+	netdev_set_free(&pub);
+	return changed;
+}
+
 static int lldp_collect(void *state, struct metric_sink *sink, struct collector_stats *stats)
 {
 	struct lldp_state *st = state;
@@ -338,6 +374,8 @@ static int lldp_collect(void *state, struct metric_sink *sink, struct collector_
 	int r, denied = 0;
 
 	if (__atomic_exchange_n(&st->reload_requested, 0, __ATOMIC_ACQ_REL))
+		st->scanned = false;
+	if (published_changed(st))
 		st->scanned = false;
 	if (!st->scanned || now - st->last_scan >= st->rescan_interval_s) {
 		r = scan(st);
@@ -375,6 +413,7 @@ static void lldp_free(void *state)
 		return;
 	while (st->n_ports)
 		drop_port(st, st->n_ports - 1);
+	netdev_set_free(&st->last_pub);
 	if (st->seams.free_io)
 		st->seams.free_io(st->seams.io);
 	free(st);
@@ -394,6 +433,8 @@ int lldp_collector_init_with(const struct collector_ctx *ctx, const struct lldp_
 	st->sysfs_fd = ctx->sysfs_fd;
 	st->filter = ctx->filter;
 	st->rescan_interval_s = ctx->rescan_interval_s;
+	if (ctx->sysfs_collector_enabled)
+		st->rdma_netdevs = ctx->rdma_netdevs;
 	*state = st;
 	return 0;
 }

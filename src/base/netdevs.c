@@ -127,6 +127,16 @@ bool netdev_set_contains(const struct netdev_set *s, const char *name)
 	return found;
 }
 
+bool netdev_set_equal(const struct netdev_set *a, const struct netdev_set *b)
+{
+	if (a->n != b->n)
+		return false;
+	for (size_t i = 0; i < a->n; i++) /* both sorted */
+		if (strcmp(a->names[i], b->names[i]) != 0)
+			return false;
+	return true;
+}
+
 void netdev_set_free(struct netdev_set *s)
 {
 	if (!s)

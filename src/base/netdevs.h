@@ -58,6 +58,8 @@ int netdev_set_commit(struct netdev_set *s, uint64_t gen);
 int netdev_set_get_published(struct netdev_set *s, struct netdev_set *out);
 /* On the owner's side. */
 bool netdev_set_contains(const struct netdev_set *s, const char *name);
+/* Whether the owner's sides of a and b hold the same names. */
+bool netdev_set_equal(const struct netdev_set *a, const struct netdev_set *b);
 /* Frees both sides; no thread may use the set any more. */
 void netdev_set_free(struct netdev_set *s);
 

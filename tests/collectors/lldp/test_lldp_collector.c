@@ -24,6 +24,7 @@
 #include "exposition_assert.h"
 
 #include "base/buf.h"
+#include "base/netdevs.h"
 #include "lldp.h"
 #include "lldp_build.h"
 
@@ -52,7 +53,7 @@ static int fake_open(void *io, const char *ifname)
 {
 	struct fake *f = io;
 
-	assert_string_equal(ifname, "eth1");
+	assert_true(strcmp(ifname, "eth1") == 0 || strcmp(ifname, "eth2") == 0);
 	if (f->open_err)
 		return f->open_err;
 	f->opens++;
@@ -108,8 +109,9 @@ static void write_file(const char *path, const char *text)
 	assert_int_equal(fclose(f), 0);
 }
 
-/* sysfs: class/infiniband/mlx5_0/ports/1/gid_attrs/ndevs/{0,1} = eth1 */
-static void run_init(struct run *r)
+/* sysfs: class/infiniband/mlx5_0/ports/1/gid_attrs/ndevs/{0,1} = eth1; published:
+ * the sysfs collector's netdev set, or NULL (it does not run) */
+static void run_init_published(struct run *r, struct netdev_set *published)
 {
 	static const struct lldp_seams seams = {
 		.open = fake_open, .recv = fake_recv, .close = fake_close, .now = fake_now};
@@ -130,9 +132,16 @@ static void run_init(struct run *r)
 	assert_true(r->sysfs_fd >= 0);
 	r->ctx.sysfs_fd = r->sysfs_fd;
 	r->ctx.rescan_interval_s = 60;
+	r->ctx.rdma_netdevs = published;
+	r->ctx.sysfs_collector_enabled = published != NULL;
 	r->fake.now = 1000;
 	s.io = &r->fake;
 	assert_int_equal(lldp_collector_init_with(&r->ctx, &s, &r->state), 0);
+}
+
+static void run_init(struct run *r)
+{
+	run_init_published(r, NULL);
 }
 
 static void run_poll(struct run *r)
@@ -321,6 +330,61 @@ static void test_read_error_and_vanished_netdev(void **unused)
 	run_free(&r);
 }
 
+/* publish the names (NULL-terminated) as the sysfs collector does */
+static void publish(struct netdev_set *set, const char *const *names)
+{
+	static uint64_t gen;
+
+	netdev_set_begin(set);
+	for (; *names; names++)
+		assert_int_equal(netdev_set_add(set, *names), 0);
+	assert_int_equal(netdev_set_commit(set, ++gen), 0);
+}
+
+/* A netdev bound to a port (or gone from one) in the sysfs collector's
+ * publication is rescanned at the next poll, not at the rescan interval; an
+ * unchanged publication scans nothing. */
+static void test_published_netdevs_bring_rescan_forward(void **unused)
+{
+	static const char *const one[] = {"eth1", NULL}, *const two[] = {"eth1", "eth2", NULL};
+	struct netdev_set set = {0};
+	struct run r;
+	char p[256];
+
+	(void)unused;
+	netdev_set_init(&set);
+	run_init_published(&r, &set);
+	publish(&set, one);
+	run_poll(&r);
+	assert_int_equal(r.stats.devices, 1);
+
+	snprintf(p, sizeof(p), "mkdir -p %s/class/infiniband/mlx5_1/ports/1/gid_attrs/ndevs",
+		 r.dir);
+	assert_int_equal(system(p), 0);
+	snprintf(p, sizeof(p), "%s/class/infiniband/mlx5_1/ports/1/gid_attrs/ndevs/0", r.dir);
+	write_file(p, "eth2\n");
+	r.fake.now += 1;
+	run_poll(&r); /* the publication has not changed: no rescan yet */
+	assert_int_equal(r.stats.devices, 1);
+	publish(&set, two);
+	run_poll(&r);
+	assert_int_equal(r.stats.devices, 2);
+	assert_line(r.text, "rdma_lldp_frames_received_total{device=\"mlx5_1\",port=\"1\","
+			    "netdev=\"eth2\"} 0");
+
+	snprintf(p, sizeof(p), "rm -rf %s/class/infiniband/mlx5_1", r.dir);
+	assert_int_equal(system(p), 0);
+	publish(&set, two); /* the same names again: nothing rescanned */
+	run_poll(&r);
+	assert_int_equal(r.stats.devices, 2);
+	publish(&set, one);
+	run_poll(&r);
+	assert_int_equal(r.stats.devices, 1);
+	assert_null(strstr(r.text, "netdev=\"eth2\""));
+	run_free(&r);
+	netdev_set_free(&set);
+}
+
 static void test_reads_bounded_per_call(void **unused)
 {
 	struct lldp_frame f;
@@ -348,6 +412,7 @@ int main(void)
 		cmocka_unit_test(test_no_cap_net_raw),
 		cmocka_unit_test(test_read_error_and_vanished_netdev),
 		cmocka_unit_test(test_reads_bounded_per_call),
+		cmocka_unit_test(test_published_netdevs_bring_rescan_forward),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
