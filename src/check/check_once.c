@@ -31,10 +31,13 @@ static const int stop_signals[] = {SIGTERM, SIGINT, SIGHUP};
  * The temporary file while it exists, for the stop signals' handler: it may
  * run on any thread (the pollers'), so the name lives here, not on a stack.
  * tmp_live is set before mkostemp() creates the file and cleared after the
- * rename, so no moment has a temporary file the handler does not know.
+ * rename, so no moment has a temporary file the handler does not know. It is
+ * read and written with atomics (lock-free, so async-signal-safe): the handler
+ * may run on another thread, and volatile sig_atomic_t orders nothing between
+ * threads (TSan reported that race); the store that sets it publishes tmp_path.
  */
 static char tmp_path[PATH_MAX];
-static volatile sig_atomic_t tmp_live;
+static int tmp_live;
 
 #pragma weak check_test_hook
 
@@ -98,7 +101,7 @@ static void remove_tmp_and_stop(int sig)
 {
 	struct sigaction dfl = {.sa_handler = SIG_DFL};
 
-	if (tmp_live)
+	if (__atomic_load_n(&tmp_live, __ATOMIC_ACQUIRE))
 		unlink(tmp_path);
 	sigaction(sig, &dfl, NULL);
 	raise(sig);
@@ -149,11 +152,11 @@ static int write_tmp_and_rename(const char *path, const char *text, size_t len, 
 {
 	int fd, r;
 
-	tmp_live = 1;
+	__atomic_store_n(&tmp_live, 1, __ATOMIC_RELEASE);
 	fd = mkostemp(tmp_path, O_CLOEXEC);
 	if (fd < 0) {
 		r = -errno;
-		tmp_live = 0;
+		__atomic_store_n(&tmp_live, 0, __ATOMIC_RELEASE);
 		return r;
 	}
 	r = write_all(fd, text, len);
@@ -171,7 +174,7 @@ static int write_tmp_and_rename(const char *path, const char *text, size_t len, 
 		r = -errno;
 	if (r < 0)
 		unlink(tmp_path);
-	tmp_live = 0;
+	__atomic_store_n(&tmp_live, 0, __ATOMIC_RELEASE);
 	return r;
 }
 
