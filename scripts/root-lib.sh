@@ -26,26 +26,22 @@
 # remade when older than ROOT_CACHE_DAYS (default 7) so security updates come in.
 # Needs root (chroot, mknod) and mmdebstrap (scripts/install-deps.sh --test).
 
-# root_mirror: the Debian mirror of this machine's apt sources (deb822 or one-line).
+# sources_mirror REGEX [EXCLUDE]: the first http(s) URL in this machine's apt
+# sources (deb822 or one-line) whose path ends in /REGEX, not matching EXCLUDE.
+sources_mirror() {
+	cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources 2>/dev/null |
+		grep -oE "https?://[^ ]+/$1/?( |\$)" | grep -v -- "${2:-^$}" | head -1 | tr -d ' '
+}
+
+# root_mirror, root_security_mirror: the Debian and security mirrors of the roots
+# (ROOT_MIRROR, ROOT_SECURITY_MIRROR, else this machine's, else deb.debian.org).
 root_mirror() {
-	if [ -n "${ROOT_MIRROR:-}" ]; then
-		echo "$ROOT_MIRROR"
-		return
-	fi
-	local m
-	m=$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources 2>/dev/null |
-		grep -oE 'https?://[^ ]+/debian/?( |$)' | grep -v security | head -1 | tr -d ' ')
+	local m=${ROOT_MIRROR:-$(sources_mirror debian security)}
 	echo "${m:-http://deb.debian.org/debian}"
 }
 
 root_security_mirror() {
-	if [ -n "${ROOT_SECURITY_MIRROR:-}" ]; then
-		echo "$ROOT_SECURITY_MIRROR"
-		return
-	fi
-	local m
-	m=$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources 2>/dev/null |
-		grep -oE 'https?://[^ ]+/debian-security/?( |$)' | head -1 | tr -d ' ')
+	local m=${ROOT_SECURITY_MIRROR:-$(sources_mirror debian-security)}
 	echo "${m:-http://deb.debian.org/debian-security}"
 }
 
