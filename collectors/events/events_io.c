@@ -9,7 +9,12 @@
  * IBV_EVENT_DEVICE_FATAL and when its device leaves the verbs device list
  * (checked every second, as the probe collector's probe_sync_ports() does
  * for its ports), and is not reopened for EV_REOPEN_HOLD_S after a fatal
- * event, so that a device being removed is not caught again.
+ * event, so that a device being removed is not caught again. With no verbs
+ * device at all the list is looked at every EV_IDLE_SYNC_S only, as the probe
+ * engine does (IDLE_PORTS_PERIOD_MS): a list costs a netlink socket and a
+ * sysfs walk in libibverbs, and a wake-up a second for it was a fifth of an
+ * idle exporter's CPU (docs/performance.md); a new RDMA netdev published by
+ * the sysfs collector brings the next look forward.
  */
 #include "events_internal.h"
 
@@ -29,6 +34,7 @@
 #include "base/log.h"
 
 #define EV_SYNC_S	   1.0	/* device list and port states read again */
+#define EV_IDLE_SYNC_S	   10.0 /* the same while the list holds no device */
 #define EV_REOPEN_HOLD_S   10.0 /* after IBV_EVENT_DEVICE_FATAL */
 #define EV_RETRY_S	   30.0 /* after a failed open */
 #define EV_NL_RCVBUF	   (1 << 20)
@@ -291,8 +297,8 @@ static void sync_open(struct events_state *st, struct ibv_device *dev, double no
 
 /* Closes the contexts of devices that left the list, opens the new ones and
  * reads every open port's state (transitions without an event: IB INIT ->
- * ARMED). */
-static void sync_devices(struct events_state *st)
+ * ARMED). Returns how many verbs devices the list held. */
+static int sync_devices(struct events_state *st)
 {
 	struct ibv_device **list;
 	double now = clock_mono_s();
@@ -315,6 +321,7 @@ static void sync_devices(struct events_state *st)
 	for (int i = 0; i < EV_MAX_DEVICES; i++)
 		for (unsigned p = 1; st->vctx[i].ctx && p <= st->vctx[i].nports; p++)
 			port_event(st, &st->vctx[i], p, EV_PORT_EVENT_QUERY);
+	return n;
 }
 
 /* ---- the loop ---- */
@@ -364,15 +371,19 @@ static void wait_once(struct events_state *st, double *next_sync)
 	struct pollfd fds[EV_MAX_DEVICES + 2];
 	int idx[EV_MAX_DEVICES + 2];
 	uint64_t junk;
+	double now = clock_mono_s(), wait_s;
 	int n;
 
-	if (clock_mono_s() >= *next_sync) {
-		sync_devices(st);
+	if (now >= *next_sync) {
+		int listed = sync_devices(st);
+
 		mark_synced(st);
-		*next_sync = clock_mono_s() + EV_SYNC_S;
+		now = clock_mono_s();
+		*next_sync = now + (listed > 0 ? EV_SYNC_S : EV_IDLE_SYNC_S);
 	}
 	n = build_fds(st, fds, idx);
-	if (poll(fds, (nfds_t)n, (int)(EV_SYNC_S * 1000)) <= 0)
+	wait_s = *next_sync - now;
+	if (poll(fds, (nfds_t)n, (int)(wait_s > 0 ? wait_s * 1000 + 1 : 0)) <= 0)
 		return;
 	if (fds[0].revents & POLLIN && read(st->stop_fd, &junk, sizeof(junk)) < 0)
 		junk = 0; /* nothing to read: a spurious wake-up */
@@ -395,6 +406,9 @@ void *events_thread(void *arg)
 			rtnl_dump(st);
 		else if (redump)
 			dump_done(st); /* no socket: no baselines to wait for */
+		/* A new RDMA netdev: likely a new device; look at the list now. */
+		if (redump)
+			next_sync = 0;
 		wait_once(st, &next_sync);
 	}
 	for (int i = 0; i < EV_MAX_DEVICES; i++)

@@ -511,6 +511,43 @@ static int value_result(int r)
 	return r == -ECANCELED || r == -ENOMEM ? r : 0;
 }
 
+/*
+ * The labels of a port's samples, {device, port} ({device} with p NULL),
+ * rendered by the exposition writer at the first sample and kept with the
+ * scan: nearly every sample of a poll carries them, and rendering them per
+ * sample was a third of this thread's CPU. Collector thread only. NULL
+ * without memory: the caller renders them as any other label set.
+ */
+static const char *port_labels(struct sysfs_device *dev, struct sysfs_port *p)
+{
+	char **kept = p ? &p->labels : &dev->labels;
+
+	if (*kept)
+		return *kept;
+	if (p)
+		metric_labels_render(METRIC_LABELS({"device", dev->name}, {"port", p->num_str}),
+				     kept);
+	else
+		metric_labels_render(METRIC_LABELS({"device", dev->name}), kept);
+	return *kept;
+}
+
+/* A sample labelled {device, port} ({device} with p NULL), as port_labels(). */
+static int add_port_u64(struct metric_sink *sink, struct sysfs_device *dev, struct sysfs_port *p,
+			const char *family, const char *help, enum metric_type type, uint64_t v)
+{
+	const char *labels = port_labels(dev, p);
+
+	if (labels)
+		return metric_sink_add_u64_rendered(sink, family, help, type, labels, v);
+	if (p)
+		return metric_sink_add_u64(
+			sink, family, help, type,
+			METRIC_LABELS({"device", dev->name}, {"port", p->num_str}), v);
+	return metric_sink_add_u64(sink, family, help, type, METRIC_LABELS({"device", dev->name}),
+				   v);
+}
+
 static int walk_port_value(struct sysfs_job *job, struct sysfs_port *p, struct sysfs_file *f,
 			   value_parser parse, const char *family, const char *help)
 {
@@ -519,9 +556,8 @@ static int walk_port_value(struct sysfs_job *job, struct sysfs_port *p, struct s
 
 	if (r < 0 || !job->emitting)
 		return value_result(r);
-	return collector_sink_result(metric_sink_add_u64(
-		job->sink, family, help, METRIC_GAUGE,
-		METRIC_LABELS({"device", job->dev->name}, {"port", p->num_str}), v));
+	return collector_sink_result(
+		add_port_u64(job->sink, job->dev, p, family, help, METRIC_GAUGE, v));
 }
 
 static const char *source_name(unsigned source)
@@ -590,13 +626,7 @@ static int emit_counter_value(struct sysfs_job *job, struct sysfs_port *p, struc
 		log_skip(job, port, path, "value * multiplier", -ERANGE);
 		return 0;
 	}
-	if (p)
-		r = metric_sink_add_u64(sink, c->known->metric, c->known->help, c->known->type,
-					METRIC_LABELS({"device", dev->name}, {"port", port}),
-					scaled);
-	else
-		r = metric_sink_add_u64(sink, c->known->metric, c->known->help, c->known->type,
-					METRIC_LABELS({"device", dev->name}), scaled);
+	r = add_port_u64(sink, dev, p, c->known->metric, c->known->help, c->known->type, scaled);
 	if (collector_sink_result(r) < 0 || !p)
 		return collector_sink_result(r);
 	return emit_saturated(job, p, c, v);

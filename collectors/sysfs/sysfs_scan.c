@@ -837,6 +837,7 @@ static void port_free(struct sysfs_port *p)
 	file_close(&p->sm_sl);
 	netdevs_free(p->netdevs, p->n_netdevs);
 	counters_free(p->counters, p->n_counters);
+	free(p->labels);
 }
 
 static int port_cmp(const void *a, const void *b)
@@ -1339,6 +1340,7 @@ void sysfs_device_free(struct sysfs_device *dev)
 	counters_free(dev->counters, dev->n_counters);
 	free(dev->counters_dir);
 	free(dev->name);
+	free(dev->labels);
 	text_free(dev);
 	free(dev->first_scan_error_path);
 	for (size_t i = 0; i < dev->n_stamps; i++)

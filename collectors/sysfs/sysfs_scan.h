@@ -101,6 +101,10 @@ struct sysfs_port {
 	/* counters/ has the PortCountersExtended group (unicast_xmit_packets or
 	 * unicast_rcv_packets there): its data and packet counters are 64 bit. */
 	bool pma_ext;
+	/* The collector's: its {device, port} labels as the exposition writer
+	 * renders them (metric_labels_render()), made at the first sample;
+	 * NULL until then. Freed with the port. */
+	char *labels;
 };
 
 /*
@@ -180,6 +184,8 @@ struct sysfs_device {
 	bool stamps_unsure;
 	/* NULL: no PCIe attributes (software device, SR-IOV VF, not PCIe). */
 	struct sysfs_pcie *pcie;
+	/* The collector's: {device} as rendered, as sysfs_port.labels. */
+	char *labels;
 };
 
 /* What the listing saw besides the names it kept: which "no device" case it is. */

@@ -36,7 +36,7 @@ fail:
 	return -ENOMEM;
 }
 
-int buf_append(struct buf *b, const void *data, size_t len)
+int buf_append_grow(struct buf *b, const void *data, size_t len)
 {
 	if (buf_reserve(b, len) < 0)
 		return -ENOMEM;
@@ -45,16 +45,6 @@ int buf_append(struct buf *b, const void *data, size_t len)
 	b->len += len;
 	b->data[b->len] = '\0';
 	return 0;
-}
-
-int buf_puts(struct buf *b, const char *s)
-{
-	return buf_append(b, s, strlen(s));
-}
-
-int buf_putc(struct buf *b, char c)
-{
-	return buf_append(b, &c, 1);
 }
 
 int buf_put_u64(struct buf *b, uint64_t v)

@@ -30,9 +30,32 @@ struct buf {
 	}
 
 int buf_reserve(struct buf *b, size_t extra);
-int buf_append(struct buf *b, const void *data, size_t len);
-int buf_puts(struct buf *b, const char *s);
-int buf_putc(struct buf *b, char c);
+/* buf_append() when the buffer must grow first. */
+int buf_append_grow(struct buf *b, const void *data, size_t len);
+
+/* Inline: the exposition writer appends a few pieces per sample, thousands
+ * of samples a poll; a call and a capacity check out of line for each was a
+ * tenth of the rendering (docs/performance.md). */
+static inline int buf_append(struct buf *b, const void *data, size_t len)
+{
+	if (b->failed || len >= b->cap - b->len || !b->data)
+		return buf_append_grow(b, data, len);
+	if (len)
+		__builtin_memcpy(b->data + b->len, data, len);
+	b->len += len;
+	b->data[b->len] = '\0';
+	return 0;
+}
+
+static inline int buf_puts(struct buf *b, const char *s)
+{
+	return buf_append(b, s, __builtin_strlen(s));
+}
+
+static inline int buf_putc(struct buf *b, char c)
+{
+	return buf_append(b, &c, 1);
+}
 /* v in decimal: what "%llu" prints, without printf's parsing per sample. */
 int buf_put_u64(struct buf *b, uint64_t v);
 int buf_printf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

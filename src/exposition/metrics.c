@@ -41,6 +41,7 @@ struct sample {
 	struct family *family;
 	const char *labels; /* rendered "{a=\"b\"}" or "" */
 	uint64_t hash;
+	uint32_t labels_len; /* strlen(labels), for rendering */
 	bool is_u64;
 	bool proto_only; /* metric_sink_add_histogram_proto_from() */
 	union {
@@ -211,11 +212,26 @@ static size_t utf8_seq_len(const unsigned char *p, size_t n)
 	return len;
 }
 
+/* Whether the n bytes at p are printable ASCII without \ or ": the text as it is. */
+static bool plain_ascii(const unsigned char *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p[i] < 0x20 || p[i] > 0x7e || p[i] == '\\' || p[i] == '"')
+			return false;
+	return true;
+}
+
 int metric_escape_label_value(struct buf *out, const char *value)
 {
 	const unsigned char *p = (const unsigned char *)value;
 	size_t n = strlen(value);
 
+	/* Nearly every value (device, port, counter names): one copy, not a
+	 * buf_append() per byte. */
+	if (plain_ascii(p, n)) {
+		buf_append(out, p, n);
+		return buf_failed(out) ? -ENOMEM : 0;
+	}
 	while (n) {
 		size_t l = utf8_seq_len(p, n);
 
@@ -512,24 +528,22 @@ static void adopt_sample(struct metric_sink *dst, struct family *f, struct sampl
 	f->n_samples++;
 }
 
-static int add_sample(struct metric_sink *s, const char *family, const char *help,
-		      enum metric_type type, const struct metric_label *labels, size_t n_labels,
-		      bool is_u64, uint64_t u, double d, const struct hist_in *hist)
+/* One sample whose labels are rendered already (text, len bytes, NUL-terminated). */
+static int add_sample_rendered(struct metric_sink *s, const char *family, const char *help,
+			       enum metric_type type, const char *text, size_t len, bool is_u64,
+			       uint64_t u, double d, const struct hist_in *hist)
 {
 	struct family *f;
 	struct sample *smp;
 	uint64_t h;
 	int r;
 
-	r = render_labels(&s->scratch, labels, n_labels);
-	if (r < 0)
-		goto err;
 	r = get_family(s, family, help, type, &f);
 	if (r < 0)
 		goto err;
 
-	h = fnv1a(s->scratch.data, f->hash);
-	if (find_sample(s, f, s->scratch.data, h)) {
+	h = fnv1a(text, f->hash);
+	if (find_sample(s, f, text, h)) {
 		r = -EEXIST;
 		goto err;
 	}
@@ -542,12 +556,13 @@ static int add_sample(struct metric_sink *s, const char *family, const char *hel
 		r = -ENOMEM;
 		goto err;
 	}
-	smp->labels = arena_strndup(s, s->scratch.data, s->scratch.len);
+	smp->labels = arena_strndup(s, text, len);
 	if (!smp->labels) {
 		r = -ENOMEM;
 		goto err;
 	}
 	smp->hash = h;
+	smp->labels_len = (uint32_t)len;
 	smp->is_u64 = is_u64;
 	smp->proto_only = hist && hist->proto_only;
 	if (hist) {
@@ -566,6 +581,45 @@ static int add_sample(struct metric_sink *s, const char *family, const char *hel
 err:
 	s->errors++;
 	return r;
+}
+
+static int add_sample(struct metric_sink *s, const char *family, const char *help,
+		      enum metric_type type, const struct metric_label *labels, size_t n_labels,
+		      bool is_u64, uint64_t u, double d, const struct hist_in *hist)
+{
+	int r = render_labels(&s->scratch, labels, n_labels);
+
+	if (r < 0) {
+		s->errors++;
+		return r;
+	}
+	return add_sample_rendered(s, family, help, type, s->scratch.data, s->scratch.len, is_u64,
+				   u, d, hist);
+}
+
+int metric_labels_render(const struct metric_label *labels, size_t n_labels, char **out)
+{
+	struct buf b = BUF_INIT;
+	size_t len;
+	int r = render_labels(&b, labels, n_labels);
+
+	if (r < 0) {
+		buf_free(&b);
+		return r;
+	}
+	*out = buf_steal(&b, &len);
+	return *out ? 0 : -ENOMEM;
+}
+
+int metric_sink_add_u64_rendered(struct metric_sink *s, const char *family, const char *help,
+				 enum metric_type type, const char *labels, uint64_t value)
+{
+	if (type == METRIC_HISTOGRAM) {
+		s->errors++;
+		return -EINVAL;
+	}
+	return add_sample_rendered(s, family, help, type, labels, strlen(labels), true, value, 0,
+				   NULL);
 }
 
 bool metric_sink_has(struct metric_sink *s, const char *family, const struct metric_label *labels,
@@ -622,6 +676,10 @@ int metric_sink_absorb(struct metric_sink *dst, struct metric_sink *src)
 	for (size_t i = 0; i < src->fam_len; i++) {
 		struct family *sf = src->fams[i], *df = find_family(dst, sf->name, sf->hash);
 		struct sample *smp = sf->head, *next;
+		/* A family new to dst brings samples src already told apart:
+		 * none can be a duplicate, and the look-up is skipped (most
+		 * families: each collector writes its own). */
+		bool fresh = !df;
 
 		if (!df) {
 			df = sf;
@@ -635,7 +693,7 @@ int metric_sink_absorb(struct metric_sink *dst, struct metric_sink *src)
 		}
 		for (; smp; smp = next) {
 			next = smp->next;
-			if (find_sample(dst, df, smp->labels, smp->hash))
+			if (!fresh && find_sample(dst, df, smp->labels, smp->hash))
 				dst->errors++;
 			else
 				adopt_sample(dst, df, smp);
@@ -841,6 +899,7 @@ int metric_sink_render(const struct metric_sink *s, struct buf *out)
 		return -ENOMEM;
 	for (size_t i = 0; i < s->fam_len; i++) {
 		const struct family *f = sorted[i];
+		size_t name_len;
 
 		/* left behind only by an add that ran out of memory; or protobuf only */
 		if (!f->head || !family_in_text(f))
@@ -848,6 +907,7 @@ int metric_sink_render(const struct metric_sink *s, struct buf *out)
 		buf_printf(out, "# HELP %s ", f->name);
 		escape_help(out, f->help);
 		buf_printf(out, "\n# TYPE %s %s\n", f->name, type_name(f->type));
+		name_len = strlen(f->name);
 		for (const struct sample *smp = f->head; smp; smp = smp->next) {
 			if (smp->proto_only)
 				continue;
@@ -855,8 +915,8 @@ int metric_sink_render(const struct metric_sink *s, struct buf *out)
 				render_histogram(out, f->name, smp);
 				continue;
 			}
-			buf_puts(out, f->name);
-			buf_puts(out, smp->labels);
+			buf_append(out, f->name, name_len);
+			buf_append(out, smp->labels, smp->labels_len);
 			buf_putc(out, ' ');
 			if (smp->is_u64)
 				buf_put_u64(out, smp->v.u);

@@ -73,6 +73,20 @@ int metric_sink_add_double(struct metric_sink *s, const char *family, const char
 			   size_t n_labels, double value);
 
 /*
+ * A label set rendered once, for a collector whose series come back poll
+ * after poll with the same labels (a port's counters): the text is the
+ * writer's own ("{a=\"b\"}", or "" without labels), validated and escaped as
+ * metric_sink_add_u64() does, and *out is the caller's to free(). Rendering
+ * the labels of every sample again was a third of the sysfs collector's CPU
+ * a poll (docs/performance.md). 0, -EINVAL (as metric_sink_add_u64()) or
+ * -ENOMEM.
+ */
+int metric_labels_render(const struct metric_label *labels, size_t n_labels, char **out);
+/* As metric_sink_add_u64(), with labels from metric_labels_render(). */
+int metric_sink_add_u64_rendered(struct metric_sink *s, const char *family, const char *help,
+				 enum metric_type type, const char *labels, uint64_t value);
+
+/*
  * Add one histogram series: the label set labels (which must not name "le")
  * with n_bounds finite upper bounds, per-bucket (not cumulative) counts
  * bucket_counts[0..n_bounds), the count of all observations (the +Inf bucket

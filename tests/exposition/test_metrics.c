@@ -307,6 +307,69 @@ static void test_absorb(void **state)
 	metric_sink_free(src);
 }
 
+/* Labels rendered once (metric_labels_render()) and added again poll after
+ * poll: the same text, escaping and duplicate check as metric_sink_add_u64(). */
+static void test_rendered_labels(void **state)
+{
+	struct metric_sink *a = metric_sink_new(), *b = metric_sink_new();
+	char *dp = NULL, *none = NULL, *esc = NULL, *bad = NULL, *want, *got;
+
+	(void)state;
+	assert_int_equal(
+		metric_labels_render(METRIC_LABELS({"device", "mlx5_0"}, {"port", "1"}), &dp), 0);
+	assert_string_equal(dp, "{device=\"mlx5_0\",port=\"1\"}");
+	assert_int_equal(metric_labels_render(METRIC_NO_LABELS, &none), 0);
+	assert_string_equal(none, "");
+	assert_int_equal(metric_labels_render(METRIC_LABELS({"v", "a\\b\"c\nd\xff"}), &esc), 0);
+	assert_string_equal(esc, "{v=\"a\\\\b\\\"c\\nd\xef\xbf\xbd\"}");
+	assert_int_equal(metric_labels_render(METRIC_LABELS({"__x", "1"}), &bad), -EINVAL);
+	assert_null(bad);
+
+	assert_int_equal(metric_sink_add_u64(a, "x_total", "h", METRIC_COUNTER,
+					     METRIC_LABELS({"device", "mlx5_0"}, {"port", "1"}), 7),
+			 0);
+	assert_int_equal(metric_sink_add_u64(a, "y", "g", METRIC_GAUGE, METRIC_NO_LABELS, 1), 0);
+	assert_int_equal(metric_sink_add_u64(a, "z", "g", METRIC_GAUGE,
+					     METRIC_LABELS({"v", "a\\b\"c\nd\xff"}), 2),
+			 0);
+	assert_int_equal(metric_sink_add_u64_rendered(b, "x_total", "h", METRIC_COUNTER, dp, 7), 0);
+	assert_int_equal(metric_sink_add_u64_rendered(b, "y", "g", METRIC_GAUGE, none, 1), 0);
+	assert_int_equal(metric_sink_add_u64_rendered(b, "z", "g", METRIC_GAUGE, esc, 2), 0);
+	want = render(a);
+	got = render(b);
+	assert_string_equal(got, want);
+	free(got);
+
+	/* a duplicate either way, a type clash and a histogram are refused and counted */
+	assert_int_equal(metric_sink_add_u64_rendered(b, "x_total", "h", METRIC_COUNTER, dp, 8),
+			 -EEXIST);
+	assert_int_equal(metric_sink_add_u64(b, "x_total", "h", METRIC_COUNTER,
+					     METRIC_LABELS({"device", "mlx5_0"}, {"port", "1"}), 8),
+			 -EEXIST);
+	assert_int_equal(metric_sink_add_u64_rendered(b, "y", "g", METRIC_COUNTER, none, 1),
+			 -EPROTO);
+	assert_int_equal(metric_sink_add_u64_rendered(b, "h", "g", METRIC_HISTOGRAM, none, 1),
+			 -EINVAL);
+	assert_int_equal(metric_sink_errors(b), 4);
+
+	/* absorbed as families new to the sink: their samples are still found */
+	metric_sink_free(a);
+	a = metric_sink_new();
+	assert_int_equal(metric_sink_absorb(a, b), 0);
+	assert_int_equal(metric_sink_add_u64_rendered(a, "x_total", "h", METRIC_COUNTER, dp, 9),
+			 -EEXIST);
+	assert_int_equal(metric_sink_add_u64(a, "z", "g", METRIC_GAUGE,
+					     METRIC_LABELS({"v", "a\\b\"c\nd\xff"}), 3),
+			 -EEXIST);
+	assert_int_equal(metric_sink_samples(a), 3);
+	free(want);
+	free(dp);
+	free(none);
+	free(esc);
+	metric_sink_free(a);
+	metric_sink_free(b);
+}
+
 static void test_histogram_render(void **state)
 {
 	static const double bounds[] = {0.001, 0.5, 1};
@@ -771,6 +834,7 @@ int main(void)
 		cmocka_unit_test(test_invalid_utf8_replaced),
 		cmocka_unit_test(test_grouping_and_order),
 		cmocka_unit_test(test_absorb),
+		cmocka_unit_test(test_rendered_labels),
 		cmocka_unit_test(test_rejects),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_doubles),
