@@ -8,7 +8,7 @@
  * rdma_port_state, rdma_port_phys_state, rdma_port_rate_bytes_per_second,
  * rdma_port_lid, rdma_port_sm_lid, rdma_port_sm_sl, the well-known counters of sysfs_names.h,
  * and rdma_port_statistic_total / rdma_device_statistic_total for the rest;
- * rdma_port_counter_saturated for narrow PMA counters at their maximum;
+ * rdma_port_statistic_saturated for narrow PMA counters at their maximum;
  * the PCIe link and AER families rdma_device_pcie_* of the device's PCI
  * function (sysfs_pcie.h); rdma_device_responsive, and the reader threads'
  * rdma_exporter_sysfs_*.

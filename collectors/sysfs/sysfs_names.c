@@ -54,7 +54,7 @@
  *    but some drivers (MLNX_OFED mlx4, seen in node_exporter's fixtures) have
  *    it next to port_xmit_discards; node_exporter exports it, so do we.
  *  - counters_ext/ (MLNX_OFED mlx4): *_64 and port_{unicast,multicast}_*.
- *  - Widths (bits) of the PMA counters, for rdma_port_counter_saturated: IBA
+ *  - Widths (bits) of the PMA counters, for rdma_port_statistic_saturated: IBA
  *    vol 1 PortCounters, as the kernel's PORT_PMA_ATTR() entries give them:
  *    symbol_error 16, link_error_recovery 8, link_downed 8, port_rcv_errors
  *    16, port_rcv_remote_physical_errors 16, port_rcv_switch_relay_errors 16,

@@ -76,9 +76,9 @@ U32_MAX = (1 << 32) - 1     # a legacy 32-bit PMA counter's maximum (port_xmit_w
 CONTRACT = {"rdma_probe_local_address_info", "rdma_probe_port_rtt_seconds",
             "rdma_probe_port_network_rtt_seconds"}
 # Families with no series while all is well (the exporter exports
-# rdma_port_counter_saturated only while a counter is at its maximum): the
+# rdma_port_statistic_saturated only while a counter is at its maximum): the
 # scenarios that need them add them.
-UNHEALTHY_ONLY = {"rdma_port_counter_saturated"}
+UNHEALTHY_ONLY = {"rdma_port_statistic_saturated"}
 INFO_JOINS = {"rdma_device_info", "rdma_port_info", "rdma_port_netdev_info"}
 
 # ---- templates ---------------------------------------------------------------------------
@@ -679,7 +679,7 @@ def sc_counter_saturated(f):
         if s.labels.get("device") == "mlx5_2":
             s.vals = [U32_MAX - per_min * max(0, E - m) for m in range(f.T)]  # at its maximum from E on
             # the exporter's series exists only while the counter is at its maximum
-            sat = f._add(nd, "rdma_port_counter_saturated", dict(device="mlx5_2", port="1",
+            sat = f._add(nd, "rdma_port_statistic_saturated", dict(device="mlx5_2", port="1",
                                                                 counter="port_xmit_wait"), 1, False)
             sat.vals = [None if m < E else 1 for m in range(f.T)]
     return {nd.idx}

@@ -262,9 +262,9 @@ static void test_node_exporter_mixed(void **state)
 	/* node_exporter's mlx4_0 reads port_xmit_wait 4294967295: the 32 bit
 	 * PortXmitWait stuck at its maximum; the shadowed 32 bit data counters
 	 * (counters_ext serves them) are not judged */
-	assert_line(r.text, "rdma_port_counter_saturated{device=\"mlx4_0\",port=\"1\",counter="
+	assert_line(r.text, "rdma_port_statistic_saturated{device=\"mlx4_0\",port=\"1\",counter="
 			    "\"port_xmit_wait\"} 1");
-	assert_null(strstr(r.text, "rdma_port_counter_saturated{device=\"mlx4_0\",port=\"1\","
+	assert_null(strstr(r.text, "rdma_port_statistic_saturated{device=\"mlx4_0\",port=\"1\","
 				   "counter=\"port_rcv_data\"}"));
 
 	/* no lid file in this fixture: no LID series */
@@ -346,7 +346,7 @@ static void test_procfs_mlx5_counters(void **state)
 	 * (25 files less lifespan) + responsive: one line each, none dropped or
 	 * doubled; no counter at its width's maximum */
 	assert_int_equal(count_lines(r.text, "rdma_", "device=\"mlx5_0\""), 5 + 21 + 24 + 1);
-	assert_null(strstr(r.text, "rdma_port_counter_saturated{device=\"mlx5_0\""));
+	assert_null(strstr(r.text, "rdma_port_statistic_saturated{device=\"mlx5_0\""));
 	run_stop(&r);
 }
 
@@ -753,23 +753,23 @@ static void test_pcie(void **state)
 	assert_null(strstr(r.text, "device=\"mlx5_2\",severity="));
 
 	/* saturated at 8, 16, 32 and 4 bits; no series at max - 1 */
-	assert_line(r.text, "rdma_port_counter_saturated{device=\"mlx5_1\",port=\"1\",counter="
+	assert_line(r.text, "rdma_port_statistic_saturated{device=\"mlx5_1\",port=\"1\",counter="
 			    "\"link_downed\"} 1");
-	assert_line(r.text, "rdma_port_counter_saturated{device=\"mlx5_1\",port=\"1\",counter="
+	assert_line(r.text, "rdma_port_statistic_saturated{device=\"mlx5_1\",port=\"1\",counter="
 			    "\"port_xmit_discards\"} 1");
-	assert_line(r.text, "rdma_port_counter_saturated{device=\"mlx5_1\",port=\"1\",counter="
+	assert_line(r.text, "rdma_port_statistic_saturated{device=\"mlx5_1\",port=\"1\",counter="
 			    "\"port_xmit_wait\"} 1");
-	assert_line(r.text, "rdma_port_counter_saturated{device=\"mlx5_1\",port=\"1\",counter="
+	assert_line(r.text, "rdma_port_statistic_saturated{device=\"mlx5_1\",port=\"1\",counter="
 			    "\"local_link_integrity_errors\"} 1");
 	assert_null(strstr(r.text, "counter=\"excessive_buffer_overrun_errors\""));
-	assert_line(r.text, "rdma_port_counter_saturated{device=\"mlx5_1\",port=\"1\",counter="
+	assert_line(r.text, "rdma_port_statistic_saturated{device=\"mlx5_1\",port=\"1\",counter="
 			    "\"port_rcv_data\"} 1");
 	assert_null(strstr(r.text, "counter=\"port_xmit_data\""));
-	assert_int_equal(count_lines(r.text, "rdma_port_counter_saturated{", "device=\"mlx5_1\""),
+	assert_int_equal(count_lines(r.text, "rdma_port_statistic_saturated{", "device=\"mlx5_1\""),
 			 8);
 	/* mlx5_0 has PortCountersExtended: its port_rcv_packets at 2^32 - 1 is a
 	 * 64 bit value on its way up */
-	assert_null(strstr(r.text, "rdma_port_counter_saturated{device=\"mlx5_0\""));
+	assert_null(strstr(r.text, "rdma_port_statistic_saturated{device=\"mlx5_0\""));
 	run_stop(&r);
 }
 

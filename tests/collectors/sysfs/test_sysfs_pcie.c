@@ -2,7 +2,7 @@
 /*
  * Unit tests of the PCIe parsers (sysfs_pcie.c: link speed and width, AER
  * files, on the kernel's formats and odd strings) and of the counter widths
- * of the name table (sysfs_counter_max, for rdma_port_counter_saturated).
+ * of the name table (sysfs_counter_max, for rdma_port_statistic_saturated).
  */
 #include <errno.h>
 #include <setjmp.h>
