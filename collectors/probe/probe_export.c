@@ -52,6 +52,59 @@ void probe_peer_record_reply(struct peer *pe, struct slot *s, uint64_t rtt_ns,
 	"the requester's host delays still in it. In the text exposition only with "               \
 	"--collector.probe.target-histograms (native, in protobuf, always)."
 
+/* A target's two RTT histograms: classic with --collector.probe.target-histograms;
+ * else native, the RTT's +Inf, _sum and _count in the text only with
+ * --collector.probe.target-detail, the network RTT's in protobuf only. */
+static int emit_peer_histograms(struct metric_sink *sink, const struct peer *pe,
+				const struct metric_label *l, size_t nl, bool full, bool detail)
+{
+	int r = 0;
+
+	if (full) {
+		ADD(metric_sink_add_histogram_from(sink, "rdma_probe_rtt_seconds", RTT_HELP, l, nl,
+						   &pe->rtt));
+		ADD(metric_sink_add_histogram_from(sink, "rdma_probe_network_rtt_seconds",
+						   NET_RTT_HELP, l, nl, &pe->net_rtt));
+		return r;
+	}
+	/* the protobuf exposition keeps both distributions in full */
+	metric_sink_proto_only(sink, !detail);
+	ADD(metric_sink_add_histogram_native_from(sink, "rdma_probe_rtt_seconds", RTT_HELP, l, nl,
+						  &pe->rtt));
+	metric_sink_proto_only(sink, false);
+	ADD(metric_sink_add_histogram_proto_from(sink, "rdma_probe_network_rtt_seconds",
+						 NET_RTT_HELP, l, nl, &pe->net_rtt));
+	return r;
+}
+
+/* With --collector.probe.target-histograms: the responders' turnarounds. l has
+ * room for one label more than nl. */
+static int emit_peer_turnarounds(struct metric_sink *sink, const struct peer *pe,
+				 struct metric_label *l, size_t nl)
+{
+	int r = 0;
+
+	ADD(metric_sink_add_double(
+		sink, "rdma_probe_responder_turnaround_seconds_total",
+		"Sum of the responders' turnarounds (receive to send, on the responder's "
+		"clock) of the replies in rdma_probe_rtt_seconds; mean host delay is its "
+		"rate over rdma_probe_replies_total's. Only with "
+		"--collector.probe.target-histograms.",
+		METRIC_COUNTER, l, nl, pe->turnaround_sum));
+	for (int i = 0; i < 2 && r == 0; i++) {
+		l[nl] = (struct metric_label){"source", i ? "hardware" : "software"};
+		ADD(metric_sink_add_u64(
+			sink, "rdma_probe_responder_turnarounds_total",
+			"Replies in rdma_probe_rtt_seconds by the clock of the responder's two "
+			"readings: hardware (its NIC's completion timestamps: its wake-up is taken "
+			"out of rdma_probe_network_rtt_seconds) or software (CLOCK_MONOTONIC when "
+			"its engine polled the request: its wake-up stays in the network part). "
+			"Only with --collector.probe.target-histograms.",
+			METRIC_COUNTER, l, nl + 1, pe->turnarounds[i]));
+	}
+	return r;
+}
+
 /*
  * One target's series (the loopback's too). Issue 40's budget (1,500 series
  * for a node of 8 ports with 64 peers, the netlink collector counted) keeps
@@ -80,45 +133,15 @@ static int emit_peer(struct metric_sink *sink, const struct peer *pe, bool full,
 	l[2] = (struct metric_label){"target", pe->loopback ? "loopback" : pe->target};
 	for (size_t i = 0; i < pe->n_file_labels; i++)
 		l[nl++] = pe->file_labels[i];
-	if (full) {
-		ADD(metric_sink_add_histogram_from(sink, "rdma_probe_rtt_seconds", RTT_HELP, l, nl,
-						   &pe->rtt));
-		ADD(metric_sink_add_histogram_from(sink, "rdma_probe_network_rtt_seconds",
-						   NET_RTT_HELP, l, nl, &pe->net_rtt));
-	} else {
-		/* the protobuf exposition keeps both distributions in full */
-		metric_sink_proto_only(sink, !detail);
-		ADD(metric_sink_add_histogram_native_from(sink, "rdma_probe_rtt_seconds", RTT_HELP,
-							  l, nl, &pe->rtt));
-		metric_sink_proto_only(sink, false);
-		ADD(metric_sink_add_histogram_proto_from(sink, "rdma_probe_network_rtt_seconds",
-							 NET_RTT_HELP, l, nl, &pe->net_rtt));
-	}
+	r = emit_peer_histograms(sink, pe, l, nl, full, detail);
 	ADD(metric_sink_add_double(
 		sink, "rdma_probe_round_trip_seconds_total",
 		"Sum of the round-trip times of the replies in rdma_probe_replies_total (as "
 		"rdma_probe_rtt_seconds_sum): the mean RTT is its rate over "
 		"rdma_probe_replies_total's.",
 		METRIC_COUNTER, l, nl, pe->rtt.sum));
-	if (full)
-		ADD(metric_sink_add_double(
-			sink, "rdma_probe_responder_turnaround_seconds_total",
-			"Sum of the responders' turnarounds (receive to send, on the responder's "
-			"clock) of the replies in rdma_probe_rtt_seconds; mean host delay is its "
-			"rate over rdma_probe_replies_total's. Only with "
-			"--collector.probe.target-histograms.",
-			METRIC_COUNTER, l, nl, pe->turnaround_sum));
-	for (int i = 0; i < 2 && r == 0 && full; i++) {
-		l[nl] = (struct metric_label){"source", i ? "hardware" : "software"};
-		ADD(metric_sink_add_u64(
-			sink, "rdma_probe_responder_turnarounds_total",
-			"Replies in rdma_probe_rtt_seconds by the clock of the responder's two "
-			"readings: hardware (its NIC's completion timestamps: its wake-up is taken "
-			"out of rdma_probe_network_rtt_seconds) or software (CLOCK_MONOTONIC when "
-			"its engine polled the request: its wake-up stays in the network part). "
-			"Only with --collector.probe.target-histograms.",
-			METRIC_COUNTER, l, nl + 1, pe->turnarounds[i]));
-	}
+	if (full && r == 0)
+		r = emit_peer_turnarounds(sink, pe, l, nl);
 	ADD(metric_sink_add_u64(sink, "rdma_probe_sent_total", "Probe messages sent.",
 				METRIC_COUNTER, l, nl, pe->sent));
 	ADD(metric_sink_add_u64(sink, "rdma_probe_replies_total", "Probe replies received in time.",

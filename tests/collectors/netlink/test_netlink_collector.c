@@ -2153,6 +2153,30 @@ static const struct {
 	{"rdma_workload_cqs", 2, 2}, {"rdma_workload_pds", 2, 2},
 };
 
+/* The node shape again with the flags that bring rows back: every QP state,
+ * 10 processes; the InfiniBand one written to NETLINK_SERIES_OUT.ib.flags. */
+static void node_shape_with_flags(struct world *w, struct opts *o, int shape, const char *path)
+{
+	struct run r;
+
+	o->qp_states = NETLINK_QP_STATES_ALL;
+	o->top = 10;
+	run_start(&r, w, o);
+	run_ok(&r);
+	run_ok(&r);
+	assert_int_equal(count_lines(r.text, "rdma_qps{", "device=\"mlx5_0\""),
+			 (shape == NODE_IB ? 4 : 2) * NL_QP_STATES);
+	assert_line(r.text,
+		    "rdma_process_qps{device=\"mlx5_0\",comm=\"python3\",slurm_job_id=\"4242\"} %u",
+		    NODE_RC_QPS);
+	/* python3, ib_core, ib_ipoib on IB */
+	assert_int_equal(count_lines(r.text, "rdma_process_qps{", "device=\"mlx5_0\""),
+			 shape == NODE_IB ? 3 : 2);
+	if (path && shape == NODE_IB)
+		write_exposition(path, ".ib.flags", r.text);
+	run_stop(&r);
+}
+
 /* Issue 31's node shapes: 8 mlx5 devices of one port (InfiniBand for the
  * H100 node, then RoCE), each with the kernel's QPs and one NCCL rank of a
  * Slurm job (node_reply), at default flags. Every device has exactly the
@@ -2231,25 +2255,7 @@ static void test_node_shape_series(void **state)
 		if (path)
 			write_exposition(path, shape == NODE_IB ? ".ib" : ".roce", r.text);
 		run_stop(&r);
-		/* with the flags that bring rows back: every QP state, 10 processes */
-		o.qp_states = NETLINK_QP_STATES_ALL;
-		o.top = 10;
-		run_start(&r, w, &o);
-		run_ok(&r);
-		run_ok(&r);
-		assert_int_equal(count_lines(r.text, "rdma_qps{", "device=\"mlx5_0\""),
-				 (shape == NODE_IB ? 4 : 2) * NL_QP_STATES);
-		assert_line(
-			r.text,
-			"rdma_process_qps{device=\"mlx5_0\",comm=\"python3\",slurm_job_id=\"4242\"}"
-			" %u",
-			NODE_RC_QPS);
-		/* python3, ib_core, ib_ipoib on IB */
-		assert_int_equal(count_lines(r.text, "rdma_process_qps{", "device=\"mlx5_0\""),
-				 shape == NODE_IB ? 3 : 2);
-		if (path && shape == NODE_IB)
-			write_exposition(path, ".ib.flags", r.text);
-		run_stop(&r);
+		node_shape_with_flags(w, &o, shape, path);
 		assert_int_equal(nftw(root, remove_one, 16, FTW_DEPTH | FTW_PHYS), 0);
 		world_free(w);
 	}
