@@ -341,6 +341,23 @@ static void test_local_address_info(void **state)
 	mesh_free(st);
 }
 
+/* The H100 shape with a flag, written to PROBE_SERIES_OUT + suffix when set. */
+static void h100_with_flag(const char *path, const char *suffix, const char *flag, bool detail,
+			   bool histograms)
+{
+	struct probe_state *st = mesh_new(8, 64, histograms);
+	struct buf out = BUF_INIT;
+
+	st->target_detail = detail;
+	mesh_round(st, 5);
+	render(st, &out);
+	print_message("with %s: %zu series\n", flag, series_with(out.data, ""));
+	if (path)
+		write_exposition(path, suffix, out.data);
+	buf_free(&out);
+	mesh_free(st);
+}
+
 /* The H100 shape: 8 InfiniBand ports, a 64-peer pingmesh, default flags.
  * Issue 31's budget was at most 8 series per probed target when healthy;
  * issue 40's (1,500 for the node, the netlink collector counted) leaves 4 in
@@ -376,26 +393,8 @@ static void test_h100_shape_budget(void **state)
 	mesh_free(st);
 
 	/* the same with --collector.probe.target-detail, then -histograms */
-	st = mesh_new(8, 64, false);
-	st->target_detail = true;
-	mesh_round(st, 5);
-	render(st, &out);
-	print_message("with --collector.probe.target-detail: %zu series\n",
-		      series_with(out.data, ""));
-	if (path)
-		write_exposition(path, ".detail", out.data);
-	buf_free(&out);
-	mesh_free(st);
-
-	st = mesh_new(8, 64, true);
-	mesh_round(st, 5);
-	render(st, &out);
-	print_message("with --collector.probe.target-histograms: %zu series\n",
-		      series_with(out.data, ""));
-	if (path)
-		write_exposition(path, ".flag", out.data);
-	buf_free(&out);
-	mesh_free(st);
+	h100_with_flag(path, ".detail", "--collector.probe.target-detail", true, false);
+	h100_with_flag(path, ".flag", "--collector.probe.target-histograms", false, true);
 }
 
 int main(void)
