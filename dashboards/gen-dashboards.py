@@ -27,12 +27,14 @@ SEL = 'job=~"$job", instance=~"$instance"'
 
 
 def mean_rtt(sel):
-    """The mean RTT per prober port and target, from the raw per-target histogram's
-    sum and count of the nodes shown (no recording rule reads them: issue 31), or
-    where Prometheus scrapes native histograms, their recorded mean."""
+    """The mean RTT per prober port and target, from the raw per-target sum of the
+    replies' RTTs and their count of the nodes shown (no recording rule reads them:
+    issue 31; in the text exposition at default flags since issue 40, where the
+    per-target histogram is not), or where Prometheus scrapes native histograms,
+    their recorded mean."""
     by = "sum by (job, instance, device, port, target) "
-    return ("%s(rate(rdma_probe_rtt_seconds_sum{%s}[$__rate_interval])) / "
-            "%s(rate(rdma_probe_rtt_seconds_count{%s}[$__rate_interval])) or "
+    return ("%s(rate(rdma_probe_round_trip_seconds_total{%s}[$__rate_interval])) / "
+            "%s(rate(rdma_probe_replies_total{%s}[$__rate_interval])) or "
             "rdma_probe:rtt_seconds:mean5m{%s}" % (by, sel, by, sel, sel))
 
 
@@ -514,7 +516,8 @@ def node():
                          "{{device}}/{{port}} {{type}}")])
     d.timeseries("Registered memory", "Sum of memory region lengths per device.",
                  [target("rdma_mr_registered_bytes{%s}" % SELD, "{{device}}")], unit="bytes")
-    d.table("Processes by QPs", "The processes holding the most QPs (rdma_process_qps).",
+    d.table("Processes by QPs", "The processes holding the most QPs (rdma_process_qps). Needs "
+            "--collector.netlink.top-processes=N (default 0: off; rdma_workload_qps is on).",
             [target("topk(10, rdma_process_qps{%s})" % SELD, fmt="table", instant=True)], cell="auto")
     d.timeseries("RDMA CM ids by state", "rdma_cm_ids per port space and state.",
                  [target("sum by (device, ps, state) (rdma_cm_ids{%s})" % SELP, "{{device}} {{ps}} {{state}}")])
@@ -538,22 +541,25 @@ def node():
                   for q, n, r in (("0.5", "p50", "A"), ("0.95", "p95", "B"), ("0.99", "p99", "C"))],
                  unit="s")
     d.timeseries("Network RTT p50 / p99", "Quantiles per local port of rdma_probe_port_network_rtt_seconds: "
-                 "the round trip less the responder's turnaround (its host delay, measured on its own clock).",
+                 "the round trip less the responder's turnaround (its host delay, measured on its own clock). "
+                 "Needs --collector.probe.target-detail where Prometheus scrapes the text exposition "
+                 "(native histograms have it at default flags).",
                  [target("histogram_quantile(%s, sum by (le, device, port) (rate(rdma_probe_port_network_rtt_seconds_bucket"
                          "{%s}[$__rate_interval]))) or histogram_quantile(%s, sum by (device, port) "
                          "(rate(rdma_probe_port_network_rtt_seconds{%s}[$__rate_interval])))" % (q, SELP, q, SELP),
                          "%s {{device}}/{{port}}" % n, ref=r)
                   for q, n, r in (("0.5", "p50", "A"), ("0.99", "p99", "B"))], unit="s")
     d.timeseries("Mean RTT per target", "The mean round trip to each "
-                 "target, from the histogram's sum and count (per-target quantiles need "
+                 "target, from the sum of its replies' RTTs and their count (per-target quantiles need "
                  "--collector.probe.target-histograms).",
                  [target(mean_rtt(SELP), "{{device}}/{{port}} {{target}}")],
                  unit="s")
     d.timeseries("Responder turnaround", "The mean time "
-                 "each target's responder took between receiving a probe and sending its reply.",
+                 "each target's responder took between receiving a probe and sending its reply. "
+                 "Needs --collector.probe.target-histograms (rdma_probe_responder_turnaround_seconds_total).",
                  [target("sum by (job, instance, device, port, target) (rate(rdma_probe_responder_turnaround_seconds_total{%s}"
                          "[$__rate_interval])) / sum by (job, instance, device, port, target) "
-                         "(rate(rdma_probe_rtt_seconds_count{%s}[$__rate_interval]))" % (SELP, SELP), "{{target}}")],
+                         "(rate(rdma_probe_replies_total{%s}[$__rate_interval]))" % (SELP, SELP), "{{target}}")],
                  unit="s")
     d.timeseries("Probe loss", "Share of probes that timed out per target (5m).",
                  [target("rdma_probe:loss:ratio_rate5m{%s}" % SELP, "{{device}}/{{port}} {{target}}")],
@@ -597,8 +603,8 @@ def pingmesh():
                     "rowField": "instance", "columnField": "target", "valueField": "Value"}}])
 
     d.row("Matrices")
-    matrix("Mean RTT, prober x target", "The mean RTT (from the per-target histogram's "
-           "sum and count), the worst local port of each prober.",
+    matrix("Mean RTT, prober x target", "The mean RTT (from the sum of the replies' RTTs "
+           "and their count), the worst local port of each prober.",
            "max by (instance, target) (%s)" % mean_rtt(peers), "s",
            [(None, "green"), (0.0001, "yellow"), (0.001, "red")])
     matrix("Loss, prober x target", "rdma_probe:loss:ratio_rate5m, the worst local port of each prober.",

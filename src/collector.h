@@ -50,6 +50,8 @@ enum collector_flag_kind {
 	COLLECTOR_FLAG_TEXT,	 /* text checked by the flag's check() at parse time, in
 				    collector_flag_strs (NULL: not given); metavar is shown in
 				    --help */
+	COLLECTOR_FLAG_ENUM,	 /* one of the words of values; stored as its index, def is
+				    the default's; --help shows them as a|b|c */
 };
 
 /*
@@ -65,6 +67,8 @@ struct collector_flag {
 	/* COLLECTOR_FLAG_TEXT: 0, or -EINVAL with why set (pure: no I/O). */
 	int (*check)(const char *value, char *why, size_t whylen);
 	const char *metavar; /* COLLECTOR_FLAG_TEXT: e.g. "ADDR[,ADDR...]" */
+	/* COLLECTOR_FLAG_ENUM: the words, NULL-terminated; the value is an index */
+	const char *const *values;
 	/* COLLECTOR_FLAG_UINT: what is counted, for --help's "Range: 1 to 64 peers."
 	 * (NULL: the help says it). Durations carry their unit. */
 	const char *unit;

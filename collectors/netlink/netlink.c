@@ -91,8 +91,9 @@ struct netlink_state {
 	double rescan_interval_s;
 	uint64_t timeout_ms;
 	unsigned top;
-	bool attribution; /* workload labels and rdma_workload_* */
-	unsigned top_wl;  /* workloads with their own rdma_workload_* series */
+	bool attribution;   /* workload labels and rdma_workload_* */
+	unsigned top_wl;    /* workloads with their own rdma_workload_* series */
+	bool all_qp_states; /* --collector.netlink.qp-states=all: zero rdma_qps rows too */
 	bool sysfs_enabled;
 	char proc_root[256];
 
@@ -520,8 +521,8 @@ static const char help_limit[] =
 	"max_pd, max_srq), read when the device is first seen and at re-scans.";
 static const char help_qps[] =
 	"Queue pairs by port (0: not bound to a port yet), type and state, from the RDMA "
-	"netlink QP dump (rdma res show qp); every state is listed for each port and type "
-	"seen.";
+	"netlink QP dump (rdma res show qp); for each port and type seen, the states that "
+	"hold a QP and ERR (0 included), every state with --collector.netlink.qp-states=all.";
 static const char help_cqs[] = "Completion queues, from the RDMA netlink CQ dump.";
 static const char help_cqes[] =
 	"Sum of the capacity (CQE) of all completion queues, from the RDMA netlink CQ dump.";
@@ -593,11 +594,17 @@ static int emit_resources(struct netlink_state *st, struct metric_sink *sink,
 		char port[11];
 
 		snprintf(port, sizeof(port), "%u", a->qp[i].port);
-		for (uint8_t s = 0; s < NL_QP_STATES; s++)
+		for (uint8_t s = 0; s < NL_QP_STATES; s++) {
+			/* ERR from 0, so that rdma_qps{state="ERR"} > 0 and its
+			 * ratios work from the first scrape; no other zero row
+			 * (issue 40: 5 of 7 states are 0 on a healthy port) */
+			if (!a->qp[i].n[s] && s != NL_QP_STATE_ERR && !st->all_qp_states)
+				continue;
 			ADD(sink, "rdma_qps", help_qps, METRIC_GAUGE, a->qp[i].n[s],
 			    {"device", d->name}, {"port", port},
 			    {"type", nl_qp_type_name(a->qp[i].type)},
 			    {"state", nl_qp_state_name(s)});
+		}
 	}
 	ADD(sink, "rdma_cqs", help_cqs, METRIC_GAUGE, a->cqs, {"device", d->name});
 	ADD(sink, "rdma_cq_entries", help_cqes, METRIC_GAUGE, a->cqes, {"device", d->name});
@@ -1298,10 +1305,12 @@ int netlink_collector_init_with(const struct collector_ctx *ctx, const struct ne
 	st->sysfs_enabled = ctx->sysfs_collector_enabled;
 	snprintf(st->proc_root, sizeof(st->proc_root), "%s",
 		 ctx->proc_root ? ctx->proc_root : "/proc");
-	st->top = ctx->flags ? (unsigned)ctx->flags[NETLINK_FLAG_TOP_PROCESSES] : 10;
+	st->top = ctx->flags ? (unsigned)ctx->flags[NETLINK_FLAG_TOP_PROCESSES] : 0;
 	st->timeout_ms = ctx->flags ? ctx->flags[NETLINK_FLAG_TIMEOUT] : 0;
 	st->attribution = ctx->flags ? ctx->flags[NETLINK_FLAG_ATTRIBUTION] != 0 : true;
 	st->top_wl = ctx->flags ? (unsigned)ctx->flags[NETLINK_FLAG_TOP_WORKLOADS] : 10;
+	st->all_qp_states =
+		ctx->flags && ctx->flags[NETLINK_FLAG_QP_STATES] == NETLINK_QP_STATES_ALL;
 	/* Default budget: 3/4 of the poller's deadline for the whole run, so
 	 * that a slow dump ends here (the previous numbers served) before the
 	 * run is left behind, with room for /proc and the samples after it. */
@@ -1361,10 +1370,10 @@ static const struct collector_flag netlink_flags[NETLINK_FLAG_COUNT] = {
 		{
 			.name = "top-processes",
 			.help = "Processes per device with their own rdma_process_* series (by "
-				"QP count); the rest add up under comm=\"other\". 0 turns these "
-				"families off. Default 10.",
+				"QP count); the rest add up under comm=\"other\". Default 0: "
+				"these families are off (the per-workload rdma_workload_* are on).",
 			.kind = COLLECTOR_FLAG_UINT,
-			.def = 10,
+			.def = 0,
 			.min = 0,
 			.max = 1000,
 			.unit = "processes",
@@ -1401,6 +1410,17 @@ static const struct collector_flag netlink_flags[NETLINK_FLAG_COUNT] = {
 			.min = 0,
 			.max = 1000,
 			.unit = "workloads",
+		},
+	[NETLINK_FLAG_QP_STATES] =
+		{
+			.name = "qp-states",
+			.help = "The rdma_qps rows of each device, port and QP type seen: "
+				"active, the states that hold a QP and ERR (0 included); all, "
+				"every state, 0 included. Default active.",
+			.kind = COLLECTOR_FLAG_ENUM,
+			.def = NETLINK_QP_STATES_ACTIVE,
+			/* in the order of enum netlink_qp_states */
+			.values = (const char *const[]){"active", "all", NULL},
 		},
 };
 

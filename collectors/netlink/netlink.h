@@ -31,7 +31,14 @@ enum {
 	NETLINK_FLAG_TIMEOUT,	    /* --collector.netlink.timeout, ms, 0: half the poll interval */
 	NETLINK_FLAG_ATTRIBUTION,   /* --collector.netlink.attribution, bool */
 	NETLINK_FLAG_TOP_WORKLOADS, /* --collector.netlink.top-workloads */
+	NETLINK_FLAG_QP_STATES,	    /* --collector.netlink.qp-states, enum netlink_qp_states */
 	NETLINK_FLAG_COUNT,
+};
+
+/* --collector.netlink.qp-states: the rdma_qps rows of each (device, port, type) seen. */
+enum netlink_qp_states {
+	NETLINK_QP_STATES_ACTIVE, /* the states holding a QP, and ERR always */
+	NETLINK_QP_STATES_ALL,	  /* every state, 0 included (before issue 40) */
 };
 
 /* Every outside input of the collector, replaceable in tests. */

@@ -11,6 +11,8 @@
 
 /* enum ib_qp_state: RESET .. ERR. */
 #define NL_QP_STATES 7
+/* IB_QPS_ERR: the state rdma_qps exports even at 0 (issue 40). */
+#define NL_QP_STATE_ERR 6
 
 /* QP type (enum ib_qp_type, RDMA_NLDEV_ATTR_RES_TYPE): "RC", "UD", "GSI",
  * "DRIVER" (0xff), ...; "UNKNOWN" for a value the kernel added later. */

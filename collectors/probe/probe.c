@@ -126,6 +126,7 @@ static int probe_init(const struct collector_ctx *ctx, void **state)
 	st->rotation_ms = flag(ctx, PROBE_FLAG_SAMPLE_ROTATION, 0);
 	st->spin_max_ns = flag(ctx, PROBE_FLAG_SPIN_MAX, 1) * 1000000ull;
 	st->target_histograms = flag(ctx, PROBE_FLAG_TARGET_HISTOGRAMS, 0) != 0;
+	st->target_detail = flag(ctx, PROBE_FLAG_TARGET_DETAIL, 0) != 0;
 	st->loopback_thread = flag(ctx, PROBE_FLAG_LOOPBACK_THREAD, 0) != 0;
 	st->warmups = (unsigned)flag(ctx, PROBE_FLAG_WARMUPS, PROBE_WARMUPS_DEFAULT);
 	st->window = 0;
@@ -301,9 +302,9 @@ static const struct collector_flag probe_flags[PROBE_FLAG_COUNT_] = {
 			.help = "Export every probe target's RTT histograms with their classic "
 				"buckets (rdma_probe_rtt_seconds, rdma_probe_network_rtt_seconds) "
 				"and its other detail (last RTT, turnarounds, every error reason), "
-				"52 series a target. Default off: 7 a target when healthy "
-				"(rdma_probe_rtt_seconds as +Inf bucket, _sum and _count; sent, "
-				"replies, timeouts, resolve errors), the distributions per port "
+				"53 series a target, and all of --collector.probe.target-detail. "
+				"Default off: 4 a target when healthy (sent, replies, the sum of "
+				"their RTTs, resolve errors), the distributions per port "
 				"(rdma_probe_port_rtt_seconds); a scraper that takes native "
 				"histograms (protobuf) gets each target's in full either way.",
 			.kind = COLLECTOR_FLAG_BOOL,
@@ -335,6 +336,19 @@ static const struct collector_flag probe_flags[PROBE_FLAG_COUNT_] = {
 			.min = 0,
 			.max = 8,
 			.unit = "requests",
+		},
+	[PROBE_FLAG_TARGET_DETAIL] =
+		{
+			.name = "target-detail",
+			.help = "Put back in the text exposition the probe series no shipped rule "
+				"reads: each target's rdma_probe_rtt_seconds (+Inf bucket, _sum, "
+				"_count) and rdma_probe_timeouts_total, each port's "
+				"rdma_probe_port_network_rtt_seconds and "
+				"rdma_probe_wakeup_requests_total; 8 series a target, 21 more a "
+				"port. "
+				"Default off: the protobuf exposition has them either way.",
+			.kind = COLLECTOR_FLAG_BOOL,
+			.def = 0,
 		},
 };
 

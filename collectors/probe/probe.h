@@ -54,6 +54,7 @@ enum {
 	PROBE_FLAG_TARGET_HISTOGRAMS, /* bool: classic buckets and detail per remote target */
 	PROBE_FLAG_LOOPBACK_THREAD,   /* bool: a second thread answers loopback (probe_loop.h) */
 	PROBE_FLAG_WARMUPS,	      /* uint: wake-up round trips before each probe */
+	PROBE_FLAG_TARGET_DETAIL, /* bool: the text's per-target and per-port detail (issue 40) */
 	PROBE_FLAG_COUNT_,
 };
 

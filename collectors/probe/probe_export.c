@@ -42,63 +42,56 @@ void probe_peer_record_reply(struct peer *pe, struct slot *s, uint64_t rtt_ns,
 #define RTT_HELP                                                                                   \
 	"Round-trip time of probe messages over a UD queue pair, on the NIC clock or "             \
 	"CLOCK_MONOTONIC (see rdma_probe_timestamp_info); target \"loopback\" is the "             \
-	"port's own responder. Classic buckets per target only with "                              \
-	"--collector.probe.target-histograms (else +Inf, _sum and _count; the native "             \
-	"buckets in the protobuf exposition either way)."
+	"port's own responder. In the text exposition only with "                                  \
+	"--collector.probe.target-detail (+Inf, _sum and _count) or "                              \
+	"--collector.probe.target-histograms (classic buckets too); the native buckets in the "    \
+	"protobuf exposition always."
 #define NET_RTT_HELP                                                                               \
 	"Round-trip time of probe messages less the responder's turnaround (its receive "          \
 	"to send, on its own clock): the network's part of rdma_probe_rtt_seconds, with "          \
 	"the requester's host delays still in it. In the text exposition only with "               \
 	"--collector.probe.target-histograms (native, in protobuf, always)."
 
-/*
- * One target's series (the loopback's too). With
- * --collector.probe.target-histograms it gets them all: 52 series with the
- * classic buckets and every error reason. By default 7 when healthy (6 for
- * the loopback), the ones rules read: rdma_probe_rtt_seconds as +Inf
- * bucket, _sum and _count (its native buckets in the protobuf exposition),
- * sent, replies, timeouts, rdma_probe_errors_total{reason="resolve"} (a
- * remote target's, from 0); the other reasons only once they occurred. The
- * distributions over the port's remote targets are in its histograms
- * (emit_slot), the wake-up requests counted per port; the network RTT, the
- * turnarounds and the last RTT of one target are the flag's detail, but for
- * the native network RTT histogram, which goes to the protobuf exposition
- * only (no text series). Issue
- * 31's budget: 1,500 series for a node of 8 ports with 64 peers, 8 a target.
- */
-static int emit_peer(struct metric_sink *sink, const struct peer *pe, bool target_histograms)
+/* A target's two RTT histograms: classic with --collector.probe.target-histograms;
+ * else native, the RTT's +Inf, _sum and _count in the text only with
+ * --collector.probe.target-detail, the network RTT's in protobuf only. */
+static int emit_peer_histograms(struct metric_sink *sink, const struct peer *pe,
+				const struct metric_label *l, size_t nl, bool full, bool detail)
 {
-	struct metric_label l[4 + MAX_FILE_LABELS];
-	bool full = target_histograms;
-	size_t nl = 3;
 	int r = 0;
 
-	l[0] = (struct metric_label){"device", pe->device};
-	l[1] = (struct metric_label){"port", pe->port_str};
-	l[2] = (struct metric_label){"target", pe->loopback ? "loopback" : pe->target};
-	for (size_t i = 0; i < pe->n_file_labels; i++)
-		l[nl++] = pe->file_labels[i];
 	if (full) {
 		ADD(metric_sink_add_histogram_from(sink, "rdma_probe_rtt_seconds", RTT_HELP, l, nl,
 						   &pe->rtt));
 		ADD(metric_sink_add_histogram_from(sink, "rdma_probe_network_rtt_seconds",
 						   NET_RTT_HELP, l, nl, &pe->net_rtt));
-	} else {
-		/* the protobuf exposition keeps both distributions in full */
-		ADD(metric_sink_add_histogram_native_from(sink, "rdma_probe_rtt_seconds", RTT_HELP,
-							  l, nl, &pe->rtt));
-		ADD(metric_sink_add_histogram_proto_from(sink, "rdma_probe_network_rtt_seconds",
-							 NET_RTT_HELP, l, nl, &pe->net_rtt));
+		return r;
 	}
-	if (full)
-		ADD(metric_sink_add_double(
-			sink, "rdma_probe_responder_turnaround_seconds_total",
-			"Sum of the responders' turnarounds (receive to send, on the responder's "
-			"clock) of the replies in rdma_probe_rtt_seconds; mean host delay is its "
-			"rate over rdma_probe_rtt_seconds_count's. Only with "
-			"--collector.probe.target-histograms.",
-			METRIC_COUNTER, l, nl, pe->turnaround_sum));
-	for (int i = 0; i < 2 && r == 0 && full; i++) {
+	/* the protobuf exposition keeps both distributions in full */
+	metric_sink_proto_only(sink, !detail);
+	ADD(metric_sink_add_histogram_native_from(sink, "rdma_probe_rtt_seconds", RTT_HELP, l, nl,
+						  &pe->rtt));
+	metric_sink_proto_only(sink, false);
+	ADD(metric_sink_add_histogram_proto_from(sink, "rdma_probe_network_rtt_seconds",
+						 NET_RTT_HELP, l, nl, &pe->net_rtt));
+	return r;
+}
+
+/* With --collector.probe.target-histograms: the responders' turnarounds. l has
+ * room for one label more than nl. */
+static int emit_peer_turnarounds(struct metric_sink *sink, const struct peer *pe,
+				 struct metric_label *l, size_t nl)
+{
+	int r = 0;
+
+	ADD(metric_sink_add_double(
+		sink, "rdma_probe_responder_turnaround_seconds_total",
+		"Sum of the responders' turnarounds (receive to send, on the responder's "
+		"clock) of the replies in rdma_probe_rtt_seconds; mean host delay is its "
+		"rate over rdma_probe_replies_total's. Only with "
+		"--collector.probe.target-histograms.",
+		METRIC_COUNTER, l, nl, pe->turnaround_sum));
+	for (int i = 0; i < 2 && r == 0; i++) {
 		l[nl] = (struct metric_label){"source", i ? "hardware" : "software"};
 		ADD(metric_sink_add_u64(
 			sink, "rdma_probe_responder_turnarounds_total",
@@ -109,13 +102,57 @@ static int emit_peer(struct metric_sink *sink, const struct peer *pe, bool targe
 			"Only with --collector.probe.target-histograms.",
 			METRIC_COUNTER, l, nl + 1, pe->turnarounds[i]));
 	}
+	return r;
+}
+
+/*
+ * One target's series (the loopback's too). Issue 40's budget (1,500 series
+ * for a node of 8 ports with 64 peers, the netlink collector counted) keeps
+ * in the text exposition at default flags only what the shipped rules and
+ * dashboards read: sent, replies, the sum of the RTTs of those replies (the
+ * mean RTT is the rate of one over the other's),
+ * rdma_probe_errors_total{reason="resolve"} of a remote target from 0 and
+ * the other reasons once they occurred: 4 series a remote target, 3 for the
+ * loopback. The rest of the default set (rdma_probe_rtt_seconds as +Inf
+ * bucket, _sum and _count, and the timeouts, which sent less replies tells)
+ * is in the protobuf exposition only, and back in the text with
+ * --collector.probe.target-detail (8 a target). With
+ * --collector.probe.target-histograms a target gets them all: the classic
+ * buckets of both RTT histograms, the last RTT, the turnarounds, every error
+ * reason (53 series). The native network RTT histogram is protobuf-only
+ * unless that flag (no text series).
+ */
+static int emit_peer(struct metric_sink *sink, const struct peer *pe, bool full, bool detail)
+{
+	struct metric_label l[4 + MAX_FILE_LABELS];
+	size_t nl = 3;
+	int r = 0;
+
+	l[0] = (struct metric_label){"device", pe->device};
+	l[1] = (struct metric_label){"port", pe->port_str};
+	l[2] = (struct metric_label){"target", pe->loopback ? "loopback" : pe->target};
+	for (size_t i = 0; i < pe->n_file_labels; i++)
+		l[nl++] = pe->file_labels[i];
+	r = emit_peer_histograms(sink, pe, l, nl, full, detail);
+	ADD(metric_sink_add_double(
+		sink, "rdma_probe_round_trip_seconds_total",
+		"Sum of the round-trip times of the replies in rdma_probe_replies_total (as "
+		"rdma_probe_rtt_seconds_sum): the mean RTT is its rate over "
+		"rdma_probe_replies_total's.",
+		METRIC_COUNTER, l, nl, pe->rtt.sum));
+	if (full && r == 0)
+		r = emit_peer_turnarounds(sink, pe, l, nl);
 	ADD(metric_sink_add_u64(sink, "rdma_probe_sent_total", "Probe messages sent.",
 				METRIC_COUNTER, l, nl, pe->sent));
 	ADD(metric_sink_add_u64(sink, "rdma_probe_replies_total", "Probe replies received in time.",
 				METRIC_COUNTER, l, nl, pe->replies));
-	ADD(metric_sink_add_u64(sink, "rdma_probe_timeouts_total",
-				"Probes without a reply within --collector.probe.timeout.",
-				METRIC_COUNTER, l, nl, pe->timeouts));
+	metric_sink_proto_only(sink, !detail);
+	ADD(metric_sink_add_u64(
+		sink, "rdma_probe_timeouts_total",
+		"Probes without a reply within --collector.probe.timeout. In the text "
+		"exposition only with --collector.probe.target-detail.",
+		METRIC_COUNTER, l, nl, pe->timeouts));
+	metric_sink_proto_only(sink, false);
 	for (int i = 0; i < R_REASONS && r == 0; i++) {
 		/* resolve from the start for a remote target: a series that
 		 * appears at 1 hides its first increase from rate(), and a
@@ -140,7 +177,13 @@ static int emit_peer(struct metric_sink *sink, const struct peer *pe, bool targe
 	return r;
 }
 
-static int emit_slot(struct metric_sink *sink, const struct slot *s)
+/*
+ * A port's series. The network RTT histogram (which the node dashboard draws,
+ * saying so) and the wake-up requests are in the text exposition only with
+ * --collector.probe.target-detail (protobuf always): no shipped rule reads
+ * them, and the histogram is 20 series a port (issue 40).
+ */
+static int emit_slot(struct metric_sink *sink, const struct slot *s, bool detail)
 {
 	int r = 0;
 
@@ -157,19 +200,23 @@ static int emit_slot(struct metric_sink *sink, const struct slot *s)
 		"(loopback excluded; the targets of rdma_probe_rtt_seconds together, including "
 		"those that have left the sample).",
 		METRIC_LABELS({"device", s->device}, {"port", s->port_str}), &s->port_rtt));
+	metric_sink_proto_only(sink, !detail);
 	ADD(metric_sink_add_histogram_from(
 		sink, "rdma_probe_port_network_rtt_seconds",
 		"The network's part of rdma_probe_port_rtt_seconds (each round trip less its "
-		"responder's turnaround), over the port's remote targets.",
+		"responder's turnaround), over the port's remote targets. In the text exposition "
+		"only with --collector.probe.target-detail.",
 		METRIC_LABELS({"device", s->device}, {"port", s->port_str}), &s->port_net_rtt));
 	ADD(metric_sink_add_u64(
 		sink, "rdma_probe_wakeup_requests_total",
 		"Wake-up requests the port sent just before each probe (a remote target's "
 		"responder then polls when the probe arrives; loopback's warm this host's send "
 		"path); not in rdma_probe_sent_total, their replies not measured (none with "
-		"--collector.probe.spin-max=0).",
+		"--collector.probe.spin-max=0). In the text exposition only with "
+		"--collector.probe.target-detail.",
 		METRIC_COUNTER, METRIC_LABELS({"device", s->device}, {"port", s->port_str}),
 		s->wakeups_sent));
+	metric_sink_proto_only(sink, false);
 	ADD(metric_sink_add_u64(sink, "rdma_probe_responder_requests_total",
 				"Probe requests the port's responder answered.", METRIC_COUNTER,
 				METRIC_LABELS({"device", s->device}, {"port", s->port_str}),
@@ -197,6 +244,7 @@ int probe_collect(void *state, struct metric_sink *sink, struct collector_stats 
 	struct probe_state *st = state;
 	const char *seen[MAX_SLOTS];
 	size_t n_seen = 0;
+	bool detail = st->target_detail || st->target_histograms;
 	int r = 0;
 
 	pthread_mutex_lock(&st->lock);
@@ -206,9 +254,9 @@ int probe_collect(void *state, struct metric_sink *sink, struct collector_stats 
 
 		if (!s->used)
 			continue;
-		r = emit_peer(sink, &st->peers[s->loop], st->target_histograms);
+		r = emit_peer(sink, &st->peers[s->loop], st->target_histograms, detail);
 		if (r == 0)
-			r = emit_slot(sink, s);
+			r = emit_slot(sink, s, detail);
 		for (size_t j = 0; j < n_seen; j++)
 			dup |= strcmp(seen[j], s->device) == 0;
 		if (!dup)
@@ -216,7 +264,7 @@ int probe_collect(void *state, struct metric_sink *sink, struct collector_stats 
 	}
 	for (size_t i = 0; i < st->n_peers && r == 0; i++)
 		if (st->peers[i].used && !st->peers[i].loopback)
-			r = emit_peer(sink, &st->peers[i], st->target_histograms);
+			r = emit_peer(sink, &st->peers[i], st->target_histograms, detail);
 	if (st->targets_path || st->dns_spec) {
 		ADD(metric_sink_add_u64(
 			sink, "rdma_probe_targets",

@@ -192,6 +192,7 @@ struct probe_state {
 	uint64_t spin_until_ns; /* the responder polls until then (its last wake-ups) */
 	uint64_t spin_max_ns;	/* --collector.probe.spin-max; 0: never spin after a probe */
 	bool target_histograms; /* --collector.probe.target-histograms */
+	bool target_detail;	/* --collector.probe.target-detail */
 	bool loopback_thread;	/* --collector.probe.loopback-thread (probe_loop.h) */
 	unsigned warmups;	/* --collector.probe.warmups: wake-ups before each probe */
 };

@@ -550,6 +550,27 @@ static int check_text_flag(const struct collector_flag *cf, const char *name, si
 	return 0;
 }
 
+/* An ENUM flag's word as its index in cf->values: 0 or -EINVAL, with the words
+ * it takes in err. */
+static int parse_enum_flag(const struct collector_flag *cf, const char *name, size_t nlen,
+			   const char *v, uint64_t *x, char *err, size_t errlen)
+{
+	char words[160] = "";
+	size_t used = 0;
+
+	for (uint64_t i = 0; cf->values[i]; i++) {
+		if (strcmp(cf->values[i], v) == 0) {
+			*x = i;
+			return 0;
+		}
+		if (used < sizeof(words))
+			used += (size_t)snprintf(words + used, sizeof(words) - used, "%s%s",
+						 i ? ", " : "", cf->values[i]);
+	}
+	return parse_fail(err, errlen, "--%.*s: \"%s\" is not one of %s", (int)nlen, name, v,
+			  words);
+}
+
 static int apply_collector_flag(struct exporter_config *cfg,
 				const struct config_collector *collectors, unsigned n,
 				const char *name, size_t nlen, bool negated, bool has_eq,
@@ -597,7 +618,10 @@ static int apply_collector_flag(struct exporter_config *cfg,
 				*used = !has_eq;
 				return 1;
 			}
-			if (cf->kind == COLLECTOR_FLAG_UINT) {
+			if (cf->kind == COLLECTOR_FLAG_ENUM) {
+				if (parse_enum_flag(cf, name, nlen, v, &x, err, errlen) < 0)
+					return -EINVAL;
+			} else if (cf->kind == COLLECTOR_FLAG_UINT) {
 				if (parse_u64_dec(v, strlen(v), &x) < 0 || x < cf->min ||
 				    x > cf->max)
 					return parse_fail(
@@ -638,10 +662,18 @@ static int check_collector_table(const struct config_collector *collectors, unsi
 {
 	if (n > CONFIG_MAX_COLLECTORS)
 		return parse_fail(err, errlen, "internal error: too many collectors");
-	for (unsigned j = 0; j < n; j++)
+	for (unsigned j = 0; j < n; j++) {
 		if (collectors[j].n_flags > CONFIG_MAX_COLLECTOR_FLAGS)
 			return parse_fail(err, errlen, "internal error: too many flags for %s",
 					  collectors[j].name);
+		for (unsigned f = 0; f < collectors[j].n_flags; f++)
+			if (collectors[j].flags[f].kind == COLLECTOR_FLAG_ENUM &&
+			    !collectors[j].flags[f].values)
+				return parse_fail(err, errlen,
+						  "internal error: --collector.%s.%s "
+						  "has no values",
+						  collectors[j].name, collectors[j].flags[f].name);
+	}
 	return 0;
 }
 
@@ -934,6 +966,16 @@ static void print_flag(FILE *out, const char *flag, const char *help, enum colle
 	print_entry(out, lead, text);
 }
 
+/* --collector.C.F=a|b|c: an ENUM flag with its words. */
+static void enum_metavar(char *flag, size_t size, const char *collector,
+			 const struct collector_flag *cf)
+{
+	size_t n = (size_t)snprintf(flag, size, "--collector.%s.%s=", collector, cf->name);
+
+	for (size_t i = 0; cf->values[i] && n < size; i++)
+		n += (size_t)snprintf(flag + n, size - n, "%s%s", i ? "|" : "", cf->values[i]);
+}
+
 static void print_collector(FILE *out, const struct config_collector *c)
 {
 	char flag[128], help[512];
@@ -948,6 +990,8 @@ static void print_collector(FILE *out, const struct config_collector *c)
 
 		if (k == COLLECTOR_FLAG_BOOL)
 			snprintf(flag, sizeof(flag), "--[no-]collector.%s.%s", c->name, cf->name);
+		else if (k == COLLECTOR_FLAG_ENUM)
+			enum_metavar(flag, sizeof(flag), c->name, cf);
 		else
 			snprintf(flag, sizeof(flag), "--collector.%s.%s=%s", c->name, cf->name,
 				 k == COLLECTOR_FLAG_UINT    ? "N"

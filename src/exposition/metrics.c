@@ -43,7 +43,7 @@ struct sample {
 	uint64_t hash;
 	uint32_t labels_len; /* strlen(labels), for rendering */
 	bool is_u64;
-	bool proto_only; /* metric_sink_add_histogram_proto_from() */
+	bool proto_only; /* metric_sink_add_histogram_proto_from(), metric_sink_proto_only() */
 	union {
 		uint64_t u;
 		double d;
@@ -70,6 +70,7 @@ struct metric_sink {
 	size_t smp_cap, smp_len;
 	struct buf scratch;
 	uint64_t errors;
+	bool proto_only; /* metric_sink_proto_only(): what is added now is not in the text */
 };
 
 static void *arena_alloc(struct metric_sink *s, size_t n)
@@ -564,7 +565,7 @@ static int add_sample_rendered(struct metric_sink *s, const char *family, const 
 	smp->hash = h;
 	smp->labels_len = (uint32_t)len;
 	smp->is_u64 = is_u64;
-	smp->proto_only = hist && hist->proto_only;
+	smp->proto_only = s->proto_only || (hist && hist->proto_only);
 	if (hist) {
 		smp->v.h = copy_hist(s, f, hist);
 		if (!smp->v.h) {
@@ -820,6 +821,11 @@ int metric_sink_add_histogram_proto_from(struct metric_sink *s, const char *fami
 					 size_t n_labels, const struct histogram *h)
 {
 	return add_histogram_from(s, family, help, labels, n_labels, h, false, true);
+}
+
+void metric_sink_proto_only(struct metric_sink *s, bool on)
+{
+	s->proto_only = on;
 }
 
 /* Whether the text exposition has a sample of f. */

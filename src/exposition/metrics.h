@@ -139,6 +139,17 @@ int metric_sink_add_histogram_proto_from(struct metric_sink *s, const char *fami
 					 size_t n_labels, const struct histogram *h);
 
 /*
+ * While on, every sample added (of any kind, a histogram with its classic
+ * buckets included) is for the protobuf exposition only, as those of
+ * metric_sink_add_histogram_proto_from(): the text exposition, where each
+ * bucket and each label set is a series of its own for a Prometheus without
+ * native histograms, leaves them out (a family of only such samples has no
+ * HELP or TYPE line there). For detail that a collector's flag brings back
+ * to the text (issue 40's series budget). Off when the sink is made.
+ */
+void metric_sink_proto_only(struct metric_sink *s, bool on);
+
+/*
  * Whether a sample of that family with that label set was added already; for
  * collectors that can see one value two ways and must export it once. Counts
  * no error.

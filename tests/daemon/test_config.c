@@ -44,6 +44,11 @@ static const struct collector_flag probe_flags[] = {
 	 .kind = COLLECTOR_FLAG_TEXT,
 	 .check = check_no_colon,
 	 .metavar = "ADDR"},
+	{.name = "states",
+	 .help = "which states",
+	 .kind = COLLECTOR_FLAG_ENUM,
+	 .def = 0,
+	 .values = (const char *const[]){"active", "all", NULL}},
 };
 
 static const struct config_collector collectors[] = {
@@ -52,7 +57,7 @@ static const struct config_collector collectors[] = {
 	 .help = "latency probes",
 	 .default_enabled = false,
 	 .flags = probe_flags,
-	 .n_flags = 6},
+	 .n_flags = 7},
 };
 
 static char err[256];
@@ -441,6 +446,27 @@ static void test_text_flags(void **state)
 	expect_error(PARSE(&cfg, "--collector.probe.listen"), "needs a value");
 }
 
+/* Enum flags: one of their words, stored as its index; anything else is
+ * refused with the words it takes. */
+static void test_enum_flags(void **state)
+{
+	struct exporter_config cfg;
+
+	assert_int_equal(PARSE(&cfg, "--collector.probe"), 0);
+	assert_int_equal(cfg.collector_flags[1][6], 0);
+	assert_int_equal(PARSE(&cfg, "--collector.probe.states=all"), 0);
+	assert_int_equal(cfg.collector_flags[1][6], 1);
+	assert_null(cfg.collector_flag_strs[1][6]);
+	assert_int_equal(PARSE(&cfg, "--collector.probe.states", "active"), 0);
+	assert_int_equal(cfg.collector_flags[1][6], 0);
+	expect_error(PARSE(&cfg, "--collector.probe.states=some"),
+		     "--collector.probe.states: \"some\" is not one of active, all");
+	expect_error(PARSE(&cfg, "--collector.probe.states=ALL"), "is not one of active, all");
+	expect_error(PARSE(&cfg, "--collector.probe.states="), "is not one of");
+	expect_error(PARSE(&cfg, "--collector.probe.states"), "needs a value");
+	expect_error(PARSE(&cfg, "--no-collector.probe.states"), "unknown");
+}
+
 /* --help: lines of at most 80 columns, ranges of numbers and durations, long
  * flags on a line of their own, long words cut rather than overflowing. */
 static void test_usage_layout(void **state)
@@ -470,6 +496,8 @@ static void test_usage_layout(void **state)
 	assert_non_null(strstr(text, "      --log.format=FORMAT          logfmt, or json"));
 	assert_non_null(strstr(text, "      --collector.sysfs            sysfs counters. Default: "
 				     "enabled.\n"));
+	assert_non_null(strstr(text, "      --collector.probe.states=active|all\n"
+				     "                                   which states\n"));
 	free(text);
 }
 
@@ -486,6 +514,7 @@ int main(void)
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_collector_flags),
 		cmocka_unit_test(test_text_flags),
+		cmocka_unit_test(test_enum_flags),
 		cmocka_unit_test(test_collector_flag_values),
 	};
 

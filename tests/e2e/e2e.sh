@@ -254,6 +254,9 @@ check "--help exits 0 and lists collectors" bash -c "'$BIN' --help | grep -q -- 
 check "--help lists the netlink collector's flags" bash -c "'$BIN' --help | grep -q -- '--collector.netlink.top-processes=N'"
 check "bad top-processes: exit 2" flag_error "whole number from 0 to 1000" --collector.netlink.top-processes=many
 check "bad netlink timeout: exit 2" flag_error "not a duration" --collector.netlink.timeout=5
+check "--help lists --collector.netlink.qp-states" bash -c "'$BIN' --help | grep -q -- '--collector.netlink.qp-states=active|all'"
+check "bad qp-states: exit 2" flag_error '--collector.netlink.qp-states: "some" is not one of active, all' --collector.netlink.qp-states=some
+check "--help lists --collector.probe.target-detail" bash -c "'$BIN' --help | grep -q -- '--\[no-\]collector.probe.target-detail'"
 check "--help lists the probe collector's flags" bash -c "'$BIN' --help | grep -q -- '--collector.probe.interval=D'"
 check "bad probe count: exit 2" flag_error "whole number from 1 to 1000" --collector.probe.count=0
 check "--help lists --collector.probe.sample-rotation" bash -c "'$BIN' --help | grep -q -- '--collector.probe.sample-rotation=D'"

@@ -826,6 +826,46 @@ static void test_histogram_native_and_proto_only(void **state)
 	histogram_free(&h);
 }
 
+/* Everything added while the sink is in protobuf-only mode (a counter, a
+ * histogram with its classic buckets) is left out of the text and kept for
+ * the protobuf writer, classic bounds included; samples added after it is
+ * off again are in both, in the same family. */
+static void test_proto_only_mode(void **state)
+{
+	static const double bounds[] = {1, 2};
+	struct metric_sink *s = metric_sink_new();
+	struct proto_seen n = {0};
+	struct histogram h;
+	char *out;
+
+	assert_int_equal(histogram_init(&h, bounds, 2), 0);
+	assert_int_equal(histogram_observe(&h, 1.5), 0);
+	metric_sink_proto_only(s, true);
+	assert_int_equal(metric_sink_add_u64(s, "c_total", "h", METRIC_COUNTER,
+					     METRIC_LABELS({"t", "x"}), 3),
+			 0);
+	assert_int_equal(metric_sink_add_histogram_from(s, "hist", "h", METRIC_NO_LABELS, &h), 0);
+	metric_sink_proto_only(s, false);
+	assert_int_equal(metric_sink_add_u64(s, "c_total", "h", METRIC_COUNTER,
+					     METRIC_LABELS({"t", "y"}), 4),
+			 0);
+	/* a label set is one whichever exposition it is for */
+	assert_int_equal(metric_sink_add_u64(s, "c_total", "h", METRIC_COUNTER,
+					     METRIC_LABELS({"t", "x"}), 5),
+			 -EEXIST);
+	out = render(s);
+	assert_string_equal(out, "# HELP c_total h\n"
+				 "# TYPE c_total counter\n"
+				 "c_total{t=\"y\"} 4\n");
+	free(out);
+	assert_int_equal(metric_sink_visit(s, count_views, &n), 0);
+	assert_int_equal(n.samples, 3);
+	assert_int_equal(n.proto_only, 2);
+	assert_int_equal(n.bounds, 2);
+	metric_sink_free(s);
+	histogram_free(&h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -848,6 +888,7 @@ int main(void)
 		cmocka_unit_test(test_histogram_rtt_bounds),
 		cmocka_unit_test(test_histogram_promtool),
 		cmocka_unit_test(test_histogram_native_and_proto_only),
+		cmocka_unit_test(test_proto_only_mode),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

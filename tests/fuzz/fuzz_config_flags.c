@@ -38,6 +38,8 @@ static const struct collector_flag probe_flags[] = {
 	{.name = "responder", .help = "h", .kind = COLLECTOR_FLAG_BOOL, .def = 1},
 };
 
+static const char *const qp_states[] = {"active", "all", NULL};
+
 static const struct collector_flag netlink_flags[] = {
 	{.name = "top-processes",
 	 .help = "h",
@@ -46,6 +48,7 @@ static const struct collector_flag netlink_flags[] = {
 	 .min = 0,
 	 .max = 1000},
 	{.name = "stat-include", .help = "h", .kind = COLLECTOR_FLAG_REGEX},
+	{.name = "qp-states", .help = "h", .kind = COLLECTOR_FLAG_ENUM, .values = qp_states},
 };
 
 static const struct config_collector collectors[] = {
@@ -111,6 +114,15 @@ static void check_config(const struct exporter_config *cfg, const char *buf, siz
 				FUZZ_CHECK(v <= 1);
 				FUZZ_CHECK(!s);
 				break;
+			case COLLECTOR_FLAG_ENUM: {
+				uint64_t nv = 0;
+
+				while (cf->values[nv])
+					nv++;
+				FUZZ_CHECK(v < nv);
+				FUZZ_CHECK(!s);
+				break;
+			}
 			case COLLECTOR_FLAG_PATH:
 				FUZZ_CHECK(!s || (s[0] && in_args(s, buf, size)));
 				break;

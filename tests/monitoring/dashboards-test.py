@@ -133,7 +133,7 @@ for fam in ("rdma_qps", "rdma_resources", "rdma_port:errors:rate5m", "rdma_port:
     t(find("rdma-node.json", lambda p: fam in exprs(p)), f"node: a panel on {fam}")
 # the mean RTT per pair from the raw per-target sum and count (no recording rule
 # reads per-pair histograms: issue 31), the loss from its recording rule
-for rr, col in (("rate(rdma_probe_rtt_seconds_sum", "target"), ("rdma_probe:loss:ratio_rate5m", "target")):
+for rr, col in (("rate(rdma_probe_round_trip_seconds_total", "target"), ("rdma_probe:loss:ratio_rate5m", "target")):
     t(find("rdma-pingmesh.json", lambda p: rr in exprs(p) and p["type"] == "table" and any(
         tr["id"] == "groupingToMatrix" and tr["options"]["rowField"] == "instance"
         and tr["options"]["columnField"] == col for tr in p.get("transformations", []))),

@@ -9,7 +9,11 @@
  * Asserts on the rendered exposition text and on what was asked of the
  * fakes. With NETLINK_SERIES_OUT=FILE set, the node-shape case (8 mlx5
  * devices of one port, InfiniBand, then RoCE) writes its text exposition to
- * FILE.ib and FILE.roce, for tests/bench/series-per-node.sh.
+ * FILE.ib and FILE.roce, for tests/bench/series-per-node.sh, and the
+ * InfiniBand one with --collector.netlink.qp-states=all and
+ * --collector.netlink.top-processes=10 to FILE.ib.flags, for
+ * tests/monitoring/gated-check.py to tell the families and rows those flags
+ * bring.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -676,9 +680,12 @@ struct opts {
 	bool sysfs_enabled;
 	bool attribution;
 	unsigned top_wl;
+	enum netlink_qp_states qp_states;
 	const char *proc_root; /* NULL: /nonexistent */
 };
 
+/* top 10 processes (the collector's default is 0) to see their rows; the
+ * states holding a QP and ERR in rdma_qps, the collector's default */
 static const struct opts defaults = {
 	.top = 10,
 	/* the fakes answer at once: a budget that a loaded machine under
@@ -722,6 +729,7 @@ static void run_start(struct run *r, struct world *w, const struct opts *o)
 	r->flags[NETLINK_FLAG_TIMEOUT] = o->timeout_ms;
 	r->flags[NETLINK_FLAG_ATTRIBUTION] = o->attribution;
 	r->flags[NETLINK_FLAG_TOP_WORKLOADS] = o->top_wl;
+	r->flags[NETLINK_FLAG_QP_STATES] = o->qp_states;
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.sysfs_fd = o->sysfs_fd;
 	ctx.filter = r->filter;
@@ -790,14 +798,33 @@ static unsigned count_lines(const char *text, const char *prefix, const char *ne
 static const char *const state_names[NL_QP_STATES] = {"RESET", "INIT", "RTR", "RTS",
 						      "SQD",   "SQE",  "ERR"};
 
-/* Every state of (device, port, type) is a line; the given ones have their value. */
-static void assert_qps(const char *text, const char *dev, const char *port, const char *type,
-		       const uint64_t n[NL_QP_STATES])
+/* The rdma_qps rows of (device, port, type) at --collector.netlink.qp-states=all:
+ * every state is a line with its value. */
+static void assert_qps_all(const char *text, const char *dev, const char *port, const char *type,
+			   const uint64_t n[NL_QP_STATES])
 {
 	for (int s = 0; s < NL_QP_STATES; s++)
 		assert_line(text,
 			    "rdma_qps{device=\"%s\",port=\"%s\",type=\"%s\",state=\"%s\"} %llu",
 			    dev, port, type, state_names[s], (unsigned long long)n[s]);
+}
+
+/* At the default qp-states=active (issue 40): the states that hold a QP have
+ * their line, ERR has one whatever its value, the other states none. */
+static void assert_qps(const char *text, const char *dev, const char *port, const char *type,
+		       const uint64_t n[NL_QP_STATES])
+{
+	for (int s = 0; s < NL_QP_STATES; s++) {
+		char line[160];
+
+		snprintf(line, sizeof(line),
+			 "\nrdma_qps{device=\"%s\",port=\"%s\",type=\"%s\",state=\"%s\"} ", dev,
+			 port, type, state_names[s]);
+		if (n[s] || s == NL_QP_STATE_ERR)
+			assert_line(text, "%s%llu", line + 1, (unsigned long long)n[s]);
+		else if (strstr(text, line))
+			fail_msg("a zero row of a state that holds no QP: %s", line + 1);
+	}
 }
 
 static const char *const rxe_counters[] = {
@@ -856,7 +883,8 @@ static void assert_busy_qps(const char *text)
 
 	assert_qps(text, "rxe0", "1", "RC", rc);
 	assert_qps(text, "rxe0", "1", "GSI", gsi);
-	assert_int_equal(count_lines(text, "rdma_qps{", "device=\"rxe0\""), 2 * NL_QP_STATES);
+	/* RC: RTR, RTS, ERR; GSI: RTS, ERR */
+	assert_int_equal(count_lines(text, "rdma_qps{", "device=\"rxe0\""), 5);
 }
 
 static void assert_error_counts(const char *text, uint64_t timeout, uint64_t interrupted,
@@ -898,7 +926,7 @@ static void assert_busy_resources(const char *text)
 /* rxe-busy: QPs, CQs, MRs, CM IDs and SRQs */
 static void assert_busy_objects(const char *text)
 {
-	/* QPs: every state for each (port, type) seen */
+	/* QPs: the states holding one and ERR, for each (port, type) seen */
 	assert_line(text, "rdma_qps{device=\"rxe0\",port=\"1\",type=\"RC\",state=\"RTR\"} 64");
 	assert_busy_qps(text);
 	assert_line(text, "rdma_cqs{device=\"rxe0\"} 9");
@@ -979,6 +1007,46 @@ static void assert_busy_requests(const struct world *w)
 		assert_true(i == 0 || q->seq != last_seq);
 		last_seq = q->seq;
 	}
+}
+
+/* --collector.netlink.qp-states=all: every state of each (port, type) seen,
+ * 0 included, as before issue 40; the flag table refuses other words
+ * (src/daemon/config.c: exit 2 at start). */
+static void test_qp_states_all(void **state)
+{
+	struct world *w = world_new("rxe-busy");
+	const struct collector_flag *f = &netlink_collector_ops.flags[NETLINK_FLAG_QP_STATES];
+	const uint64_t rc[NL_QP_STATES] = {0, 0, 64, 68, 0, 0, 0};
+	const uint64_t gsi[NL_QP_STATES] = {0, 0, 0, 1, 0, 0, 0};
+	struct opts o = defaults;
+	struct run r;
+
+	assert_int_equal(f->kind, COLLECTOR_FLAG_ENUM);
+	assert_string_equal(f->name, "qp-states");
+	assert_string_equal(f->values[f->def], "active");
+	assert_string_equal(f->values[NETLINK_QP_STATES_ALL], "all");
+	assert_null(f->values[2]);
+	o.qp_states = NETLINK_QP_STATES_ALL;
+	run_start(&r, w, &o);
+	run_ok(&r);
+	assert_qps_all(r.text, "rxe0", "1", "RC", rc);
+	assert_qps_all(r.text, "rxe0", "1", "GSI", gsi);
+	assert_int_equal(count_lines(r.text, "rdma_qps{", NULL), 2 * NL_QP_STATES);
+	run_stop(&r);
+	world_free(w);
+	(void)state;
+}
+
+/* The collector's defaults: no per-process rows (issue 40), per-workload on. */
+static void test_flag_defaults(void **state)
+{
+	const struct collector_flag *f = netlink_collector_ops.flags;
+
+	assert_int_equal(f[NETLINK_FLAG_TOP_PROCESSES].def, 0);
+	assert_int_equal(f[NETLINK_FLAG_TOP_WORKLOADS].def, 10);
+	assert_int_equal(f[NETLINK_FLAG_ATTRIBUTION].def, 1);
+	assert_int_equal(f[NETLINK_FLAG_QP_STATES].def, NETLINK_QP_STATES_ACTIVE);
+	(void)state;
 }
 
 static void test_busy(void **state)
@@ -1694,7 +1762,7 @@ static void test_timeout(void **state)
 	assert_int_equal(w->opens, 2);
 	assert_int_equal(r.stats.read_errors, 0);
 	assert_line(r.text, "rdma_qps{device=\"rxe0\",port=\"1\",type=\"RC\",state=\"RTS\"} 2");
-	assert_line(r.text, "rdma_qps{device=\"rxe0\",port=\"1\",type=\"RC\",state=\"RTR\"} 0");
+	assert_no_line(r.text, "rdma_qps{device=\"rxe0\",port=\"1\",type=\"RC\",state=\"RTR\"} 0");
 	assert_qps(r.text, "rxe1", "1", "RC", rxe1);
 	assert_error_counts(r.text, 2, 0, 0, 0);
 	run_stop(&r);
@@ -1756,7 +1824,8 @@ static void test_malformed_qp_entry(void **state)
 	assert_error_counts(r.text, 0, 0, 1, 0);
 	assert_line(r.text, "rdma_qps{device=\"rxe0\",port=\"1\",type=\"RC\",state=\"RTS\"} 2");
 	assert_line(r.text, "rdma_qps{device=\"rxe0\",port=\"1\",type=\"UD\",state=\"RTS\"} 1");
-	assert_int_equal(count_lines(r.text, "rdma_qps{", NULL), 2 * NL_QP_STATES);
+	/* RTS and ERR of each */
+	assert_int_equal(count_lines(r.text, "rdma_qps{", NULL), 2 * 2);
 	assert_line(r.text, "rdma_process_qps{device=\"rxe0\",comm=\"ib_send_bw\"} 2");
 	/* the other dumps of the device were not affected */
 	assert_line(r.text, "rdma_cq_entries{device=\"rxe0\"} 133239");
@@ -2064,24 +2133,49 @@ static void test_device_recreated(void **state)
 	world_free(w);
 }
 
-/* Series of one node device by family at default flags (top 10 processes,
- * attribution on, top 10 workloads), for an InfiniBand and a RoCE port. */
+/* Series of one node device by family at default flags (no process rows,
+ * attribution on, top 10 workloads, the QP states that hold one and ERR), for
+ * an InfiniBand and a RoCE port. */
 static const struct {
 	const char *family;
 	unsigned ib, roce;
 } node_dev_series[] = {
 	{"rdma_resources", 7, 7}, /* the kernel's summary: pd cq qp cm_id mr ctx srq */
 	{"rdma_pds", 1, 1},	     {"rdma_resource_limit", 5, 5}, /* qp cq mr pd srq */
-	{"rdma_qps", 28, 14}, /* 7 states of SMI GSI UD RC, of GSI RC */
+	{"rdma_qps", 8, 4}, /* RTS and ERR of SMI GSI UD RC, of GSI RC */
 	{"rdma_cqs", 1, 1},	     {"rdma_cq_entries", 1, 1},
 	{"rdma_mrs", 1, 1},	     {"rdma_mr_registered_bytes", 1, 1},
 	{"rdma_cm_ids", 0, 0},	     {"rdma_srqs", 1, 1},
-	{"rdma_process_qps", 3, 2}, /* python3, ib_core, ib_ipoib on IB */
-	{"rdma_process_mrs", 3, 2},  {"rdma_process_mr_registered_bytes", 3, 2},
+	{"rdma_process_qps", 0, 0}, /* top-processes 0 */
+	{"rdma_process_mrs", 0, 0},  {"rdma_process_mr_registered_bytes", 0, 0},
 	{"rdma_workload_qps", 2, 2}, /* the Slurm job, and the kernel's (no identity) */
 	{"rdma_workload_mrs", 2, 2}, {"rdma_workload_mr_registered_bytes", 2, 2},
 	{"rdma_workload_cqs", 2, 2}, {"rdma_workload_pds", 2, 2},
 };
+
+/* The node shape again with the flags that bring rows back: every QP state,
+ * 10 processes; the InfiniBand one written to NETLINK_SERIES_OUT.ib.flags. */
+static void node_shape_with_flags(struct world *w, struct opts *o, int shape, const char *path)
+{
+	struct run r;
+
+	o->qp_states = NETLINK_QP_STATES_ALL;
+	o->top = 10;
+	run_start(&r, w, o);
+	run_ok(&r);
+	run_ok(&r);
+	assert_int_equal(count_lines(r.text, "rdma_qps{", "device=\"mlx5_0\""),
+			 (shape == NODE_IB ? 4 : 2) * NL_QP_STATES);
+	assert_line(r.text,
+		    "rdma_process_qps{device=\"mlx5_0\",comm=\"python3\",slurm_job_id=\"4242\"} %u",
+		    NODE_RC_QPS);
+	/* python3, ib_core, ib_ipoib on IB */
+	assert_int_equal(count_lines(r.text, "rdma_process_qps{", "device=\"mlx5_0\""),
+			 shape == NODE_IB ? 3 : 2);
+	if (path && shape == NODE_IB)
+		write_exposition(path, ".ib.flags", r.text);
+	run_stop(&r);
+}
 
 /* Issue 31's node shapes: 8 mlx5 devices of one port (InfiniBand for the
  * H100 node, then RoCE), each with the kernel's QPs and one NCCL rank of a
@@ -2114,8 +2208,13 @@ static void test_node_shape_series(void **state)
 				 i);
 			put_proc(root, d->pid, 70000 + i, cg);
 		}
-		o.attribution = true;
-		o.top_wl = 10;
+		/* the collector's own defaults, from its flag table */
+		o.top = (unsigned)netlink_collector_ops.flags[NETLINK_FLAG_TOP_PROCESSES].def;
+		o.attribution = netlink_collector_ops.flags[NETLINK_FLAG_ATTRIBUTION].def != 0;
+		o.top_wl = (unsigned)netlink_collector_ops.flags[NETLINK_FLAG_TOP_WORKLOADS].def;
+		o.qp_states =
+			(enum netlink_qp_states)netlink_collector_ops.flags[NETLINK_FLAG_QP_STATES]
+				.def;
 		o.sysfs_enabled = true;
 		o.proc_root = root;
 		run_start(&r, w, &o);
@@ -2146,11 +2245,8 @@ static void test_node_shape_series(void **state)
 			/* nothing else of this device: no netlink-only counter */
 			assert_int_equal(count_lines(r.text, "rdma_", dev), all);
 		}
-		assert_line(
-			r.text,
-			"rdma_process_qps{device=\"mlx5_0\",comm=\"python3\",slurm_job_id=\"4242\"}"
-			" %u",
-			NODE_RC_QPS);
+		assert_line(r.text,
+			    "rdma_qps{device=\"mlx5_0\",port=\"1\",type=\"RC\",state=\"ERR\"} 0");
 		assert_int_equal(count_lines(r.text, "rdma_exporter_netlink_", NULL), 7);
 		assert_int_equal(count_lines(r.text, "rdma_", NULL), 8 * per_dev + 7);
 		print_message("netlink collector, 8 %s devices: %u series (%u per device)\n",
@@ -2159,6 +2255,7 @@ static void test_node_shape_series(void **state)
 		if (path)
 			write_exposition(path, shape == NODE_IB ? ".ib" : ".roce", r.text);
 		run_stop(&r);
+		node_shape_with_flags(w, &o, shape, path);
 		assert_int_equal(nftw(root, remove_one, 16, FTW_DEPTH | FTW_PHYS), 0);
 		world_free(w);
 	}
@@ -2169,6 +2266,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_busy),
+		cmocka_unit_test(test_qp_states_all),
+		cmocka_unit_test(test_flag_defaults),
 		cmocka_unit_test(test_node_shape_series),
 		cmocka_unit_test(test_pingpong_then_busy),
 		cmocka_unit_test(test_top_processes),
