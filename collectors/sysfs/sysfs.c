@@ -251,11 +251,13 @@ struct sysfs_job {
 	bool rescan;		  /* SIGHUP: scan it again once it is not running */
 	bool blocked;		  /* this poll: its previous job still runs */
 	uint64_t unresponsive_ms; /* since when */
+	double checked_s;	  /* last scanned or re-checked, clock_mono_s() */
 };
 
 struct sysfs_state {
 	const struct device_filter *filter;
 	double rescan_interval_s;
+	double netdev_recheck_s; /* keep_device(): a fifth of it, at most SYSFS_NETDEV_RECHECK_S */
 	struct netdev_set *netdevs; /* published every poll; may be NULL */
 	unsigned fd_reserve;	    /* collector_ctx.fd_reserve */
 	uint64_t polls;
@@ -1143,13 +1145,40 @@ static void drop_gone_device(struct sysfs_state *st, size_t *j)
 	st->jobs[(*j)++] = NULL;
 }
 
-/* Whether the cached device of a job is kept as it is this poll. */
+/*
+ * Whether a port of dev runs over Ethernet (RoCE) and names no netdev yet:
+ * rxe and mlx5 fill the GID table (gid_attrs/ndevs) after the device
+ * registers, so a scan made at once finds none.
+ */
+static bool netdev_pending(const struct sysfs_device *dev)
+{
+	for (size_t i = 0; i < dev->n_ports; i++)
+		if (!dev->ports[i].n_netdevs && dev->ports[i].link_layer &&
+		    strcmp(dev->ports[i].link_layer, "Ethernet") == 0)
+			return true;
+	return false;
+}
+
+/*
+ * Whether the cached device of a job is kept as it is this poll. full: the
+ * re-check interval passed. A device still waiting for its netdevs is
+ * re-checked five times as often, at most every SYSFS_NETDEV_RECHECK_S, so
+ * that the other collectors get its netdev within a minute at the default
+ * interval, as before its default went from 1m to 5m.
+ */
 static bool keep_device(struct sysfs_state *st, struct sysfs_job *job, bool full)
 {
+	double now = clock_mono_s();
+
 	/* its read still blocks: the device is the job's until it returns */
 	if (sysfs_pool_busy(st->pool, &job->task))
 		return true;
-	return !job->rescan && !job->dev->recheck && (!full || recheck_unchanged(st, job));
+	if (job->rescan || job->dev->recheck)
+		return false;
+	if (!full && !(netdev_pending(job->dev) && now - job->checked_s >= st->netdev_recheck_s))
+		return true;
+	job->checked_s = now;
+	return recheck_unchanged(st, job);
 }
 
 /*
@@ -1192,6 +1221,7 @@ static int merge_one(struct sysfs_state *st, const char *name, bool full, size_t
 	}
 	job->dev = dev;
 	job->attach_all = true;
+	job->checked_s = clock_mono_s();
 	*out = job;
 	return 0;
 }
@@ -1572,6 +1602,9 @@ int sysfs_collector_init_with(const struct collector_ctx *ctx, const struct sysf
 	st->filter = ctx->filter;
 	set_class_dir(st, ctx->sysfs_path);
 	st->rescan_interval_s = ctx->rescan_interval_s;
+	st->netdev_recheck_s = ctx->rescan_interval_s / 5 < SYSFS_NETDEV_RECHECK_S
+				       ? ctx->rescan_interval_s / 5
+				       : SYSFS_NETDEV_RECHECK_S;
 	st->netdevs = ctx->rdma_netdevs;
 	st->fd_reserve = ctx->fd_reserve;
 	st->hwnl_path = seams->open_transport != NULL;

@@ -43,6 +43,10 @@ enum {
 /* Reader threads blocked in an unresponsive device that are replaced; past
  * that the pool shrinks (never more than readers + this many threads). */
 #define SYSFS_BLOCKED_READERS_MAX 8
+/* A device with a RoCE port that names no netdev yet is re-checked five
+ * times as often as --collector.sysfs.rescan-interval says, at most this
+ * often (sysfs.c keep_device()). */
+#define SYSFS_NETDEV_RECHECK_S 60.0
 /* Bounds of the derived device deadline. */
 #define SYSFS_DEVICE_TIMEOUT_MIN_MS 500
 #define SYSFS_DEVICE_TIMEOUT_MAX_MS 5000

@@ -25,7 +25,7 @@
 #      malloc_trim() calls and their CPU. TRIM_SHIM=never makes the shim skip
 #      every malloc_trim(): the same binary without it.
 # Per counter means per counter file of the tree (each read once a poll).
-# Full re-scans (every --collector.sysfs.rescan-interval, 1m by default,
+# Full re-scans (every --collector.sysfs.rescan-interval, 5m by default,
 # which reopen every file) are left out: the rescan interval is set to 24h.
 #
 #   tests/bench/poll-cost.sh BUILD/rdma_exporter [POLLS] [DEVICES] [PORTS]

@@ -957,6 +957,43 @@ static void test_recheck_keeps_files(void **state)
 	rm_rf(tmp);
 }
 
+/*
+ * rxe and mlx5 fill the GID table after the device registers, so a scan made
+ * at once finds a RoCE port without a netdev: that device is re-checked five
+ * times as often as the interval says (at most every minute), without a full
+ * scan, until one shows; the other devices wait for the interval.
+ */
+static void test_recheck_pending_netdev(void **state)
+{
+	static bool before[MAX_FDS], after[MAX_FDS];
+	const char *port = "devices/virtual/infiniband/rxe0/ports/1";
+	char tmp[64], rel[512];
+	unsigned n_before;
+	struct run r;
+
+	(void)state;
+	copy_fixture("rxe", tmp, sizeof(tmp));
+	for (int i = 0; i < 3; i++) {
+		snprintf(rel, sizeof(rel), "%s/%s/gid_attrs/ndevs/%d", tmp, port, i);
+		assert_int_equal(unlink(rel), 0);
+	}
+	sleep(3); /* directory times older than 2 s: a re-check, not a full scan */
+	run_start(&r, open_dir(tmp), NULL, NULL, 10); /* a pending device: every 2 s */
+	run_poll(&r);
+	assert_null(strstr(r.text, "rdma_port_netdev_info{"));
+	n_before = open_fds(before);
+
+	write_file(tmp, "devices/virtual/infiniband/rxe0/ports/1/gid_attrs/ndevs/0", "eth0\n");
+	usleep(2100 * 1000);
+	run_poll(&r);
+	assert_line(r.text, "rdma_port_netdev_info{device=\"rxe0\",port=\"1\",netdev=\"eth0\"} 1");
+	assert_int_equal(open_fds(after), n_before);
+	assert_memory_equal(before, after, MAX_FDS); /* re-checked in place, not scanned */
+	assert_int_equal(r.stats.read_errors, 0);
+	run_stop(&r);
+	rm_rf(tmp);
+}
+
 /* Marks the open fds (but the one used to list them) in open[]; returns how many. */
 static unsigned open_fds(bool open[MAX_FDS])
 {
@@ -1038,6 +1075,7 @@ int main(void)
 		cmocka_unit_test(test_value_breaks),
 		cmocka_unit_test(test_rescan_and_reload),
 		cmocka_unit_test(test_recheck_keeps_files),
+		cmocka_unit_test(test_recheck_pending_netdev),
 		cmocka_unit_test(test_fd_limit_fallback),
 	};
 
