@@ -61,6 +61,47 @@ bench_cpu_ns() {
 	cat "/proc/$1/task/"*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%.0f\n", s }'
 }
 
+# bench_threads PID: one line per live thread, "TID COMM RUN_NS" (comm with
+# spaces as _), for bench_thread_table.
+bench_threads() {
+	local t
+	for t in "/proc/$1/task/"*; do
+		[ -r "$t/schedstat" ] || continue
+		echo "$(basename "$t") $(tr ' ' '_' <"$t/comm" 2>/dev/null) $(cut -d' ' -f1 "$t/schedstat" 2>/dev/null)"
+	done
+}
+
+# bench_thread_table PID BEFORE AFTER MINUTES: CPU ms a minute per thread name
+# and per collector between two bench_threads snapshots, as "kind name ms"
+# lines ("thread rdma-c-sysfs 1.23", "collector sysfs 2.34", "total - 3.45").
+# Threads are told apart by name: rdma-c-NAME (collector NAME's worker),
+# rdma-sysfs-read (sysfs readers), rdma-events (the events listener),
+# rdma-poller (rendering, gzip, self metrics), MHD-*/rdma-reaper/rdma-auth
+# (HTTP); the probe engine keeps the process's name (the kernel files its QPs
+# under it), told from the main thread by its TID.
+bench_thread_table() {
+	awk -v pid="$1" -v m="$4" 'FILENAME == ARGV[2] { a[$1] = $3; next }
+		{
+			d = $3 - ($1 in a ? a[$1] : 0); name = $2
+			if ($1 == pid) name = "(main)"
+			else if (name !~ /^(rdma-|MHD)/) name = "(probe-engine)"
+			t[name] += d; tot += d
+			c = name
+			if (name ~ /^rdma-c-/) c = substr(name, 8)
+			else if (name == "rdma-sysfs-read") c = "sysfs"
+			else if (name == "rdma-events") c = "events"
+			else if (name == "(probe-engine)") c = "probe"
+			else if (name ~ /^MHD|^rdma-reaper|^rdma-auth/) c = "(http)"
+			else if (name == "rdma-poller") c = "(poller)"
+			col[c] += d
+		}
+		END {
+			for (k in t) printf "thread %s %.2f\n", k, t[k] / 1e6 / m
+			for (k in col) printf "collector %s %.2f\n", k, col[k] / 1e6 / m
+			printf "total - %.2f\n", tot / 1e6 / m
+		}' /dev/null "$2" "$3"
+}
+
 # bench_ticks_to_s TICKS: seconds, as a decimal.
 bench_ticks_to_s() {
 	awk -v t="$1" -v hz="$BENCH_CLK_TCK" 'BEGIN { printf "%.3f", t / hz }'

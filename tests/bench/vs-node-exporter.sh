@@ -17,7 +17,11 @@
 # (its User-Agent, Accept-Encoding: gzip) every BENCH_SCRAPE_PERIOD s (15) for BENCH_WARMUP_SCRAPES (5) + BENCH_MEASURE_SCRAPES (8) scrapes, ours
 # at its defaults (aligned polling): CPU per minute, series, polls per minute,
 # median data age, scrape p50 and anonymous memory, each beside node_exporter's
-# with the ratio.
+# with the ratio; then ours per collector and per thread (schedstat of each
+# named thread) as a ratio to node_exporter's whole CPU, beside a third
+# instance of ours on a copy of the tree with one device hung (mlx5_1's port 1
+# hw_counters/ a bind mount of tests/tools/blockfs, whose reads block).
+# BENCH_SKIP_LOAD=1 runs the deployment alone.
 #
 # Ours runs only its sysfs collector (--collector.disable-defaults
 # --collector.sysfs). During the load it runs with --poll.interval=1h, so
@@ -56,6 +60,10 @@ PIDS=()
 cleanup() {
 	local p
 	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+	if grep -q " $TMP/" /proc/mounts 2>/dev/null; then
+		umount -l "$TMP/hungsys/class/infiniband/mlx5_1/ports/1/hw_counters" 2>/dev/null || true
+		fusermount3 -u -z "$TMP/mnt" 2>/dev/null || umount -l "$TMP/mnt" 2>/dev/null || true
+	fi
 	for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
 	rm -rf "$TMP"
 }
@@ -113,6 +121,8 @@ echo "series per scrape: ours $(bench_series "$TMP/ours.prom") in all, $(bench_s
 echo "  (node_exporter $("$NE" --version 2>&1 | awk 'NR == 1 { print $3 }') exports counters/ only, not hw_counters/;" \
 	"it also serves go_*, process_* and promhttp_* series, ours process_* and rdma_exporter_*)"
 
+# BENCH_SKIP_LOAD=1: only the deployment below (the figures issue 40 asks for)
+if [ "${BENCH_SKIP_LOAD:-0}" != 1 ]; then
 # --- idle: CPU per poll (ours at 100ms), and each one's idle CPU
 IDLE=10
 PORT_POLL=$(bench_free_port)
@@ -204,6 +214,7 @@ echo "CPU per minute with --poll.mode=fixed at 5s, computed (scraped every 15s, 
 	"ours $min_o ms (12 polls + 4 scrapes), node_exporter $min_n ms (4 scrapes):" \
 	"ratio $(bench_ratio "$min_o" "$min_n"). Ours reads $files counter files a poll, node_exporter" \
 	"only counters/ ($(find "$TMP/sys" -path '*/counters/*' -type f | wc -l) files) a scrape."
+fi
 
 # --- a deployment, measured: one scraper (Prometheus's User-Agent) every PERIOD
 # seconds; ours at its defaults (every collector, aligned polling, 15s interval),
@@ -224,6 +235,36 @@ start node2 "$PORT_NE2" "$NE" --web.listen-address="127.0.0.1:$PORT_NE2" \
 	--log.level=error
 PID_node=$STARTED
 URL_NE=http://127.0.0.1:$PORT_NE2/metrics
+# ours again at its defaults with one device hung: a copy of the tree in which
+# mlx5_1's port 1 hw_counters/ is a bind mount of tests/tools/blockfs's FUSE
+# mirror, every read there blocking (at most 120 s a read, then the next poll's
+# read blocks again) as the counters of an HCA whose firmware hangs; the other
+# devices are the same regular files as the others read. Left out where FUSE,
+# bind mounts or blockfs are missing.
+BLOCKFS=${BLOCKFS:-$(dirname "$BIN")/tests/tools/blockfs}
+HUNG_DIR=class/infiniband/mlx5_1/ports/1/hw_counters
+PID_hung=
+hung_tree() {
+	[ -x "$BLOCKFS" ] && [ -e /dev/fuse ] || return 1
+	mkdir -p "$TMP/mnt" && cp -r "$TMP/sys" "$TMP/hungsys" && touch "$TMP/gate" || return 1
+	"$BLOCKFS" --block=/mlx5_1/ports/1/hw_counters/ --gate="$TMP/gate" --max-block=120 \
+		"$TMP/sys" "$TMP/mnt" >"$TMP/blockfs.log" 2>&1 &
+	PIDS+=($!)
+	for _ in $(seq 1 100); do
+		[ -e "$TMP/mnt/class/infiniband/mlx5_1" ] && break
+		sleep 0.05
+	done
+	mount --bind "$TMP/mnt/$HUNG_DIR" "$TMP/hungsys/$HUNG_DIR" 2>/dev/null
+}
+if hung_tree; then
+	PORT_HUNG=$(bench_free_port)
+	start hung "$PORT_HUNG" "$BIN" --web.listen-address="127.0.0.1:$PORT_HUNG" \
+		--path.sysfs="$TMP/hungsys" --log.level=error
+	PID_hung=$STARTED
+	URL_HUNG=http://127.0.0.1:$PORT_HUNG/metrics
+else
+	echo "(no hung-device row: blockfs at $BLOCKFS, /dev/fuse or a bind mount missing)"
+fi
 UA="Prometheus/2.42.0"
 # scrape_both N: one scrape of each as Prometheus asks (its User-Agent, gzip),
 # the bodies (decoded) in $TMP/dep.N and $TMP/ne.N, latencies appended
@@ -233,11 +274,28 @@ scrape_both() {
 	curl -fsS -A "$UA" --compressed -H 'Accept-Encoding: gzip' -o "$TMP/ne.$1" \
 		-w '%{time_total}\n' "$URL_NE" >>"$TMP/lat.node"
 }
+# hung_scrapes: the hung instance's scrapes, on the same grid shifted by half a
+# period, so that its polls do not run on the two cores at the moment the
+# other two's do (each would slow the others' cold reads down)
+hung_scrapes() {
+	local i
+	for i in $(seq 0 $((WARM + MEASURE))); do
+		sleep "$(awk -v s="$t_start" -v i="$i" -v p="$PERIOD" -v now="$(date +%s.%N)" \
+			'BEGIN { d = s + (i + 0.5) * p - now; printf "%.3f", (d > 0 ? d : 0) }')"
+		curl -fsS -A "$UA" --compressed -H 'Accept-Encoding: gzip' -o "$TMP/hung.$i" \
+			"$URL_HUNG" || true
+	done
+}
 echo
 echo "deployment: one scraper (Prometheus's User-Agent, gzip) every ${PERIOD}s for $((WARM + MEASURE)) scrapes," \
 	"the last $MEASURE measured;" \
 	"ours at its defaults (all collectors, --poll.mode=aligned), node_exporter infiniband only"
 t_start=$(date +%s.%N)
+HUNG_LOOP=
+if [ -n "$PID_hung" ]; then
+	hung_scrapes &
+	HUNG_LOOP=$!
+fi
 for i in $(seq 0 $((WARM + MEASURE))); do
 	# on a fixed grid, as Prometheus scrapes
 	sleep "$(awk -v s="$t_start" -v i="$i" -v p="$PERIOD" -v now="$(date +%s.%N)" \
@@ -249,6 +307,8 @@ for i in $(seq 0 $((WARM + MEASURE))); do
 		c0_n=$(bench_cpu_ticks "$PID_node")
 		n0_o=$(bench_cpu_ns "$PID_deploy")
 		n0_n=$(bench_cpu_ns "$PID_node")
+		bench_threads "$PID_deploy" >"$TMP/threads0.ours"
+		[ -z "$PID_hung" ] || bench_threads "$PID_hung" >"$TMP/threads0.hung"
 	fi
 	scrape_both "$i"
 done
@@ -256,6 +316,9 @@ c1_o=$(bench_cpu_ticks "$PID_deploy")
 c1_n=$(bench_cpu_ticks "$PID_node")
 n1_o=$(bench_cpu_ns "$PID_deploy")
 n1_n=$(bench_cpu_ns "$PID_node")
+bench_threads "$PID_deploy" >"$TMP/threads1.ours"
+[ -z "$PID_hung" ] || bench_threads "$PID_hung" >"$TMP/threads1.hung"
+[ -z "$HUNG_LOOP" ] || wait "$HUNG_LOOP"
 last=$((WARM + MEASURE))
 mins=$(awk -v n="$MEASURE" -v p="$PERIOD" 'BEGIN { print n * p / 60 }')
 cpu_o=$(awk -v t=$((c1_o - c0_o)) -v hz="$BENCH_CLK_TCK" -v m="$mins" 'BEGIN { printf "%.1f", t * 1000 / hz / m }')
@@ -280,6 +343,32 @@ printf '%-28s %12s %14s %8s\n' "polls per minute" "$ppm" "(per scrape)" -
 printf '%-28s %12s %14s %8s\n' "median data age at scrape s" "$age" "0 (reads)" -
 printf '%-28s %12s %14s %8s\n' "scrape p50 ms" "$p50_o" "$p50_n" "$(bench_ratio "$p50_o" "$p50_n")"
 printf '%-28s %12s %14s %8s\n' "anonymous memory kB" "$anon_o" "$anon_n" "$(bench_ratio "$anon_o" "$anon_n")"
+# --- where ours spends it: per collector and per thread, each beside node_exporter's
+# whole CPU a minute (the ratio says how much of the 0.5 target each part takes)
+bench_thread_table "$PID_deploy" "$TMP/threads0.ours" "$TMP/threads1.ours" "$mins" >"$TMP/table.ours"
+if [ -n "$PID_hung" ]; then
+	bench_thread_table "$PID_hung" "$TMP/threads0.hung" "$TMP/threads1.hung" "$mins" >"$TMP/table.hung"
+else
+	: >"$TMP/table.hung"
+fi
+echo
+echo "ours per collector and per thread, CPU ms a minute (schedstat, live threads), and as a ratio to"
+echo "node_exporter's whole CPU a minute ($ns_n ms); \"hung\": ours with mlx5_1's port 1 hw_counters blocking"
+printf '%-10s %-18s %10s %8s %10s %8s\n' kind name ours ratio hung ratio
+awk -v ne="$ns_n" 'FNR == 1 { f++ } f == 1 { o[$1 " " $2] = $3; k[$1 " " $2] = 1 } f == 2 { h[$1 " " $2] = $3; k[$1 " " $2] = 1 }
+	function r(v) { return v == "" || ne + 0 == 0 ? "-" : sprintf("%.3f", v / ne) }
+	END {
+		for (x in k) {
+			split(x, p, " ")
+			printf "%-10s %-18s %10s %8s %10s %8s\n", p[1], p[2], (x in o ? o[x] : "-"), r(o[x]),
+				(x in h ? h[x] : "-"), r(h[x])
+		}
+	}' "$TMP/table.ours" "$TMP/table.hung" | sort -k1,1 -k3,3nr
+if [ -n "$PID_hung" ]; then
+	echo "hung instance: rdma_device_responsive{device=\"mlx5_1\"} $(bench_metric 'rdma_device_responsive{device="mlx5_1"}' "$TMP/hung.$last")," \
+		"blocked readers $(bench_metric rdma_exporter_sysfs_blocked_readers "$TMP/hung.$last")," \
+		"series $(bench_series "$TMP/hung.$last")"
+fi
 echo "(CPU: schedstat run time of each process's threads, ns; below it utime+stime, 10 ms ticks;"
 echo " data age: rdma_exporter_data_age_seconds{scraper=\"followed\"} over the measured scrapes, interpolated in its bucket;"
 echo " node_exporter reads sysfs during the scrape: its data is fresh and its scrape waits on it)"
