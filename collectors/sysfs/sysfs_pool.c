@@ -20,10 +20,23 @@ enum {
 	TASK_RUNNING,
 };
 
+/*
+ * A reader waiting for a task, on the pool's stack of idle readers: the one
+ * idle most recently is on top and is woken first, alone. A condition
+ * variable shared by all woke them in turn: each poll's reads ran on a
+ * thread idle for the last three polls, its stack and the kernel's side of it
+ * cold, for a fifth more CPU on the readers a minute (docs/performance.md).
+ */
+struct idle_reader {
+	pthread_cond_t cv;
+	struct idle_reader *below;
+	bool woken; /* taken off the stack by idle_wake() */
+};
+
 struct sysfs_pool {
 	pthread_mutex_t lock;
-	pthread_cond_t work; /* readers: a task was queued, or stop */
-	pthread_cond_t done; /* the caller: the batch is done, or a reader exited */
+	struct idle_reader *idle; /* readers waiting for a task or stop, a stack */
+	pthread_cond_t done;	  /* the caller: the batch is done, or a reader exited */
 	struct sysfs_task *head, *tail;
 	unsigned readers, blocked_max;
 	unsigned n_active;  /* threads free or running a task of the current batch */
@@ -42,10 +55,34 @@ struct sysfs_pool {
 
 static void pool_destroy(struct sysfs_pool *p)
 {
-	pthread_cond_destroy(&p->work);
 	pthread_cond_destroy(&p->done);
 	pthread_mutex_destroy(&p->lock);
 	free(p);
+}
+
+/* Under the lock: wakes the reader idle most recently; false when none is. */
+static bool idle_wake(struct sysfs_pool *p)
+{
+	struct idle_reader *r = p->idle;
+
+	if (!r)
+		return false;
+	p->idle = r->below;
+	p->n_idle--;
+	r->woken = true;
+	pthread_cond_signal(&r->cv);
+	return true;
+}
+
+/* Under the lock: waits on the idle stack until idle_wake() takes me off. */
+static void idle_wait(struct sysfs_pool *p, struct idle_reader *me)
+{
+	me->woken = false;
+	me->below = p->idle;
+	p->idle = me;
+	p->n_idle++;
+	while (!me->woken)
+		pthread_cond_wait(&me->cv, &p->lock);
 }
 
 static struct sysfs_task *pop(struct sysfs_pool *p)
@@ -110,17 +147,16 @@ static void *reader_main(void *arg)
 	struct sysfs_pool *p = arg;
 	void (*reader_free)(void *) = p->reader_free;
 	void *reader = p->reader_new ? p->reader_new(p->arg) : NULL;
+	struct idle_reader me = {.woken = false};
 	bool active = true, last;
 
+	pthread_cond_init(&me.cv, NULL);
 	pthread_mutex_lock(&p->lock);
 	for (;;) {
 		struct sysfs_task *t;
 
-		while (!p->stop && !p->head) {
-			p->n_idle++;
-			pthread_cond_wait(&p->work, &p->lock);
-			p->n_idle--;
-		}
+		while (!p->stop && !p->head)
+			idle_wait(p, &me);
 		if (p->stop)
 			break;
 		t = pop(p);
@@ -134,6 +170,8 @@ static void *reader_main(void *arg)
 		}
 	}
 	pthread_mutex_unlock(&p->lock);
+	/* off the stack by now: only idle_wait() puts it there, until woken */
+	pthread_cond_destroy(&me.cv);
 	if (reader_free)
 		reader_free(reader);
 	pthread_mutex_lock(&p->lock);
@@ -193,7 +231,6 @@ struct sysfs_pool *sysfs_pool_new(const struct sysfs_pool_cfg *cfg)
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&p->done, &ca);
 	pthread_condattr_destroy(&ca);
-	pthread_cond_init(&p->work, NULL);
 	pthread_mutex_lock(&p->lock);
 	for (unsigned i = 0; i < p->readers; i++)
 		start_reader(p);
@@ -216,7 +253,8 @@ void sysfs_pool_free(struct sysfs_pool *p)
 	p->stop = true;
 	while (p->head)
 		pop(p)->state = TASK_IDLE;
-	pthread_cond_broadcast(&p->work);
+	while (idle_wake(p))
+		;
 	/* The free threads exit at once; the blocked ones when their read
 	 * returns, the last of them freeing the pool. */
 	while (p->n_active > 0)
@@ -285,7 +323,7 @@ static void wake_readers(struct sysfs_pool *p)
 	for (const struct sysfs_task *t = p->head; t && queued < p->n_idle; t = t->next)
 		queued++;
 	for (size_t i = 0; i < queued; i++)
-		pthread_cond_signal(&p->work);
+		idle_wake(p);
 }
 
 void sysfs_pool_run(struct sysfs_pool *p, struct sysfs_task *const *tasks, size_t n,
@@ -317,7 +355,7 @@ void sysfs_pool_run(struct sysfs_pool *p, struct sysfs_task *const *tasks, size_
 	 * queue still hold tasks a quarter of the way to the deadline, a
 	 * device is slow or blocks it: the other readers join in.
 	 */
-	pthread_cond_signal(&p->work);
+	idle_wake(p);
 	check = now + (deadline_ms > now ? (deadline_ms - now) / 4 : 0);
 	while (p->waiting > 0 && (now = clock_mono_ms()) < deadline_ms) {
 		struct timespec ts;

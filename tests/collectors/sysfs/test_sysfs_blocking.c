@@ -35,6 +35,7 @@
 #include "collector.h"
 #include "exposition/metrics.h"
 #include "sysfs.h"
+#include "sysfs_pool.h"
 #include "sysfs_scan.h"
 
 #define MAX_DEVS    16
@@ -506,6 +507,51 @@ static void test_device_timeout(void **state)
 	(void)state;
 }
 
+/* A task that notes the thread it ran on. */
+struct where_task {
+	struct sysfs_task task; /* first: the pool hands it back */
+	pthread_t ran_on;
+};
+
+static void where_run(struct sysfs_task *t, void *reader)
+{
+	(void)reader;
+	((struct where_task *)t)->ran_on = pthread_self();
+}
+
+static void where_release(struct sysfs_task *t)
+{
+	(void)t;
+}
+
+/*
+ * Batches one after the other run on the reader idle most recently, not on
+ * each reader in turn: each reader becomes idle for the first time once, so
+ * the thread changes at most readers - 1 times (a reader that starts late),
+ * however many batches; in turn it would change at every batch.
+ */
+static void test_pool_reuses_last_reader(void **state)
+{
+	const struct sysfs_pool_cfg cfg = {.readers = 4, .blocked_max = 2};
+	struct sysfs_pool *p = sysfs_pool_new(&cfg);
+	struct where_task w = {.task = {.run = where_run, .release = where_release}};
+	struct sysfs_task *batch[] = {&w.task};
+	pthread_t last = 0;
+	unsigned changes = 0;
+
+	(void)state;
+	assert_non_null(p);
+	for (int i = 0; i < 24; i++) {
+		sysfs_pool_run(p, batch, 1, clock_mono_ms() + POLL_BOUND_MS);
+		assert_int_equal(w.task.outcome, SYSFS_TASK_DONE);
+		if (i && !pthread_equal(w.ran_on, last))
+			changes++;
+		last = w.ran_on;
+	}
+	assert_true(changes <= cfg.readers - 1);
+	sysfs_pool_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -513,6 +559,7 @@ int main(void)
 		cmocka_unit_test(test_blocked_reader_limit),
 		cmocka_unit_test(test_free_while_blocked),
 		cmocka_unit_test(test_device_timeout),
+		cmocka_unit_test(test_pool_reuses_last_reader),
 	};
 
 	log_set_level(LOG_ERR);
