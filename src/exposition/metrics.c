@@ -229,7 +229,7 @@ int metric_escape_label_value(struct buf *out, const char *value)
 
 	/* Nearly every value (device, port, counter names): one copy, not a
 	 * buf_append() per byte. */
-	if (plain_ascii(p, n)) {
+	if (n && plain_ascii(p, n)) {
 		buf_append(out, p, n);
 		return buf_failed(out) ? -ENOMEM : 0;
 	}
