@@ -34,8 +34,8 @@ int buf_reserve(struct buf *b, size_t extra);
 int buf_append_grow(struct buf *b, const void *data, size_t len);
 
 /* Inline: the exposition writer appends a few pieces per sample, thousands
- * of samples a poll; a call and a capacity check out of line for each was a
- * tenth of the rendering (docs/performance.md). */
+ * of samples a poll, nearly always into room it already has; only growing
+ * the buffer is a call. */
 static inline int buf_append(struct buf *b, const void *data, size_t len)
 {
 	if (b->failed || len >= b->cap - b->len || !b->data)
