@@ -242,6 +242,7 @@ struct sysfs_job {
 	struct sysfs_hwnl *hwnl; /* while the job runs: its reader thread's */
 	struct collector_stats stats;
 	int rc;
+	uint64_t run_ms; /* how long the last run took, start to return */
 	/* Set by the collector, done by the job (netlink may block too): map
 	 * the ports' hw counters to netlink, all or those on the files. */
 	bool attach_all, attach_files;
@@ -277,6 +278,7 @@ struct sysfs_state {
 	struct sysfs_shared *sh;
 	struct sysfs_pool *pool;
 	uint64_t device_timeout_ms;
+	uint64_t retry_timeout_ms; /* of a hung device: sysfs_retry_timeout_ms() */
 	uint64_t skipped_total;
 	uint64_t unreplaced_seen; /* sysfs_pool_stats.unreplaced last logged */
 	bool skip_logged;	  /* this run of polls that skip devices */
@@ -988,6 +990,7 @@ static void attach_hwnl(struct sysfs_job *job, bool only_files)
 static void job_run(struct sysfs_task *t, void *reader)
 {
 	struct sysfs_job *job = (struct sysfs_job *)t;
+	uint64_t start = clock_mono_ms();
 
 	job->hwnl = reader;
 	if (job->attach_all || job->attach_files) {
@@ -999,6 +1002,7 @@ static void job_run(struct sysfs_task *t, void *reader)
 	job->n_vals = 0;
 	job->rc = cancelled(job) ? -ECANCELED : walk_device(job);
 	job->hwnl = NULL;
+	job->run_ms = clock_mono_ms() - start;
 }
 
 static void job_free(struct sysfs_job *job)
@@ -1350,22 +1354,32 @@ static void log_no_devices(struct sysfs_state *st)
 /* --- one poll ---------------------------------------------------------------- */
 
 /*
- * This poll's jobs: every device but those whose read still blocks, the
- * devices that did not answer last time after the others. One reader takes
- * the queue in order: a hung device met first would hold it while the rest
- * waited for the other readers, woken cold a quarter of the way to the
- * deadline (a fifth more of the readers' CPU a minute with one hung device,
- * docs/performance.md); met last, it holds that reader alone.
+ * This poll's jobs: every device but those whose read still blocks, in two
+ * batches. The first, run to the device deadline: the devices that answered
+ * last time, then those that did not but whose late read returned within
+ * that deadline (slow, not hung). One reader takes the queue in order: a hung
+ * device met first would hold it while the rest waited for the other
+ * readers, woken cold a quarter of the way to the deadline (a fifth more of
+ * the readers' CPU a minute with one hung device, docs/performance.md); met
+ * last, it holds that reader alone. The second batch (*n_retry, after the
+ * first in st->batch), run to the shorter retry deadline: the devices whose
+ * late read took longer than the deadline (hung), tried again now that it
+ * returned.
  */
-static size_t jobs_to_run(struct sysfs_state *st)
+static size_t jobs_to_run(struct sysfs_state *st, size_t *n_retry)
 {
-	size_t n = 0;
+	size_t n = 0, first = 0;
 
-	for (int late_ones = 0; late_ones < 2; late_ones++)
+	for (int pass = 0; pass < 3; pass++) {
+		if (pass == 2)
+			first = n;
 		for (size_t i = 0; i < st->n_jobs; i++) {
 			struct sysfs_job *job = st->jobs[i];
+			int want = !job->unresponsive			   ? 0
+				   : job->run_ms < st->device_timeout_ms ? 1
+									  : 2;
 
-			if (job->unresponsive != (late_ones == 1))
+			if (want != pass)
 				continue;
 			job->blocked = sysfs_pool_busy(st->pool, &job->task);
 			if (job->blocked)
@@ -1374,7 +1388,9 @@ static size_t jobs_to_run(struct sysfs_state *st)
 			job->rc = 0;
 			st->batch[n++] = &job->task;
 		}
-	return n;
+	}
+	*n_retry = n - first;
+	return first;
 }
 
 static void device_late(struct sysfs_state *st, struct sysfs_job *job)
@@ -1478,7 +1494,7 @@ static int emit_pool(struct sysfs_state *st, struct metric_sink *sink, size_t sk
 static int sysfs_collect(void *state, struct metric_sink *sink, struct collector_stats *stats)
 {
 	struct sysfs_state *st = state;
-	size_t skipped = 0;
+	size_t skipped = 0, n_first, n_retry;
 	int r;
 
 	r = refresh(st, stats);
@@ -1491,8 +1507,11 @@ static int sysfs_collect(void *state, struct metric_sink *sink, struct collector
 		log_no_devices(st);
 	else
 		st->no_devices = NO_DEVICES_NONE;
-	sysfs_pool_run(st->pool, st->batch, jobs_to_run(st),
-		       clock_mono_ms() + st->device_timeout_ms);
+	n_first = jobs_to_run(st, &n_retry);
+	sysfs_pool_run(st->pool, st->batch, n_first, clock_mono_ms() + st->device_timeout_ms);
+	if (n_retry)
+		sysfs_pool_run(st->pool, st->batch + n_first, n_retry,
+			       clock_mono_ms() + st->retry_timeout_ms);
 	for (size_t i = 0; i < st->n_jobs; i++) {
 		int e = device_outcome(st, sink, st->jobs[i], &skipped, stats);
 
@@ -1528,6 +1547,15 @@ uint64_t sysfs_device_timeout_ms(uint64_t flag_ms, uint64_t collector_timeout_ms
 	if (collector_timeout_ms && ms >= collector_timeout_ms)
 		ms = half ? half : 1;
 	return ms;
+}
+
+uint64_t sysfs_retry_timeout_ms(uint64_t device_timeout_ms)
+{
+	uint64_t ms = device_timeout_ms / 8;
+
+	if (ms < SYSFS_RETRY_TIMEOUT_MIN_MS)
+		ms = SYSFS_RETRY_TIMEOUT_MIN_MS;
+	return ms < device_timeout_ms ? ms : device_timeout_ms;
 }
 
 /* What each reader thread is given: how to open its netlink socket. */
@@ -1621,6 +1649,7 @@ int sysfs_collector_init_with(const struct collector_ctx *ctx, const struct sysf
 	st->device_timeout_ms =
 		sysfs_device_timeout_ms(flags ? flags[SYSFS_FLAG_DEVICE_TIMEOUT] : 0,
 					ctx->collector_timeout_ms, ctx->poll_interval_ms);
+	st->retry_timeout_ms = sysfs_retry_timeout_ms(st->device_timeout_ms);
 	st->sh = shared_new(ctx->sysfs_fd, seams);
 	st->pool = st->sh ? sysfs_pool_new(&pc) : NULL;
 	if (!st->pool) {

@@ -50,6 +50,8 @@ enum {
 /* Bounds of the derived device deadline. */
 #define SYSFS_DEVICE_TIMEOUT_MIN_MS 500
 #define SYSFS_DEVICE_TIMEOUT_MAX_MS 5000
+/* The least deadline of a retry (sysfs_retry_timeout_ms()). */
+#define SYSFS_RETRY_TIMEOUT_MIN_MS 100
 
 /*
  * The device deadline in ms: flag_ms when given, else half the collector's
@@ -59,6 +61,17 @@ enum {
  */
 uint64_t sysfs_device_timeout_ms(uint64_t flag_ms, uint64_t collector_timeout_ms,
 				 uint64_t poll_interval_ms);
+
+/*
+ * The deadline of a hung device's retry: a device that did not answer, tried
+ * again once its late read has returned, when that read took longer than the
+ * device deadline (a slow device that works keeps the device deadline). An
+ * eighth of the device deadline, at least SYSFS_RETRY_TIMEOUT_MIN_MS, never
+ * more than the device deadline: each late read of a hung device returns only
+ * at a firmware timeout, and waiting the whole deadline for each retry would
+ * stretch the poll, and the poller's idea of its cost, every time. Pure.
+ */
+uint64_t sysfs_retry_timeout_ms(uint64_t device_timeout_ms);
 
 struct sysfs_file;
 /* Reads value file f of directory dir, as sysfs_file_read() (sysfs_scan.h). */

@@ -504,6 +504,81 @@ static void test_device_timeout(void **state)
 	assert_int_equal(sysfs_device_timeout_ms(200, 0, 5000), 200);
 	assert_int_equal(sysfs_device_timeout_ms(200, 1000, 5000), 200);
 	assert_int_equal(sysfs_device_timeout_ms(3000, 1000, 5000), 500);
+	/* a hung device's retry: an eighth, at least 100 ms, at most the deadline */
+	assert_int_equal(sysfs_retry_timeout_ms(4000), 500);
+	assert_int_equal(sysfs_retry_timeout_ms(1250), 156);
+	assert_int_equal(sysfs_retry_timeout_ms(600), SYSFS_RETRY_TIMEOUT_MIN_MS);
+	assert_int_equal(sysfs_retry_timeout_ms(60), 60);
+	(void)state;
+}
+
+/*
+ * A hung device is tried again, once its late read returns, with the short
+ * retry deadline; one whose late read returned within the device deadline
+ * (slow, not hung) gets the whole deadline again. The device deadline here
+ * is long (4 s) so that the bounds below hold on a loaded machine: a poll
+ * that waited the device deadline took at least that long (a lower bound
+ * the clock guarantees), one that waited the retry deadline (500 ms) has
+ * 3.5 s to spare.
+ */
+static void test_hung_device_retry(void **state)
+{
+	enum { LONG_MS = 4000 };
+	struct run r = {0};
+	uint64_t t0;
+
+	run_start(&r, open_fixture("mlx5-roce"), 2);
+	sysfs_collector_ops.free(r.state);
+	r.flags[SYSFS_FLAG_DEVICE_TIMEOUT] = LONG_MS;
+	{
+		const struct sysfs_seams seams = {.read = blocking_read, .read_data = &world};
+		struct collector_ctx ctx = {
+			.sysfs_fd = r.root,
+			.filter = r.filter,
+			.rescan_interval_s = 3600,
+			.flags = r.flags,
+		};
+
+		assert_int_equal(sysfs_collector_init_with(&ctx, &seams, &r.state), 0);
+	}
+	run_poll(&r);
+	assert_int_equal(responsive(&r, 1), 1);
+
+	/* hangs: the first late read waits the device deadline */
+	set_block(1, true);
+	run_poll(&r);
+	assert_int_equal(responsive(&r, 1), 0);
+	assert_true(r.poll_ms >= LONG_MS);
+	/* the late read returns (after more than the deadline), the device
+	 * still hangs: its retry waits the retry deadline only */
+	set_block(1, false);
+	wait_released();
+	set_block(1, true);
+	t0 = clock_mono_ms();
+	run_poll(&r);
+	assert_int_equal(entered(1), 2);
+	assert_int_equal(responsive(&r, 1), 0);
+	assert_true(has_values(&r, 0));
+	assert_true(r.poll_ms < LONG_MS);
+	/* that late read returns within the device deadline: slow, not hung,
+	 * so the next try waits the whole deadline again. Where this machine
+	 * took longer than the deadline to get here, the read counts as hung
+	 * and the check below would not hold: it is left out then. */
+	set_block(1, false);
+	wait_released();
+	if (clock_mono_ms() - t0 < LONG_MS) {
+		set_block(1, true);
+		run_poll(&r);
+		assert_int_equal(entered(1), 3);
+		assert_int_equal(responsive(&r, 1), 0);
+		assert_true(r.poll_ms >= LONG_MS);
+		set_block(1, false);
+		wait_released();
+	} else {
+		print_message("slow machine: the slow-device case was not reached\n");
+	}
+	poll_until_all_answer(&r, 2);
+	run_stop(&r);
 	(void)state;
 }
 
@@ -559,6 +634,7 @@ int main(void)
 		cmocka_unit_test(test_blocked_reader_limit),
 		cmocka_unit_test(test_free_while_blocked),
 		cmocka_unit_test(test_device_timeout),
+		cmocka_unit_test(test_hung_device_retry),
 		cmocka_unit_test(test_pool_reuses_last_reader),
 	};
 
