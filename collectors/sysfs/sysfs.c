@@ -1375,9 +1375,9 @@ static size_t jobs_to_run(struct sysfs_state *st, size_t *n_retry)
 			first = n;
 		for (size_t i = 0; i < st->n_jobs; i++) {
 			struct sysfs_job *job = st->jobs[i];
-			int want = !job->unresponsive			   ? 0
+			int want = !job->unresponsive			 ? 0
 				   : job->run_ms < st->device_timeout_ms ? 1
-									  : 2;
+									 : 2;
 
 			if (want != pass)
 				continue;
