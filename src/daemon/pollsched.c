@@ -351,13 +351,18 @@ uint64_t pollsched_next(const struct pollsched *ps, uint64_t now_ms, uint64_t la
 	next = arrival - lead;
 	if (next < floor)
 		next = floor;
-	if (next > cap + 2 * margin) {
+	if (next > cap + (2 * margin > POLLSCHED_REALIGN_MS ? 2 * margin : POLLSCHED_REALIGN_MS)) {
 		/*
 		 * Too far for the interval: a poll before it, at the cap, or
 		 * earlier when the floors would keep the aimed poll from
 		 * following the cap's (a scraper 3 s out of step with polls at
 		 * the interval would stay so, the floor forbidding the poll 3 s
 		 * after the cap's and the interval the one 3 s after the next).
+		 * Not for less than POLLSCHED_REALIGN_MS: a margin that shrank
+		 * (the arrivals' jitter, or the poll's cost, fell) moves the
+		 * aimed poll later by a few hundred ms, which the polls at the
+		 * cap reach a poll's cost at a time; an extra poll for each
+		 * such move was one poll in 20 more (tests/daemon/test_pollsched.c).
 		 */
 		uint64_t step = poll_cost_ms + pp->min_interval_ms;
 

@@ -40,6 +40,10 @@
 #define POLLSCHED_GAPS		8
 #define POLLSCHED_MIN_GAPS	3
 #define POLLSCHED_MIN_MARGIN_MS 50
+/* An aimed poll later than the interval allows by more than this (or twice
+ * the margin, the larger) gets an extra poll before it, to come back in step
+ * at once; by less, the polls at the interval reach it little by little. */
+#define POLLSCHED_REALIGN_MS 1000
 /*
  * An unauthenticated followed scraper cannot bring poll starts closer than
  * this many --poll.min-interval (5 s, 12 polls a minute, at the default 1 s).

@@ -24,9 +24,12 @@ struct sim_scraper {
 	bool auth;			 /* its requests authenticated */
 	bool fresh_keys;		 /* a new User-Agent every request: key + k */
 	uint64_t period, offset, jitter; /* ms; jitter: arrivals +- up to this */
-	uint64_t start, stop;		 /* active in [start, stop) */
-	uint64_t next;			 /* next arrival */
-	uint64_t k;			 /* arrivals so far */
+	/* where set: the jitter is jitter_busy for busy_for arrivals of every
+	 * busy_every (a scraper on a machine loaded now and then) */
+	uint64_t jitter_busy, busy_every, busy_for;
+	uint64_t start, stop; /* active in [start, stop) */
+	uint64_t next;	      /* next arrival */
+	uint64_t k;	      /* arrivals so far */
 	uint64_t scrapes_in_window, fresh_in_window;
 	uint64_t aligned_in_window; /* scrapes that got a poll aimed at them (FRESH) */
 	uint64_t age_max_in_window;
@@ -81,10 +84,12 @@ static struct sim_scraper *sim_add(struct sim *s, uint64_t key, uint64_t period,
 static void schedule_arrival(struct sim *s, struct sim_scraper *c)
 {
 	uint64_t grid = c->start + c->offset + c->k * c->period;
+	uint64_t jitter =
+		c->busy_every && c->k % c->busy_every < c->busy_for ? c->jitter_busy : c->jitter;
 	int64_t j = 0;
 
-	if (c->jitter)
-		j = (int64_t)(lcg(s) % (2 * c->jitter + 1)) - (int64_t)c->jitter;
+	if (jitter)
+		j = (int64_t)(lcg(s) % (2 * jitter + 1)) - (int64_t)jitter;
 	c->next = (uint64_t)((int64_t)grid + j);
 }
 
@@ -279,6 +284,36 @@ static void test_small_jitter_stays_aligned(void **state)
 	assert_near(s.polls_in_window, 40, 2);
 	/* most scrapes get data under a second old */
 	assert_true(c->fresh_in_window * 10 >= c->scrapes_in_window * 9);
+}
+
+/*
+ * A scraper whose arrivals are jittered more for a while (a loaded machine)
+ * and then less: the margin grows, then shrinks, and the aimed poll moves
+ * later by a few hundred ms. It moves there poll by poll, not with an extra
+ * poll placed before it (one in 9 polls more, in the exporter's own bench).
+ */
+static void test_jitter_bursts_add_no_polls(void **state)
+{
+	struct sim s;
+	struct sim_scraper *c;
+
+	(void)state;
+	sim_init(&s, 1000, 15000);
+	c = sim_add(&s, 1, 15000, 2000, 5);
+	c->jitter_busy = 150;
+	c->busy_every = 24;
+	c->busy_for = 10;
+	sim_run(&s, s.now + 120000);
+	sim_window(&s);
+	sim_run(&s, s.now + 3600000);
+	assert_near(c->scrapes_in_window, 240, 1);
+	/* one poll per scrape */
+	assert_near(s.polls_in_window, 240, 1);
+	/* most scrapes get data under a second old (one that comes early in
+	 * a burst, before the margin grew, gets the poll before), none older
+	 * than the interval and a poll */
+	assert_true(c->fresh_in_window * 20 >= c->scrapes_in_window * 19);
+	assert_true(c->age_max_in_window <= 15000 + POLL_COST);
 }
 
 static void test_large_jitter_falls_back(void **state)
@@ -1058,6 +1093,7 @@ int main(void)
 		cmocka_unit_test(test_two_scrapers_follows_the_first_seen),
 		cmocka_unit_test(test_ha_pair_follows_the_first_seen),
 		cmocka_unit_test(test_small_jitter_stays_aligned),
+		cmocka_unit_test(test_jitter_bursts_add_no_polls),
 		cmocka_unit_test(test_large_jitter_falls_back),
 		cmocka_unit_test(test_scraper_that_stops),
 		cmocka_unit_test(test_manual_burst_bounded_by_floor),
