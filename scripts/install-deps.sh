@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 #
-# Installs the Debian 12 packages rdma_exporter needs, only those missing.
+# Installs the Debian 12 packages rdma_exporter needs, only those missing, with
+# apt's own output; while another process holds the apt lock it waits (at most
+# RDMA_EXPORTER_APT_LOCK_WAIT seconds, 600 by default) and says so once.
 #   scripts/install-deps.sh          build + run dependencies
 #   scripts/install-deps.sh --test   also what the test suite needs (cmocka,
 #                                    promtool, curl, QEMU and rdma-core tools for the VM test,
@@ -137,18 +139,61 @@ if [ ${#missing[@]} -eq 0 ]; then
 	exit 0
 fi
 
+# apt_lock_wait: when another process holds apt's or dpkg's lock (an
+# unattended upgrade, another apt-get), wait for it, at most APT_LOCK_WAIT
+# seconds, saying so once, instead of apt-get failing at once (exit 100). The
+# holder is read from /proc/locks, which lists fcntl locks (apt's) and flock
+# locks alike with the PID; RDMA_EXPORTER_APT_LOCKS names other lock files for
+# tests/service/apt-lock.sh. apt-get itself is also given the same bound
+# (DPkg::Lock::Timeout) for the race where another process takes the lock
+# between this check and apt-get.
+APT_LOCKS=${RDMA_EXPORTER_APT_LOCKS:-/var/lib/dpkg/lock-frontend /var/lib/dpkg/lock /var/lib/apt/lists/lock}
+APT_LOCK_WAIT=${RDMA_EXPORTER_APT_LOCK_WAIT:-600}
+lock_holder() {
+	local lock ino
+	for lock in $APT_LOCKS; do
+		ino=$(stat -L -c %i "$lock" 2>/dev/null) || continue
+		awk -v ino="$ino" '$2 != "->" { n = split($6, id, ":"); if (id[n] == ino) { print $5; exit } }' \
+			/proc/locks 2>/dev/null | grep . && return 0
+	done
+	return 1
+}
+apt_lock_wait() {
+	local pid waited=0 said=0
+	while pid=$(lock_holder); do
+		if [ $said = 0 ]; then
+			echo "install-deps: waiting for the apt lock held by PID $pid" \
+				"($(tr '\0' ' ' </proc/"$pid"/cmdline 2>/dev/null | cut -c1-60)) (up to $APT_LOCK_WAIT s)"
+			said=1
+		fi
+		if [ $waited -ge "$APT_LOCK_WAIT" ]; then
+			echo "install-deps: the apt lock is still held by PID $pid after $APT_LOCK_WAIT s;" \
+				"try again when it is done" >&2
+			exit 1
+		fi
+		sleep 1
+		waited=$((waited + 1))
+	done
+	[ $said = 0 ] || echo "install-deps: the apt lock is free after $waited s"
+}
+
 SUDO=
 if [ "$(id -u)" -ne 0 ]; then
 	command -v sudo >/dev/null || { echo "install-deps: need root (or sudo) to install: ${missing[*]}" >&2; exit 1; }
 	SUDO=sudo
 fi
 echo "install-deps: installing ${missing[*]}"
+apt_lock_wait
 # A foreign architecture is added once; apt-get update then fetches its lists.
 for arch in "${foreign[@]}"; do
 	dpkg --print-foreign-architectures | grep -qx "$arch" || $SUDO dpkg --add-architecture "$arch"
 done
-$SUDO apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+# apt's own output and progress are shown: a slow mirror or a failing package is
+# visible where it happens.
+apt_lock=(-o "DPkg::Lock::Timeout=$APT_LOCK_WAIT")
+$SUDO apt-get "${apt_lock[@]}" update
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get "${apt_lock[@]}" install -y --no-install-recommends \
+	"${missing[@]}"
 lldpd_host_off
 npm_ci
 kubectl_note

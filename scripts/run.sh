@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: Apache-2.0
 #
 # Installs what is missing, builds, and starts the exporter in the foreground
-# on :9879 (any extra arguments are passed to rdma_exporter).
+# on :9879 (any extra arguments are passed to rdma_exporter). While another
+# process holds the apt lock, install-deps.sh waits for it (at most 10
+# minutes, saying so) and shows apt's own progress.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -9,6 +9,8 @@
 #   3. the tests that run threads (unit, e2e, service, bench-smoke; not the VM
 #      test, lint, fuzz replays, monitoring or the package) on a ThreadSanitizer
 #      build.
+# Each stage chooses its tests by ctest label, set beside each test (the legend
+# is in tests/CMakeLists.txt): no stage names a test.
 # Set RDMA_EXPORTER_SKIP_VM=1 to leave out the VM test (it needs ~2 minutes
 # and downloads Debian's kernel package on first use).
 # In CI (CI=true), or with RDMA_EXPORTER_NO_SKIPS=1, a stage in which a test
@@ -29,9 +31,10 @@ if [ "${CI:-}" = "true" ]; then
 	export RDMA_EXPORTER_PACKAGE_REQUIRED=1
 	export RDMA_EXPORTER_CROSS_REQUIRED=1
 fi
-vm_args=()
+# Labels every stage leaves out: vm with RDMA_EXPORTER_SKIP_VM=1.
+skip=""
 if [ "${RDMA_EXPORTER_SKIP_VM:-0}" = 1 ]; then
-	vm_args=(-LE vm)
+	skip="|vm"
 fi
 
 . scripts/build-config.sh
@@ -43,31 +46,29 @@ configure_test build
 cmake --build build -j"$jobs"
 echo "=== tests"
 # --no-tests=error: a run that found no test fails instead of passing.
-# vm_rxe_mesh runs in the ASan stage only (its two VMs run the sanitized binary there,
-# the same checks): about 180 s that kept the whole run near the 35 minutes of CI.
-ctest_stage tests build ctest --output-on-failure --no-tests=error "${vm_args[@]}" -E '^vm_rxe_mesh$'
+# asan-only (vm_rxe_mesh) runs in the ASan stage only (its two VMs run the sanitized
+# binary there, the same checks): about 180 s that kept the whole run near the 35
+# minutes of CI.
+ctest_stage tests build ctest --output-on-failure --no-tests=error -LE "^(asan-only$skip)\$"
 
 echo "=== build (ASan+UBSan, -Werror)"
 configure_test build-asan asan
 cmake --build build-asan -j"$jobs"
 echo "=== tests under ASan+UBSan"
-# container_image is left out: the image is made from the normal build's binary
-# (the test skips itself in a sanitizer build). The package tests are left out too:
-# they check what dpkg and rpm make of the files, the same in every build, and a
-# package is never made from a sanitizer build (package_install_trixie, the one
-# Debian install root of CI, and package_image_sbom among them). fleet_scenarios judges the rules in
-# Prometheus (the exporter only gives it the shapes of its series): the same in every build.
-# k8s_manifests and k8s_monitoring_generated render YAML and run no binary.
-# cross_arm64_goldens builds its own arm64 Release binary (never a sanitizer
-# build) and runs it under qemu-user: the same in every stage, about 70 s.
-# The e2e tests that mostly wait on the clock (slowloris, brute force, data age, aligned
-# polling: about 150 s) run in the normal build only, as in the TSan stage below: the
-# code they drive runs under ASan in its unit tests (test_http, test_authlimit,
-# test_tlslimit, test_pollsched) and in the other e2e tests.
+# any-build is left out: the tests that are the same in every build. The container
+# image is made from the normal build's binary; a package is never made from a
+# sanitizer build and its tests check what dpkg and rpm make of the files;
+# fleet_scenarios judges the rules in Prometheus (the exporter only gives it the
+# shapes of its series); the k8s ones render YAML; cross_arm64_goldens builds its
+# own arm64 Release binary (about 70 s).
+# clock is left out too: the e2e tests that mostly wait on the clock (slowloris,
+# brute force, data age, aligned polling: about 150 s) run in the normal build only,
+# as in the TSan stage below: the code they drive runs under ASan in its unit tests
+# (test_http, test_authlimit, test_tlslimit, test_pollsched) and in the other e2e
+# tests.
 ctest_stage asan build-asan env ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure --no-tests=error \
-	"${vm_args[@]}" \
-	-E '^(container_image|cross_arm64_goldens|package_.*|service_package|fleet_scenarios|k8s_(manifests|monitoring_generated)|e2e_(slowloris|bruteforce|data_age_bound|aligned_polling))$'
+	-LE "^(any-build|clock$skip)\$"
 
 echo "=== build (TSan, -Werror)"
 configure_test build-tsan tsan
@@ -87,17 +88,17 @@ fi
 tsan_reports=$PWD/build-tsan/tsan-reports
 rm -rf "$tsan_reports"
 mkdir -p "$tsan_reports"
-# service_units and service_package run no daemon. The e2e tests that mostly wait
-# on the clock (slowloris, brute force, data age, aligned polling: about 150 s) run
-# in the two stages above only: under TSan they wait the same and their threads'
-# code is exercised by the unit tests of the same modules (test_pollsched,
-# test_http, test_authlimit, test_tlslimit) and by the other e2e tests.
+# The tests that run threads: unit, e2e, service, bench-smoke; not no-threads
+# (service_units) or any-build (service_package), which run no daemon. clock (the
+# e2e tests that mostly wait on the clock, about 150 s) runs in the two stages
+# above only: under TSan they wait the same and their threads' code is exercised by
+# the unit tests of the same modules (test_pollsched, test_http, test_authlimit,
+# test_tlslimit) and by the other e2e tests.
 tsan_rc=0
 ctest_stage tsan build-tsan env RDMA_EXPORTER_TEST_SLOWDOWN=5 \
 	"TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:exitcode=66:log_path=$tsan_reports/report" \
 	"${tsan_run[@]}" ctest --output-on-failure --no-tests=error \
-	-L '^(unit|e2e|service|bench-smoke)$' \
-	-E '^(service_(units|package)|e2e_(slowloris|bruteforce|data_age_bound|aligned_polling))$' || tsan_rc=$?
+	-L '^(unit|e2e|service|bench-smoke)$' -LE '^(any-build|clock|no-threads)$' || tsan_rc=$?
 if [ -n "$(ls -A "$tsan_reports")" ]; then
 	cat "$tsan_reports"/*
 	echo "ThreadSanitizer reported the above" >&2

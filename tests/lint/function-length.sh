@@ -4,7 +4,7 @@
 # function-length.sh ROOT [--exclude DIR]... DIR...: fails, listing each one,
 # when a C function in DIR (relative to ROOT; .c and .h files) is longer than
 # MAX_LINES lines as pmccabe counts them (column 5: the lines from the
-# function's first line to its closing brace). House rule 1: small functions
+# function's first line to its closing brace). docs/CONTRIBUTING.md rule 1: small functions
 # that read top-down; a longer one is split into named steps.
 set -eu
 
@@ -72,7 +72,7 @@ long=$(printf '%s\n' "$report" | awk -v max="$MAX_LINES" -v exempt="$EXEMPT" '
 	}')
 if [ -n "$long" ]; then
 	printf '%s\n' "$long"
-	echo "function-length: split these into named steps (house rule 1), or exempt a table-only function in $0" >&2
+	echo "function-length: split these into named steps (docs/CONTRIBUTING.md rule 1), or exempt a table-only function in $0" >&2
 	exit 1
 fi
 echo "function-length: no function over $MAX_LINES lines (exemptions aside)"

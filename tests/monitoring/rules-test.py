@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
 #
-# The alert and recording rules in alerts/: promtool check rules, the house rules
+# The alert and recording rules in alerts/: promtool check rules, docs/CONTRIBUTING.md rule 18
 # for every alert (severity, summary, description naming the instance, the
 # object and the value, runbook, runbook_url to an existing RUNBOOK.md section,
 # a row in RUNBOOK.md's threshold table that matches the expression), range
