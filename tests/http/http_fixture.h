@@ -40,6 +40,21 @@ static inline uint64_t now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
+/* A socket listening on 127.0.0.1 at an ephemeral port (backlog 16); sets *port. */
+static inline int listen_loopback(uint16_t *port)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	socklen_t al = sizeof(a);
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	assert_true(fd >= 0);
+	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	assert_int_equal(listen(fd, 16), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &al), 0);
+	*port = ntohs(a.sin_port);
+	return fd;
+}
+
 /*
  * Starts a server on 127.0.0.1 (an ephemeral port) serving a one-line
  * snapshot: max connections in all, per_client from one client, the
@@ -49,8 +64,6 @@ static inline void start_scrape(struct fixture *f, unsigned max, unsigned per_cl
 				uint64_t header_timeout_ms,
 				void (*on_scrape)(void *arg, const struct http_scrape *scrape))
 {
-	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-	socklen_t al = sizeof(a);
 	const char *text = "# TYPE a gauge\na 1\n";
 	struct http_config cfg = {
 		.telemetry_path = "/metrics",
@@ -64,20 +77,13 @@ static inline void start_scrape(struct fixture *f, unsigned max, unsigned per_cl
 	};
 	struct snapshot *s;
 	char err[256];
-	int fd;
 
 	memset(&f->counters, 0, sizeof(f->counters));
 	snapshot_slot_init(&f->slot);
 	s = snapshot_new(strdup(text), strlen(text));
 	assert_int_equal(snapshot_compress(s), 0);
 	snapshot_slot_publish(&f->slot, s);
-	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	assert_true(fd >= 0);
-	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
-	assert_int_equal(listen(fd, 16), 0);
-	assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &al), 0);
-	f->port = ntohs(a.sin_port);
-	cfg.listen_fd = fd;
+	cfg.listen_fd = listen_loopback(&f->port);
 	f->srv = http_server_start(&cfg, &f->slot, err, sizeof(err));
 	assert_non_null(f->srv);
 }

@@ -5,15 +5,12 @@
  * bound, serving its landing page with links to the telemetry path and
  * /healthz.
  */
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -41,21 +38,6 @@ static void test_landing_page(void **state)
 	stop(&f);
 }
 
-/* A listening socket on 127.0.0.1 at an ephemeral port; sets *port. */
-static int hold_port(uint16_t *port)
-{
-	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-	socklen_t al = sizeof(a);
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-
-	assert_true(fd >= 0);
-	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
-	assert_int_equal(listen(fd, 1), 0);
-	assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &al), 0);
-	*port = ntohs(a.sin_port);
-	return fd;
-}
-
 /*
  * A listen address of its own: refused with a clear error when it is no
  * address or is taken, else bound and named as bound for the logs.
@@ -74,7 +56,7 @@ static void test_listen_address(void **state)
 	struct http_server *srv;
 	char addr[64], err[256] = "", want[128];
 	uint16_t port;
-	int held = hold_port(&port);
+	int held = listen_loopback(&port);
 
 	(void)state;
 	snapshot_slot_init(&slot);
