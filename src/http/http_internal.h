@@ -42,6 +42,7 @@
 #include "http/websettings.h"
 
 struct http_req;
+struct webauth;
 
 /*
  * One accepted connection (its MHD socket context), from NOTIFY_STARTED to
