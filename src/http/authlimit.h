@@ -41,8 +41,8 @@ struct authlimit {
  * is flooded from more than AUTHLIMIT_SLOTS addresses), but never one
  * granted within WEBAUTH_CACHE_TTL_MS while another is there to go: a
  * flood from many addresses does not make the server forget its scrapers
- * (the connections reserved for them, http.c). Clients that are not IP (a
- * UNIX socket) are not limited.
+ * (the connections reserved for them, http_conn.c). Clients that are not
+ * IP (a UNIX socket) are not limited.
  */
 bool authlimit_take(struct authlimit *al, const struct sockaddr *addr, uint64_t now_ms);
 

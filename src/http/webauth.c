@@ -34,56 +34,51 @@ struct webauth {
 	struct cache_entry cache[WEBAUTH_CACHE_SLOTS];
 };
 
-static int b64_value(unsigned char ch)
-{
-	if (ch >= 'A' && ch <= 'Z')
-		return ch - 'A';
-	if (ch >= 'a' && ch <= 'z')
-		return ch - 'a' + 26;
-	if (ch >= '0' && ch <= '9')
-		return ch - '0' + 52;
-	if (ch == '+')
-		return 62;
-	if (ch == '/')
-		return 63;
-	return -1;
-}
+/* The most bytes a basic auth token may decode to: user, ':' and password. */
+#define BASIC_MAX 1024
 
-/* Decodes standard base64 (padding optional) into out; returns the length or -EINVAL. */
-static long b64_decode(const char *in, size_t inlen, char *out, size_t outlen)
+/*
+ * Decodes the standard base64 token [in, in+inlen), padding optional, with
+ * GnuTLS into *out (gnutls_free() it, wiped first); 0 or -EINVAL. GnuTLS's
+ * decoder reads PEM: it skips blanks, stops at a '-' and wants the padding.
+ * So the token must be the alphabet alone, then any '=' (dropped and written
+ * again as GnuTLS wants), with no lone last character (6 bits, no byte).
+ */
+static int b64_decode(const char *in, size_t inlen, gnutls_datum_t *out)
 {
-	uint32_t acc = 0;
-	size_t n = 0;
-	int bits = 0;
+	static const char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+				       "0123456789+/";
+	char padded[(BASIC_MAX + 2) / 3 * 4];
+	size_t n;
+	int r;
 
 	while (inlen && in[inlen - 1] == '=')
 		inlen--;
-	for (size_t i = 0; i < inlen; i++) {
-		int v = b64_value((unsigned char)in[i]);
-
-		if (v < 0)
-			return -EINVAL;
-		acc = (acc << 6) | (uint32_t)v;
-		bits += 6;
-		if (bits >= 8) {
-			bits -= 8;
-			if (n >= outlen)
-				return -EINVAL;
-			out[n++] = (char)((acc >> bits) & 0xff);
-		}
-	}
-	/* a single leftover character carries fewer than 8 bits: not base64 */
-	if (bits >= 6)
+	n = (inlen + 3) / 4 * 4;
+	if (inlen % 4 == 1 || n > sizeof(padded))
 		return -EINVAL;
-	return (long)n;
+	for (size_t i = 0; i < inlen; i++)
+		if (!memchr(alphabet, in[i], sizeof(alphabet) - 1))
+			return -EINVAL;
+	memcpy(padded, in, inlen);
+	memset(padded + inlen, '=', n - inlen);
+	r = gnutls_base64_decode2(&(gnutls_datum_t){(unsigned char *)padded, (unsigned)n}, out);
+	explicit_bzero(padded, n);
+	if (r < 0)
+		return -EINVAL;
+	if (out->size <= BASIC_MAX)
+		return 0;
+	explicit_bzero(out->data, out->size);
+	gnutls_free(out->data);
+	return -EINVAL;
 }
 
 int webauth_parse_basic(const char *header, char *user, size_t userlen, char *pass, size_t passlen)
 {
-	char decoded[1024];
-	const char *p, *end, *colon;
-	long n;
-	size_t ul, pl;
+	gnutls_datum_t d;
+	const char *p, *end, *colon, *decoded;
+	size_t n, ul, pl;
+	int r = -EINVAL;
 
 	if (userlen)
 		user[0] = '\0';
@@ -98,25 +93,26 @@ int webauth_parse_basic(const char *header, char *user, size_t userlen, char *pa
 	end = p + strlen(p);
 	while (end > p && (end[-1] == ' ' || end[-1] == '\t'))
 		end--;
-	n = b64_decode(p, (size_t)(end - p), decoded, sizeof(decoded));
-	if (n < 0)
+	if (b64_decode(p, (size_t)(end - p), &d) < 0)
 		return -EINVAL;
-	colon = memchr(decoded, ':', (size_t)n);
+	decoded = (const char *)d.data;
+	n = d.size;
+	colon = memchr(decoded, ':', n);
 	if (!colon)
-		goto bad;
+		goto out;
 	ul = (size_t)(colon - decoded);
-	pl = (size_t)n - ul - 1;
-	if (ul >= userlen || pl >= passlen || memchr(decoded, '\0', (size_t)n))
-		goto bad;
+	pl = n - ul - 1;
+	if (ul >= userlen || pl >= passlen || memchr(decoded, '\0', n))
+		goto out;
 	memcpy(user, decoded, ul);
 	user[ul] = '\0';
 	memcpy(pass, colon + 1, pl);
 	pass[pl] = '\0';
-	explicit_bzero(decoded, sizeof(decoded));
-	return 0;
-bad:
-	explicit_bzero(decoded, sizeof(decoded));
-	return -EINVAL;
+	r = 0;
+out:
+	explicit_bzero(d.data, d.size);
+	gnutls_free(d.data);
+	return r;
 }
 
 bool webauth_bcrypt_matches(const char *hash, const char *pass)

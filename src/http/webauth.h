@@ -7,7 +7,7 @@
  * password: a grant for WEBAUTH_CACHE_TTL_MS after its last use, a denial
  * for WEBAUTH_DENIAL_TTL_MS. A scrape that comes back within the TTL costs
  * no bcrypt, the table never grows, and no password is kept.
- * The caller runs the bcrypt where it likes (http.c: on worker threads).
+ * The caller runs the bcrypt where it likes (http_auth.c: on worker threads).
  */
 #ifndef RDMA_EXPORTER_WEBAUTH_H
 #define RDMA_EXPORTER_WEBAUTH_H

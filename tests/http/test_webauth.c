@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include <cmocka.h>
+#include <gnutls/gnutls.h>
 
 #include "http/webauth.h"
 #include "http/webconfig.h"
@@ -92,6 +93,77 @@ static void test_parse_basic_arbitrary(void **state)
 			assert_string_equal(user, "");
 			assert_string_equal(pass, "");
 		}
+	}
+}
+
+/*
+ * The token as clients write it and nothing else: padding optional (and
+ * extra '=' at the end ignored); a blank, a '-' or an '=' inside it, all of
+ * which GnuTLS's PEM-minded decoder would pass over, refused.
+ */
+static void test_parse_basic_token(void **state)
+{
+	static const char *const bad[] = {
+		"Basic YWxp Y2U6c2VjcmV0",
+		"Basic YWxpY2U6\tc2VjcmV0",
+		"Basic YWxpY2U6-c2VjcmV0",
+		"Basic YWxpY2U6c2VjcmV0-",
+		"Basic YW=xpY2U6c2VjcmV0",
+		"Basic =Og==",
+		"Basic Og=A",
+	};
+	char user[64], pass[64];
+
+	(void)state;
+	assert_int_equal(webauth_parse_basic("Basic Og", user, sizeof(user), pass, sizeof(pass)),
+			 0);
+	assert_string_equal(user, "");
+	assert_int_equal(webauth_parse_basic("Basic Ym9iOnBhOnNzIHcwcmQ", user, sizeof(user), pass,
+					     sizeof(pass)),
+			 0);
+	assert_string_equal(pass, "pa:ss w0rd");
+	assert_int_equal(webauth_parse_basic("Basic YWxpY2U6c2VjcmV0===", user, sizeof(user), pass,
+					     sizeof(pass)),
+			 0);
+	assert_string_equal(user, "alice");
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		if (webauth_parse_basic(bad[i], user, sizeof(user), pass, sizeof(pass)) != -EINVAL)
+			fail_msg("\"%s\" was taken", bad[i]);
+}
+
+/* "Basic " and the base64 (GnuTLS's encoder) of "a:" and pass_len 'b's, in out. */
+static void basic_of(size_t pass_len, char *out, size_t outlen)
+{
+	unsigned char in[2048] = "a:";
+	gnutls_datum_t b64;
+
+	memset(in + 2, 'b', pass_len);
+	assert_int_equal(gnutls_base64_encode2(&(gnutls_datum_t){in, (unsigned)pass_len + 2}, &b64),
+			 0);
+	assert_true(snprintf(out, outlen, "Basic %.*s", (int)b64.size, b64.data) < (int)outlen);
+	gnutls_free(b64.data);
+}
+
+/* At most 1024 bytes decoded, whatever the buffers could take; padded or not. */
+static void test_parse_basic_longest(void **state)
+{
+	static char header[4096], pass[2048];
+	char user[8], *eq;
+
+	(void)state;
+	for (size_t len = 1019; len <= 1026; len++) {
+		int want = len + 2 <= 1024 ? 0 : -EINVAL;
+
+		basic_of(len, header, sizeof(header));
+		assert_int_equal(
+			webauth_parse_basic(header, user, sizeof(user), pass, sizeof(pass)), want);
+		if (want == 0)
+			assert_int_equal(strlen(pass), len);
+		eq = strchr(header, '=');
+		if (eq)
+			*eq = '\0';
+		assert_int_equal(
+			webauth_parse_basic(header, user, sizeof(user), pass, sizeof(pass)), want);
 	}
 }
 
@@ -389,6 +461,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_basic),
 		cmocka_unit_test(test_parse_basic_arbitrary),
+		cmocka_unit_test(test_parse_basic_token),
+		cmocka_unit_test(test_parse_basic_longest),
 		cmocka_unit_test(test_bcrypt),
 		cmocka_unit_test(test_check_and_cache),
 		cmocka_unit_test(test_cache_is_bounded),
