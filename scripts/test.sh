@@ -64,7 +64,7 @@ echo "=== tests under ASan+UBSan"
 # clock is left out too: the e2e tests that mostly wait on the clock (slowloris,
 # brute force, data age, aligned polling: about 150 s) run in the normal build only,
 # as in the TSan stage below: the code they drive runs under ASan in its unit tests
-# (test_http, test_authlimit, test_tlslimit, test_pollsched) and in the other e2e
+# (test_http_conn, test_http_auth, test_authlimit, test_tlslimit, test_pollsched) and in the other e2e
 # tests.
 ctest_stage asan build-asan env ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure --no-tests=error \
@@ -92,7 +92,7 @@ mkdir -p "$tsan_reports"
 # (service_units) or any-build (service_package), which run no daemon. clock (the
 # e2e tests that mostly wait on the clock, about 150 s) runs in the two stages
 # above only: under TSan they wait the same and their threads' code is exercised by
-# the unit tests of the same modules (test_pollsched, test_http, test_authlimit,
+# the unit tests of the same modules (test_pollsched, test_http_conn, test_http_auth, test_authlimit,
 # test_tlslimit) and by the other e2e tests.
 tsan_rc=0
 ctest_stage tsan build-tsan env RDMA_EXPORTER_TEST_SLOWDOWN=5 \
