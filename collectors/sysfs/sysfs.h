@@ -45,7 +45,7 @@ enum {
 #define SYSFS_BLOCKED_READERS_MAX 8
 /* A device with a RoCE port that names no netdev yet is re-checked five
  * times as often as --collector.sysfs.rescan-interval says, at most this
- * often (sysfs.c keep_device()). */
+ * often (sysfs_refresh.c keep_device()). */
 #define SYSFS_NETDEV_RECHECK_S 60.0
 /* Bounds of the derived device deadline. */
 #define SYSFS_DEVICE_TIMEOUT_MIN_MS 500
