@@ -19,7 +19,7 @@
 #include "base/log.h"
 #include "sysfs_hwnl.h"
 #include "sysfs_parse.h"
-#include "sysfs_pcie.h"
+#include "sysfs_pcie_parse.h"
 
 #define FAM_DEVICE_INFO	   "rdma_device_info"
 #define FAM_PORT_INFO	   "rdma_port_info"
