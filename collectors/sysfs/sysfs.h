@@ -10,7 +10,7 @@
  * and rdma_port_statistic_total / rdma_device_statistic_total for the rest;
  * rdma_port_statistic_saturated for narrow PMA counters at their maximum;
  * the PCIe link and AER families rdma_device_pcie_* of the device's PCI
- * function (sysfs_pcie.h); rdma_device_responsive, and the reader threads'
+ * function (sysfs_pcie_parse.h); rdma_device_responsive, and the reader threads'
  * rdma_exporter_sysfs_*.
  *
  * Devices are read by a few reader threads (sysfs_pool.h), each device within
@@ -45,7 +45,7 @@ enum {
 #define SYSFS_BLOCKED_READERS_MAX 8
 /* A device with a RoCE port that names no netdev yet is re-checked five
  * times as often as --collector.sysfs.rescan-interval says, at most this
- * often (sysfs.c keep_device()). */
+ * often (sysfs_refresh.c keep_device()). */
 #define SYSFS_NETDEV_RECHECK_S 60.0
 /* Bounds of the derived device deadline. */
 #define SYSFS_DEVICE_TIMEOUT_MIN_MS 500

@@ -1,6 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
+/*
+ * The sysfs collector's scan (sysfs_scan.h): the device list, and each
+ * device's attributes, ports, counter files and the directory stamps of its
+ * re-check; its value files are sysfs_file.c's, its PCIe side
+ * sysfs_pcie_scan.c's.
+ */
 #include "sysfs_scan.h"
-#include "base/fileio.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -16,13 +21,9 @@
 #include <unistd.h>
 
 #include "sysfs_parse.h"
-#include "sysfs_pcie.h"
 
 /* One per counter file: keep it small (thousands on a large host). */
 _Static_assert(sizeof(struct sysfs_counter) <= 32, "struct sysfs_counter grew past 32 bytes");
-
-/* Scan-time text attributes (board_id can be long; sysfs caps at a page). */
-#define TEXT_MAX 4096
 
 /* A growable array of strings, NULL-terminated once finished. */
 struct strvec {
@@ -290,68 +291,6 @@ out:
 	return r;
 }
 
-/* Whole small file, NUL-terminated. Returns the length or -errno. */
-static int read_small_at(int root, const char *path, char *buf, size_t size)
-{
-	size_t len = 0;
-	int fd, r = 0;
-
-	fd = open_regular_at(root, path);
-	if (fd < 0)
-		return fd;
-	while (len < size - 1) {
-		ssize_t n = read(fd, buf + len, size - 1 - len);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			r = -errno;
-			break;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	close(fd);
-	if (r < 0)
-		return r;
-	buf[len] = '\0';
-	return (int)len;
-}
-
-/* A text attribute as a label value; "" when missing or unreadable. */
-static int read_text_attr(int root, const char *path, char **out)
-{
-	char buf[TEXT_MAX];
-	const char *s = "";
-	size_t len = 0;
-	int n;
-
-	n = read_small_at(root, path, buf, sizeof(buf));
-	if (n >= 0 && sysfs_parse_text(buf, (size_t)n, &s, &len) < 0) {
-		s = "";
-		len = 0;
-	}
-	*out = strndup(s, len);
-	return *out ? 0 : -ENOMEM;
-}
-
-static int read_node_type(int root, const char *path, char **out)
-{
-	char buf[TEXT_MAX];
-	const char *s = "";
-	size_t len = 0;
-	int n;
-
-	n = read_small_at(root, path, buf, sizeof(buf));
-	if (n >= 0 && sysfs_parse_node_type(buf, (size_t)n, &s, &len) < 0) {
-		s = "";
-		len = 0;
-	}
-	*out = strndup(s, len);
-	return *out ? 0 : -ENOMEM;
-}
-
 static int read_driver(int root, const char *devname, char **out)
 {
 	char path[PATH_MAX], target[PATH_MAX];
@@ -383,76 +322,10 @@ static void record_scan_error(struct sysfs_device *dev, const char *path, int er
 	dev->first_scan_error_path = strdup(path); /* best effort, only for the log */
 }
 
-/* Opens name of dir (relative to root) as open_regular_at() does. */
-static int open_in_dir(int root, const char *dir, const char *name)
-{
-	char path[PATH_MAX];
-	int r;
-
-	if (!dir)
-		return -ENOENT;
-	r = path_fmt(path, sizeof(path), "%s/%s", dir, name);
-	if (r < 0)
-		return r;
-	return open_regular_at(root, path);
-}
-
-/* Opens f (its name set) in dir. An open that fails is retried per read,
- * or remembered as absent; only -ENAMETOOLONG is an error. */
+/* Opens f (its name set) in dir, against the device's fd limit. */
 static int file_open(int root, const char *dir, struct sysfs_file *f, struct sysfs_device *dev)
 {
-	int fd;
-
-	f->fd = -1;
-	fd = open_in_dir(root, dir, f->name);
-	if (fd >= dev->fd_limit) {
-		close(fd);
-		f->reopen_each = true;
-		dev->n_reopen_each++;
-		return 0;
-	}
-	if (fd >= 0) {
-		f->fd = fd;
-		return 0;
-	}
-	switch (-fd) {
-	case ENAMETOOLONG:
-		return fd;
-	case EMFILE:
-	case ENFILE:
-		f->reopen_each = true;
-		dev->n_reopen_each++;
-		break;
-	case ENOENT:
-		f->absent = true;
-		break;
-	default:
-		break;
-	}
-	return 0;
-}
-
-/* Leaves f unopened until sysfs_port_hw_open(), with the path checked as
- * an open would (the same -ENAMETOOLONG). */
-static int file_defer(const char *dir, struct sysfs_file *f)
-{
-	char path[PATH_MAX];
-	int r;
-
-	f->fd = -1;
-	r = path_fmt(path, sizeof(path), "%s/%s", dir, f->name);
-	if (r == 0)
-		f->deferred = true;
-	return r;
-}
-
-static void file_close(struct sysfs_file *f)
-{
-	if (f->fd >= 0)
-		close(f->fd);
-	if (f->name_owned)
-		free((char *)f->name);
-	*f = (struct sysfs_file){.fd = -1};
+	return sysfs_file_open(root, dir, f, dev->fd_limit, &dev->n_reopen_each);
 }
 
 /* A port attribute file: name is a literal, its directory the port's. */
@@ -461,50 +334,6 @@ static int attr_file_init(int root, struct sysfs_port *p, struct sysfs_file *f, 
 {
 	*f = (struct sysfs_file){.name = name, .fd = -1};
 	return file_open(root, p->dir, f, dev);
-}
-
-int sysfs_file_read(int root, const char *dir, struct sysfs_file *f, char *buf, size_t size)
-{
-	ssize_t n;
-	int fd, err;
-
-	if (!f->name || f->absent)
-		return -ENOENT;
-	if (size < 2)
-		return -EINVAL;
-	fd = f->fd;
-	if (fd < 0) {
-		fd = open_in_dir(root, dir, f->name);
-		if (fd < 0)
-			return fd;
-	}
-	do {
-		n = pread(fd, buf, size - 1, 0);
-	} while (n < 0 && errno == EINTR);
-	err = errno;
-	if (f->fd < 0) {
-		if (f->reopen_each || f->deferred)
-			close(fd);
-		else
-			f->fd = fd; /* failed at scan time, works now: keep it */
-	}
-	if (n < 0)
-		return -err;
-	if ((size_t)n >= size - 1)
-		return -EOVERFLOW;
-	buf[n] = '\0';
-	return (int)n;
-}
-
-const char *sysfs_file_path(const char *dir, const struct sysfs_file *f, char *buf, size_t size)
-{
-	if (!size)
-		return "-";
-	if (!f->name || !dir)
-		snprintf(buf, size, "-");
-	else
-		snprintf(buf, size, "%s/%s", dir, f->name);
-	return buf;
 }
 
 /* The port counter directories, in the order of the sources (the order
@@ -532,7 +361,7 @@ const char *sysfs_counter_dir(const struct sysfs_device *dev, const struct sysfs
 static void counters_free(struct sysfs_counter *c, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		file_close(&c[i].file);
+		sysfs_file_close(&c[i].file);
 	free(c);
 }
 
@@ -565,11 +394,11 @@ static int counter_init(int root, const char *dir, const char *name, unsigned so
 		c->file.name_owned = true;
 	}
 	if (source == SYSFS_SRC_HW_COUNTERS && (dev->scan_flags & SYSFS_SCAN_PORT_HW_DEFERRED))
-		r = file_defer(dir, &c->file);
+		r = sysfs_file_defer(dir, &c->file);
 	else
 		r = file_open(root, dir, &c->file, dev);
 	if (r < 0)
-		file_close(&c->file);
+		sysfs_file_close(&c->file);
 	return r;
 }
 
@@ -725,7 +554,7 @@ static int scan_netdevs(int root, const char *portdir, struct sysfs_port *p)
 
 		if (path_fmt(path, sizeof(path), "%s/gid_attrs/ndevs/%s", portdir, entries.v[i]))
 			continue;
-		n = read_small_at(root, path, buf, sizeof(buf));
+		n = sysfs_read_small(root, path, buf, sizeof(buf));
 		if (n < 0 || sysfs_parse_text(buf, (size_t)n, &s, &len) < 0)
 			continue;
 		for (size_t j = 0; j < devs.n && !seen; j++)
@@ -755,7 +584,7 @@ static int optional_file_init(int root, struct sysfs_port *p, struct sysfs_file 
 	int r = attr_file_init(root, p, f, name, dev);
 
 	if (r == 0 && f->absent)
-		file_close(f);
+		sysfs_file_close(f);
 	return r;
 }
 
@@ -792,7 +621,7 @@ static int scan_port(int root, const char *devname, struct sysfs_port *p, struct
 		return -ENOMEM;
 
 	if ((r = path_fmt(path, sizeof(path), "%s/link_layer", base)) < 0 ||
-	    (r = read_text_attr(root, path, &p->link_layer)) < 0)
+	    (r = sysfs_read_text(root, path, &p->link_layer)) < 0)
 		return r;
 	p->is_ib = strcmp(p->link_layer, "InfiniBand") == 0;
 
@@ -829,12 +658,12 @@ static void port_free(struct sysfs_port *p)
 	free(p->dir);
 	for (size_t i = 0; i < SYSFS_PORT_COUNTER_DIRS; i++)
 		free(p->counter_dirs[i]);
-	file_close(&p->state);
-	file_close(&p->phys_state);
-	file_close(&p->rate);
-	file_close(&p->lid);
-	file_close(&p->sm_lid);
-	file_close(&p->sm_sl);
+	sysfs_file_close(&p->state);
+	sysfs_file_close(&p->phys_state);
+	sysfs_file_close(&p->rate);
+	sysfs_file_close(&p->lid);
+	sysfs_file_close(&p->sm_lid);
+	sysfs_file_close(&p->sm_sl);
 	netdevs_free(p->netdevs, p->n_netdevs);
 	counters_free(p->counters, p->n_counters);
 	free(p->labels);
@@ -919,240 +748,17 @@ static int scan_attrs(int root, struct sysfs_device *dev)
 			     attrs[i].file);
 		if (r < 0)
 			return r;
-		r = read_text_attr(root, path, field);
+		r = sysfs_read_text(root, path, field);
 		if (r < 0)
 			return r;
 	}
 	r = path_fmt(path, sizeof(path), "%s/%s/node_type", SYSFS_IB_CLASS_DIR, dev->name);
 	if (r < 0)
 		return r;
-	r = read_node_type(root, path, &dev->node_type);
+	r = sysfs_read_node_type(root, path, &dev->node_type);
 	if (r < 0)
 		return r;
 	return read_driver(root, dev->name, &dev->driver);
-}
-
-/* --- PCIe link and AER files ------------------------------------------- */
-
-/*
- * The PCIe side of a device (sysfs_scan.h): which link and AER files exist,
- * kept open as the counter files are. The ports above the
- * device are reached through "..": class/infiniband/<dev>/device is a
- * symlink to the PCI function's directory under devices/pci*, so
- * device/.. is the bridge port above it (a root port or a switch downstream
- * port) and device/../.. the one above that. A directory there without
- * current_link_speed (the host bridge "pci0000:00") ends the walk: the
- * switch's upstream port is read only when the parent is a switch
- * downstream port. Of the parent only max_link_speed and max_link_width are
- * read: its current link is the device's own. Nothing here logs.
- */
-static const char *const link_files[SYSFS_PCIE_LINK_FILES] = {
-	[SYSFS_PCIE_SPEED] = "current_link_speed",
-	[SYSFS_PCIE_MAX_SPEED] = "max_link_speed",
-	[SYSFS_PCIE_WIDTH] = "current_link_width",
-	[SYSFS_PCIE_MAX_WIDTH] = "max_link_width",
-};
-
-static const char *const link_dirs[SYSFS_PCIE_LINKS] = {
-	[SYSFS_PCIE_DEVICE] = "device",
-	[SYSFS_PCIE_PARENT] = "device/..",
-	[SYSFS_PCIE_SWITCH_UPSTREAM] = "device/../..",
-};
-
-static const char *const aer_files[SYSFS_AER_FILES] = {
-	[SYSFS_AER_CORRECTABLE] = "aer_dev_correctable",
-	[SYSFS_AER_NONFATAL] = "aer_dev_nonfatal",
-	[SYSFS_AER_FATAL] = "aer_dev_fatal",
-};
-
-/* An AER file is a page at most. */
-#define AER_BUF 4096
-
-static int dir_of(const struct sysfs_device *dev, const char *sub, char **out)
-{
-	char path[PATH_MAX];
-	int n = snprintf(path, sizeof(path), "%s/%s/%s", SYSFS_IB_CLASS_DIR, dev->name, sub);
-
-	if (n < 0 || (size_t)n >= sizeof(path))
-		return -ENAMETOOLONG;
-	*out = strdup(path);
-	return *out ? 0 : -ENOMEM;
-}
-
-/* Whether name exists in dir (not following a last symlink). */
-static bool exists_at(int root, const char *dir, const char *name)
-{
-	char path[PATH_MAX];
-	struct stat st;
-	int n = snprintf(path, sizeof(path), "%s/%s", dir, name);
-
-	return n > 0 && (size_t)n < sizeof(path) &&
-	       fstatat(root, path, &st, AT_SYMLINK_NOFOLLOW) == 0;
-}
-
-/* An optional file of dir: kept (name set) only when it opens or exists. */
-static int optional_open(int root, const char *dir, struct sysfs_file *f, const char *name,
-			 struct sysfs_device *dev)
-{
-	int r;
-
-	*f = (struct sysfs_file){.name = name, .fd = -1};
-	r = file_open(root, dir, f, dev);
-	if (r == 0 && f->absent)
-		file_close(f);
-	return r;
-}
-
-/* The link files of one directory; l->dir stays NULL without current_link_speed. */
-static int scan_link(int root, struct sysfs_device *dev, enum sysfs_pcie_link_pos pos,
-		     struct sysfs_pcie_link *l)
-{
-	char *dir;
-	int r;
-
-	r = dir_of(dev, link_dirs[pos], &dir);
-	if (r < 0)
-		return r;
-	if (!exists_at(root, dir, link_files[SYSFS_PCIE_SPEED])) {
-		free(dir);
-		return 0;
-	}
-	l->dir = dir;
-	for (size_t i = 0; i < SYSFS_PCIE_LINK_FILES; i++) {
-		/* the parent's current link is the device's own: only its
-		 * maxima are news (what the peer port supports) */
-		if (pos == SYSFS_PCIE_PARENT && (i == SYSFS_PCIE_SPEED || i == SYSFS_PCIE_WIDTH))
-			continue;
-		r = optional_open(root, dir, &l->files[i], link_files[i], dev);
-		if (r < 0)
-			return r;
-	}
-	return 0;
-}
-
-static void types_free(struct sysfs_aer *a)
-{
-	for (size_t i = 0; i < a->n_types; i++)
-		free(a->types[i]);
-	free(a->types);
-	a->types = NULL;
-	a->n_types = 0;
-}
-
-/* The error types an AER file lists, as read now; none when unreadable. */
-static int scan_aer_types(int root, const char *dir, struct sysfs_aer *a)
-{
-	struct sysfs_aer_entry e[SYSFS_AER_MAX_TYPES];
-	char *buf = malloc(AER_BUF);
-	size_t n = 0;
-	int len, r = 0;
-
-	if (!buf)
-		return -ENOMEM;
-	len = sysfs_file_read(root, dir, &a->file, buf, AER_BUF);
-	if (len < 0 || sysfs_parse_aer(buf, (size_t)len, e, SYSFS_AER_MAX_TYPES, &n) < 0 || !n)
-		goto out;
-	a->types = calloc(n, sizeof(*a->types));
-	if (!a->types) {
-		r = -ENOMEM;
-		goto out;
-	}
-	for (size_t i = 0; i < n; i++) {
-		a->types[i] = strndup(e[i].name, e[i].name_len);
-		if (!a->types[i]) {
-			r = -ENOMEM;
-			break;
-		}
-		a->n_types = i + 1;
-	}
-out:
-	free(buf);
-	return r;
-}
-
-static int scan_aer(int root, const char *dir, struct sysfs_device *dev, struct sysfs_aer *a,
-		    const char *name)
-{
-	int r = optional_open(root, dir, &a->file, name, dev);
-
-	if (r < 0 || !a->file.name)
-		return r;
-	r = scan_aer_types(root, dir, a);
-	/* a file that lists nothing gives nothing: not kept */
-	if (r == 0 && !a->n_types)
-		file_close(&a->file);
-	return r;
-}
-
-static bool pcie_empty(const struct sysfs_pcie *p)
-{
-	for (size_t i = 0; i < SYSFS_PCIE_LINKS; i++)
-		if (p->link[i].dir)
-			return false;
-	for (size_t i = 0; i < SYSFS_AER_FILES; i++)
-		if (p->aer[i].file.name)
-			return false;
-	return true;
-}
-
-int sysfs_pcie_scan(int root, struct sysfs_device *dev)
-{
-	struct sysfs_pcie *p;
-	char *devdir;
-	int r;
-
-	r = dir_of(dev, "device", &devdir);
-	if (r < 0)
-		return r;
-	/* An SR-IOV VF: its link is the PF's (VF link registers are RsvdZ),
-	 * and AER reports through the PF. Hundreds of VFs add no series. */
-	if (exists_at(root, devdir, "physfn")) {
-		free(devdir);
-		return 0;
-	}
-	p = calloc(1, sizeof(*p));
-	if (!p) {
-		free(devdir);
-		return -ENOMEM;
-	}
-	/* fd 0 is a real fd: every file starts closed */
-	for (size_t i = 0; i < SYSFS_PCIE_LINKS; i++)
-		for (size_t k = 0; k < SYSFS_PCIE_LINK_FILES; k++)
-			p->link[i].files[k].fd = -1;
-	for (size_t i = 0; i < SYSFS_AER_FILES; i++)
-		p->aer[i].file.fd = -1;
-	for (size_t i = 0; i < SYSFS_PCIE_LINKS && r == 0; i++) {
-		r = scan_link(root, dev, (enum sysfs_pcie_link_pos)i, &p->link[i]);
-		/* above a device without a link of its own (or a root port) there
-		 * is nothing to read */
-		if (!p->link[i].dir)
-			break;
-	}
-	for (size_t i = 0; i < SYSFS_AER_FILES && r == 0; i++)
-		r = scan_aer(root, devdir, dev, &p->aer[i], aer_files[i]);
-	free(devdir);
-	if (r < 0 || pcie_empty(p)) {
-		sysfs_pcie_free(p);
-		return r;
-	}
-	dev->pcie = p;
-	return 0;
-}
-
-void sysfs_pcie_free(struct sysfs_pcie *p)
-{
-	if (!p)
-		return;
-	for (size_t i = 0; i < SYSFS_PCIE_LINKS; i++) {
-		for (size_t k = 0; k < SYSFS_PCIE_LINK_FILES; k++)
-			file_close(&p->link[i].files[k]);
-		free(p->link[i].dir);
-	}
-	for (size_t i = 0; i < SYSFS_AER_FILES; i++) {
-		file_close(&p->aer[i].file);
-		types_free(&p->aer[i]);
-	}
-	free(p);
 }
 
 static int fd_limit(unsigned reserve)
@@ -1211,7 +817,9 @@ int sysfs_device_scan(int root, const char *name, unsigned fd_reserve, unsigned 
 	if (dev->n_counters)
 		qsort(dev->counters, dev->n_counters, sizeof(*dev->counters), counter_cmp);
 	resolve_duplicates(dev->counters, dev->n_counters);
-	r = sysfs_pcie_scan(root, dev);
+	r = path_fmt(path, sizeof(path), "%s/%s", SYSFS_IB_CLASS_DIR, name);
+	if (r == 0)
+		r = sysfs_pcie_scan(root, path, dev->fd_limit, &dev->n_reopen_each, &dev->pcie);
 	if (r == -ENAMETOOLONG) {
 		record_scan_error(dev, SYSFS_IB_CLASS_DIR, r);
 		r = 0;

@@ -12,6 +12,9 @@
  * is read at scan time only. The one exception: with
  * SYSFS_SCAN_PORT_HW_DEFERRED, a port's hw_counters files hold no fd while
  * RDMA netlink serves their values (sysfs_port_hw_open/close).
+ *
+ * One value file is sysfs_file.h's; the PCIe side of a device
+ * sysfs_pcie_scan.h's.
  */
 #ifndef RDMA_EXPORTER_SYSFS_SCAN_H
 #define RDMA_EXPORTER_SYSFS_SCAN_H
@@ -23,7 +26,9 @@
 #include <time.h>
 
 #include "base/devfilter.h"
+#include "sysfs_file.h"
 #include "sysfs_names.h"
+#include "sysfs_pcie_scan.h"
 
 /* Directory of the devices, relative to the sysfs root. */
 #define SYSFS_IB_CLASS_DIR "class/infiniband"
@@ -34,25 +39,6 @@
  * counter files than the limit allows (files past it are opened per read).
  */
 #define SYSFS_FD_HEADROOM 64
-
-/*
- * One value file, re-read every poll. It is only its name: the directory
- * belongs to its owner (sysfs_port.dir for the port attributes,
- * sysfs_counter_dir() for counter files) and is passed to sysfs_file_read(),
- * so a host with thousands of counter files keeps no path per file.
- */
-struct sysfs_file {
-	/* File name inside its directory; NULL: not used. A string of the name
-	 * table or a literal, or owned when name_owned. */
-	const char *name;
-	int fd;		      /* kept open; -1 when not open */
-	bool absent : 1;      /* did not exist at scan time: reads fail with -ENOENT, no syscall */
-	bool reopen_each : 1; /* openat() hit EMFILE/ENFILE: openat+pread+close per read */
-	bool name_owned : 1;  /* name was allocated (not in the name table) */
-	/* Not opened: netlink serves the value (sysfs_port_hw_close). A read
-	 * opens and closes it; sysfs_port_hw_open() keeps it open. */
-	bool deferred : 1;
-};
 
 /* A file of counters/, counters_ext/ or hw_counters/: 32 bytes, one per
  * counter file (thousands on a large host). */
@@ -105,53 +91,6 @@ struct sysfs_port {
 	 * renders them (metric_labels_render()), made at the first sample;
 	 * NULL until then. Freed with the port. */
 	char *labels;
-};
-
-/*
- * The PCIe side of a device (scanned by sysfs_pcie_scan()): the link attributes of its
- * PCI function and of the ports above it, and its AER counters. Only files
- * that exist at scan time are kept (name NULL otherwise).
- */
-enum sysfs_pcie_link_file {
-	SYSFS_PCIE_SPEED,     /* current_link_speed */
-	SYSFS_PCIE_MAX_SPEED, /* max_link_speed */
-	SYSFS_PCIE_WIDTH,     /* current_link_width */
-	SYSFS_PCIE_MAX_WIDTH, /* max_link_width */
-	SYSFS_PCIE_LINK_FILES,
-};
-
-/* Whose link: the device's, or a bridge above it. */
-enum sysfs_pcie_link_pos {
-	SYSFS_PCIE_DEVICE,	    /* <dev>/device: the RDMA device's own function */
-	SYSFS_PCIE_PARENT,	    /* device/..: the root or switch downstream port above it */
-	SYSFS_PCIE_SWITCH_UPSTREAM, /* device/../..: a switch's upstream port, when the
-				       parent is a switch downstream port */
-	SYSFS_PCIE_LINKS,
-};
-
-enum sysfs_aer_severity {
-	SYSFS_AER_CORRECTABLE, /* aer_dev_correctable */
-	SYSFS_AER_NONFATAL,    /* aer_dev_nonfatal */
-	SYSFS_AER_FATAL,       /* aer_dev_fatal */
-	SYSFS_AER_FILES,
-};
-
-struct sysfs_pcie_link {
-	char *dir; /* relative to the root; NULL: not read (no current_link_speed) */
-	struct sysfs_file files[SYSFS_PCIE_LINK_FILES];
-};
-
-struct sysfs_aer {
-	struct sysfs_file file; /* name NULL: no such file */
-	/* The error types the file listed at scan time, in its order: the
-	 * kernel's table, fixed for a kernel; at most SYSFS_AER_MAX_TYPES. */
-	char **types;
-	size_t n_types;
-};
-
-struct sysfs_pcie {
-	struct sysfs_pcie_link link[SYSFS_PCIE_LINKS];
-	struct sysfs_aer aer[SYSFS_AER_FILES]; /* in device/ */
 };
 
 struct sysfs_device {
@@ -257,25 +196,5 @@ void sysfs_device_free(struct sysfs_device *dev);
  */
 const char *sysfs_counter_dir(const struct sysfs_device *dev, const struct sysfs_port *p,
 			      const struct sysfs_counter *c);
-
-/*
- * Reads value file f of directory dir into buf (NUL-terminated), at most
- * size - 1 bytes. Returns the length, or -errno; -EOVERFLOW when the
- * content does not fit.
- */
-int sysfs_file_read(int root, const char *dir, struct sysfs_file *f, char *buf, size_t size);
-
-/*
- * The PCIe part of dev (dev->pcie), from class/infiniband/<dev>/device:
- * nothing for a device without a PCI function with link attributes, or for
- * an SR-IOV VF (device/physfn exists: its link is the PF's, its link
- * registers read as zero). Returns 0, -ENOMEM or -ENAMETOOLONG.
- */
-int sysfs_pcie_scan(int root, struct sysfs_device *dev);
-void sysfs_pcie_free(struct sysfs_pcie *pcie);
-
-/* "dir/name" of f into buf, for a log line: "-" when f is not used, and
- * cut short when it does not fit. Returns buf. */
-const char *sysfs_file_path(const char *dir, const struct sysfs_file *f, char *buf, size_t size);
 
 #endif

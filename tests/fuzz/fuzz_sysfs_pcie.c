@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
  * libFuzzer target: the PCIe attribute parsers of the sysfs collector
- * (sysfs_pcie.c: link speed, link width, AER files), through
+ * (sysfs_pcie_parse.c: link speed, link width, AER files), through
  * sysfs_pcie_fuzz_one, which checks that AER names stay inside the input,
  * are of name characters and never a TOTAL line.
  *
@@ -16,7 +16,7 @@
 
 #include "base/strparse.h"
 #include "fuzz.h"
-#include "sysfs_pcie.h"
+#include "sysfs_pcie_parse.h"
 
 /* "16.0 GT/s" -> "16000000000": the speed's digits without the dot, padded. */
 static void check_speed(const char *s, size_t size)

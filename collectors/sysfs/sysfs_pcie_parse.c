@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "sysfs_pcie.h"
+#include "sysfs_pcie_parse.h"
 
 #include <errno.h>
 #include <stdlib.h>

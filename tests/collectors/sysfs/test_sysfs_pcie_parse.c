@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * Unit tests of the PCIe parsers (sysfs_pcie.c: link speed and width, AER
+ * Unit tests of the PCIe parsers (sysfs_pcie_parse.c: link speed and width, AER
  * files, on the kernel's formats and odd strings) and of the counter widths
  * of the name table (sysfs_counter_max, for rdma_port_statistic_saturated).
  */
@@ -14,7 +14,7 @@
 #include <cmocka.h>
 
 #include "sysfs_names.h"
-#include "sysfs_pcie.h"
+#include "sysfs_pcie_parse.h"
 
 #define S(lit) (lit), (sizeof(lit) - 1)
 

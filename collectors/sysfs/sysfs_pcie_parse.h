@@ -21,8 +21,8 @@
  * All return 0 or a negative errno: -EINVAL not the expected format, -ERANGE
  * a number that does not fit, -E2BIG more AER lines than the caller's room.
  */
-#ifndef RDMA_EXPORTER_SYSFS_PCIE_H
-#define RDMA_EXPORTER_SYSFS_PCIE_H
+#ifndef RDMA_EXPORTER_SYSFS_PCIE_PARSE_H
+#define RDMA_EXPORTER_SYSFS_PCIE_PARSE_H
 
 #include <stdbool.h>
 #include <stddef.h>
