@@ -14,7 +14,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "probe_targets.h"
+/* probe_targets.h's; declared, not included: that header's .c includes this one. */
+struct probe_group;
+struct probe_target_list;
 
 /* Room for the reason a target is refused when it names a bad character. */
 #define PROBE_TARGETS_REASON 80
