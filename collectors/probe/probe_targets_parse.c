@@ -273,14 +273,16 @@ static bool is_string(const struct yp *p, bool any_kind)
 	return any_kind ? k != K_NULL : k == K_STRING;
 }
 
-/* The current scalar's text and length: -E2BIG past max, -EINVAL (with the
- * message) when it holds a NUL. */
-static int scalar(struct yp *p, const char *path, size_t max, const char **s, size_t *n)
+/* The current scalar's text and length; -E2BIG past max bytes, -EINVAL
+ * when it holds a NUL, either with the message (what names the string). */
+static int scalar(struct yp *p, const char *path, const char *what, size_t max, const char **s,
+		  size_t *n)
 {
 	*s = (const char *)p->ev.data.scalar.value;
 	*n = p->ev.data.scalar.length;
 	if (*n > max)
-		return -E2BIG;
+		return fail(p, -E2BIG, at_event(p, path), "%s longer than %zu bytes (the limit)",
+			    what, max);
 	if (strlen(*s) != *n)
 		return fail(p, -EINVAL, at_event(p, path), "\\u0000 is not allowed in a string");
 	return 0;
@@ -318,10 +320,7 @@ static int target(struct yp *p, size_t g, size_t i)
 		return fail(p, -E2BIG, at_event(p, path),
 			    "more than %d targets in the file (the limit)",
 			    PROBE_TARGETS_MAX_TARGETS);
-	rc = scalar(p, path, PROBE_TARGETS_MAX_TARGET, &s, &n);
-	if (rc == -E2BIG)
-		return fail(p, rc, at_event(p, path), "target longer than %d bytes (the limit)",
-			    PROBE_TARGETS_MAX_TARGET);
+	rc = scalar(p, path, "target", PROBE_TARGETS_MAX_TARGET, &s, &n);
 	if (rc)
 		return rc;
 	rc = probe_targets_add_target(&p->b, s, n, &why, reason);
@@ -364,10 +363,7 @@ static int label_name(struct yp *p, const struct probe_group *grp, const char *p
 	if (p->ev.type != YAML_SCALAR_EVENT)
 		return fail(p, -EINVAL, at_event(p, path),
 			    "expected a string key (a label name), got %s", what(p));
-	rc = scalar(p, path, PROBE_TARGETS_MAX_LABEL_NAME, &s, &n);
-	if (rc == -E2BIG)
-		return fail(p, rc, at_event(p, path), "label name longer than %d bytes (the limit)",
-			    PROBE_TARGETS_MAX_LABEL_NAME);
+	rc = scalar(p, path, "label name", PROBE_TARGETS_MAX_LABEL_NAME, &s, &n);
 	if (rc)
 		return rc;
 	memcpy(p->name, s, n + 1);
@@ -403,11 +399,7 @@ static int label_value(struct yp *p, struct probe_group *grp, size_t g, bool dro
 	if (!is_string(p, true))
 		return fail(p, -EINVAL, at_event(p, path), "expected a string value, got %s",
 			    what(p));
-	rc = scalar(p, path, PROBE_TARGETS_MAX_LABEL_VALUE, &s, &n);
-	if (rc == -E2BIG)
-		return fail(p, rc, at_event(p, path),
-			    "label value longer than %d bytes (the limit)",
-			    PROBE_TARGETS_MAX_LABEL_VALUE);
+	rc = scalar(p, path, "label value", PROBE_TARGETS_MAX_LABEL_VALUE, &s, &n);
 	if (rc)
 		return rc;
 	if (drop) {
@@ -464,10 +456,7 @@ static int group_member(struct yp *p, size_t g, const char *path, unsigned *seen
 	if (p->ev.type != YAML_SCALAR_EVENT)
 		return fail(p, -EINVAL, at_event(p, path), "expected a string key, got %s",
 			    what(p));
-	rc = scalar(p, path, PROBE_TARGETS_MAX_KEY, &s, &n);
-	if (rc == -E2BIG)
-		return fail(p, rc, at_event(p, path), "key longer than %d bytes (the limit)",
-			    PROBE_TARGETS_MAX_KEY);
+	rc = scalar(p, path, "key", PROBE_TARGETS_MAX_KEY, &s, &n);
 	if (rc)
 		return rc;
 	if (!strcmp(s, "<<"))
