@@ -210,9 +210,9 @@ static const struct collector_flag probe_flags[PROBE_FLAG_COUNT_] = {
 	[PROBE_FLAG_TARGETS_FILE] =
 		{
 			.name = "targets-file",
-			.help = "Pingmesh peers, Prometheus file_sd JSON (host[:port] targets, "
-				"labels); re-read when it changes and on SIGHUP. Without it only "
-				"loopback probes run.",
+			.help = "Pingmesh peers, a Prometheus file_sd file in JSON or YAML "
+				"(host[:port] targets, labels); re-read when it changes and on "
+				"SIGHUP. Without it only loopback probes run.",
 			.kind = COLLECTOR_FLAG_PATH,
 		},
 	[PROBE_FLAG_TARGETS_DNS] =

@@ -343,6 +343,98 @@ static void check_liveness(struct probe_state *st, struct peer *pe, uint64_t now
 	probe_peer_unresolve(st, pe);
 }
 
+/* Under lock: moves the peer's resolution along (probe_resolve.c). */
+static void step_resolve(struct probe_state *st, struct peer *pe, uint64_t now_ms)
+{
+	switch (pe->rs) {
+	case RS_WAIT:
+		if (pe->loopback || now_ms < pe->retry_at_ms)
+			break;
+		pe->rs = RS_NEW;
+		/* fall through */
+	case RS_NEW:
+		probe_start_resolve(st, pe, now_ms);
+		break;
+	case RS_DNS:
+		probe_check_dns(st, pe, now_ms);
+		break;
+	case RS_QUERY:
+		if (now_ms < pe->query_deadline_ms)
+			break;
+		if (pe->query_tries < PROBE_PACE_QUERY_TRIES)
+			probe_send_query(st, pe, now_ms);
+		else
+			probe_backoff(st, pe, now_ms);
+		break;
+	case RS_READY:
+		break;
+	}
+}
+
+/* Under lock: sends the peer's probe when due; returns when it is due
+ * next (UINT64_MAX: not while it has no open port to leave from). */
+static uint64_t step_probe(struct probe_state *st, struct peer *pe, uint64_t now)
+{
+	uint64_t due = probe_pace_due(&st->pace, &pe->pace);
+
+	if (pe->rs != RS_READY || pe->slot < 0 || !st->slots[pe->slot].open) {
+		probe_wake_reset(&pe->wake);
+		return UINT64_MAX;
+	}
+	if (due > now)
+		return due;
+	probe_due(st, pe, now);
+	return UINT64_MAX;
+}
+
+/* Under lock: whether to spin for the peer's wake-up or probe in flight,
+ * into *spin; returns the earlier of their deadlines. */
+static uint64_t step_in_flight(struct probe_state *st, struct peer *pe, uint64_t now, bool *spin)
+{
+	uint64_t next = UINT64_MAX, window;
+
+	/* A peer that left its last probe unanswered is not spun for: a dead
+	 * peer would cost a window per probe. */
+	window = pe->pace.unanswered
+			 ? 0
+			 : probe_pace_spin_window_ns(pe->recent_rtt_ns, st->spin_max_ns);
+	if (pe->wake.waking) {
+		/* The wake-up's reply holds the responder's wake-up, which its
+		 * RTT does not: spun for up to the cap. If this engine slept
+		 * through it, its own wake-up could outlast the responder's
+		 * polling, and the probe would meet a sleeping responder. */
+		struct probe_pace w = {.in_flight = true, .sent_ns = pe->wake.sent_ns};
+
+		if (window && probe_pace_spinning(&w, now, st->spin_max_ns))
+			*spin = true;
+		next = pe->wake.deadline_ns;
+	}
+	if (pe->pace.in_flight) {
+		if (probe_pace_spinning(&pe->pace, now, window))
+			*spin = true;
+		if (pe->pace.deadline_ns < next)
+			next = pe->pace.deadline_ns;
+	}
+	return next;
+}
+
+/* When the peer's resolution has something due (UINT64_MAX: nothing). */
+static uint64_t resolve_due(const struct peer *pe, uint64_t now)
+{
+	if (pe->rs == RS_WAIT && !pe->loopback)
+		return pe->retry_at_ms * 1000000ull;
+	if (pe->rs == RS_QUERY)
+		return pe->query_deadline_ms * 1000000ull;
+	if (pe->rs == RS_DNS)
+		return now + 10000000ull; /* look at getaddrinfo_a every 10 ms */
+	return UINT64_MAX;
+}
+
+static uint64_t earlier(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
+
 /*
  * Under lock: times out, resolves and sends what is due. Returns the time
  * (ns) of the next thing due, and sets *spin when a probe was sent within
@@ -350,77 +442,19 @@ static void check_liveness(struct probe_state *st, struct peer *pe, uint64_t now
  */
 static uint64_t step_peers(struct probe_state *st, uint64_t now, bool *spin)
 {
-	uint64_t next = UINT64_MAX, now_ms = now / 1000000ull, window;
+	uint64_t next = UINT64_MAX, now_ms = now / 1000000ull;
 
 	*spin = false;
 	for (size_t i = 0; i < st->n_peers; i++) {
 		struct peer *pe = &st->peers[i];
-		uint64_t due;
 
 		if (!pe->used)
 			continue;
 		check_liveness(st, pe, now);
-		switch (pe->rs) {
-		case RS_WAIT:
-			if (pe->loopback || now_ms < pe->retry_at_ms)
-				break;
-			pe->rs = RS_NEW;
-			/* fall through */
-		case RS_NEW:
-			probe_start_resolve(st, pe, now_ms);
-			break;
-		case RS_DNS:
-			probe_check_dns(st, pe, now_ms);
-			break;
-		case RS_QUERY:
-			if (now_ms < pe->query_deadline_ms)
-				break;
-			if (pe->query_tries < PROBE_PACE_QUERY_TRIES)
-				probe_send_query(st, pe, now_ms);
-			else
-				probe_backoff(st, pe, now_ms);
-			break;
-		case RS_READY:
-			break;
-		}
-		due = probe_pace_due(&st->pace, &pe->pace);
-		if (pe->rs == RS_READY && pe->slot >= 0 && st->slots[pe->slot].open) {
-			if (due <= now)
-				probe_due(st, pe, now);
-			else if (due < next)
-				next = due;
-		} else {
-			probe_wake_reset(&pe->wake);
-		}
-		/* A peer that left its last probe unanswered is not spun for: a
-		 * dead peer would cost a window per probe. */
-		window = pe->pace.unanswered
-				 ? 0
-				 : probe_pace_spin_window_ns(pe->recent_rtt_ns, st->spin_max_ns);
-		if (pe->wake.waking) {
-			/* The wake-up's reply holds the responder's wake-up, which its
-			 * RTT does not: spun for up to the cap. If this engine slept
-			 * through it, its own wake-up could outlast the responder's
-			 * polling, and the probe would meet a sleeping responder. */
-			struct probe_pace w = {.in_flight = true, .sent_ns = pe->wake.sent_ns};
-
-			if (window && probe_pace_spinning(&w, now, st->spin_max_ns))
-				*spin = true;
-			if (pe->wake.deadline_ns < next)
-				next = pe->wake.deadline_ns;
-		}
-		if (pe->pace.in_flight) {
-			if (probe_pace_spinning(&pe->pace, now, window))
-				*spin = true;
-			if (pe->pace.deadline_ns < next)
-				next = pe->pace.deadline_ns;
-		}
-		if (pe->rs == RS_WAIT && !pe->loopback && pe->retry_at_ms * 1000000ull < next)
-			next = pe->retry_at_ms * 1000000ull;
-		if (pe->rs == RS_QUERY && pe->query_deadline_ms * 1000000ull < next)
-			next = pe->query_deadline_ms * 1000000ull;
-		if (pe->rs == RS_DNS && now + 10000000ull < next)
-			next = now + 10000000ull; /* look at getaddrinfo_a every 10 ms */
+		step_resolve(st, pe, now_ms);
+		next = earlier(next, step_probe(st, pe, now));
+		next = earlier(next, step_in_flight(st, pe, now, spin));
+		next = earlier(next, resolve_due(pe, now));
 	}
 	return next;
 }

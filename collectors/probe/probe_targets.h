@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Pure parser of the pingmesh target file, in Prometheus file_sd JSON form:
+ * Pure reader of the pingmesh target file, Prometheus's file_sd shape, in
+ * JSON or YAML (YAML is a superset of JSON: libyaml reads both):
  *
  *   [
  *     {"targets": ["10.0.0.1", "node2.rdma:4791", "[fd00::3]:4791"],
@@ -8,21 +9,30 @@
  *     ...
  *   ]
  *
- * bytes in, a target list out. No I/O, no logging, no globals: the caller
- * reads the file, and on error keeps its previous list and logs the one-line
- * message written to err.
+ *   - targets: [10.0.0.1, node2.rdma:4791, "[fd00::3]:4791"]
+ *     labels: {rack: r12, pod: a}
  *
- * The JSON reader is strict RFC 8259 (UTF-8 checked, \uXXXX escapes with
- * surrogate pairs decoded to UTF-8, no comments, no trailing commas, one
- * top-level value, a leading UTF-8 BOM skipped) for exactly this shape:
- *  - the top level is an array (possibly empty) of group objects;
- *  - "targets" (required): an array of strings;
- *  - "labels" (optional): an object of string values;
+ * bytes in, a target list out (probe_targets_parse.c walks libyaml's events
+ * from the buffer; probe_targets.c holds the rules and the list). No I/O, no
+ * logging, no globals: the caller reads the file, and on error keeps its
+ * previous list and logs the one-line message written to err. Threads: any,
+ * one call per list.
+ *
+ * The shape:
+ *  - one document, whose top level is an array (YAML: a sequence; possibly
+ *    empty) of group objects (mappings);
+ *  - "targets" (required): an array of strings. A plain YAML scalar that
+ *    reads as null, a boolean or a number (~, true, 12) is not a string;
+ *  - "labels" (optional): an object of scalar values, any but null, as
+ *    written (YAML's `rack: 12` is "12", as Prometheus reads it);
  *  - any other key of a group is skipped, whatever its value (Prometheus only
- *    knows these two; ignoring the rest lets the file carry annotations).
- *    Numbers, booleans and null are accepted only inside such skipped values.
+ *    knows these two; ignoring the rest lets the file carry annotations);
  *  - a second "targets" or "labels" in one group, or a label name twice in
- *    one "labels" object, is an error.
+ *    one "labels" object, is an error; so are YAML aliases (*name) where the
+ *    content is read, and merge keys (<<): they are never expanded.
+ * YAML accepts what strict JSON does not (comments, single quotes, trailing
+ * commas); libyaml refuses UTF-16 surrogate escapes ("\ud83d\ude00": write
+ * the character, or \U0001F600).
  *
  * Targets: "host", "host:port", "[ipv6]" or "[ipv6]:port", port 1..65535
  * written in decimal without leading zeros. host is an IPv4 dotted quad or a
@@ -41,10 +51,13 @@
  * ("\u0000" is refused in every string). The limits below count the labels
  * kept.
  *
- * Error positions: syntax errors give "line L, column C (byte B)" (column
- * and byte counted in bytes from 1 and 0); content errors give the JSON
- * path with 0-based indexes, "[3].targets[1]" or "[0].labels.rack", and the
- * line.
+ * Error positions: syntax errors give libyaml's message with "line L,
+ * column C" (from 1, columns in characters), "end of file" for a file cut
+ * short, or "byte B" (from 0) for bytes that are not UTF-8 text; content
+ * errors give the path with 0-based indexes, "[3].targets[1]" or
+ * "[0].labels.rack", and the line. A content error is reported only when
+ * the whole file is valid YAML: in a file cut short while written, the
+ * syntax error is.
  */
 #ifndef RDMA_EXPORTER_PROBE_TARGETS_H
 #define RDMA_EXPORTER_PROBE_TARGETS_H
@@ -68,8 +81,8 @@
  * states the page size this bounds).
  */
 #define PROBE_TARGETS_MAX_LABEL_BYTES 512
-#define PROBE_TARGETS_MAX_KEY	      1024 /* bytes of any object key */
-#define PROBE_TARGETS_MAX_DEPTH	      16   /* nested arrays and objects, top level is 1 */
+#define PROBE_TARGETS_MAX_KEY	      1024 /* bytes of a group's key (YAML's implicit key limit too) */
+#define PROBE_TARGETS_MAX_DEPTH	      16 /* nested arrays and objects, top level is 1 */
 
 struct probe_label {
 	char *name;	   /* owns the allocation that value lies in */
@@ -104,12 +117,13 @@ struct probe_target_list {
 /*
  * Parses len bytes of buf (no NUL needed) into *out, which the call
  * initialises (an existing list there is not freed: pass a fresh one).
- * Returns 0, or -EINVAL (malformed JSON, wrong shape, bad target or label),
+ * Returns 0, or -EINVAL (malformed JSON or YAML, wrong shape, bad target or label),
  * -EFBIG (len over PROBE_TARGETS_MAX_FILE), -E2BIG (another limit), -ENOMEM.
  * On error *out is empty and err (when errlen > 0) holds one line without
  * a newline, naming the place and, for a limit, the limit; strings from
  * the file are quoted with control bytes escaped and cut after 64 bytes.
- * An empty file is an error; "[]" is a valid empty list.
+ * An empty file (or one of only comments) is an error; "[]" is a valid
+ * empty list.
  */
 int probe_targets_parse(const char *buf, size_t len, struct probe_target_list *out, char *err,
 			size_t errlen);

@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * libFuzzer target: the pingmesh target file parser (probe_targets.c, file_sd
- * JSON) and the rendezvous-hash sampler.
+ * libFuzzer target: the pingmesh target file reader (probe_targets_parse.c,
+ * file_sd in JSON or YAML, read with libyaml) and the rendezvous-hash sampler.
  *
  * Invariants: an error is -EINVAL or -E2BIG with a one-line message and an
  * empty list; a parsed list has unique, printable targets inside their groups
  * and valid label names, none of them dropped ones ("__*", job, instance),
- * the dropped ones counted with the first's name; written back as file_sd JSON it parses to the
- * same targets and labels; a sample of it has distinct indexes inside the list.
+ * the dropped ones counted with the first's name; written back as file_sd
+ * JSON, and as file_sd YAML in block style, it parses to the same targets and
+ * labels; a sample of it has distinct indexes inside the list.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -61,57 +62,88 @@ static void check_list(const struct probe_target_list *l)
 	}
 }
 
-/* A JSON string of s; bytes >= 0x80 are copied (the parser checked the UTF-8). */
-static void json_string(struct buf *out, const char *s)
+/* One UTF-8 character at p (the parser checked the UTF-8): its code point
+ * and length. */
+static unsigned utf8_next(const unsigned char *p, size_t *len)
+{
+	if (*p < 0x80) {
+		*len = 1;
+		return *p;
+	}
+	if (*p < 0xe0) {
+		*len = 2;
+		return (unsigned)(p[0] & 0x1f) << 6 | (p[1] & 0x3f);
+	}
+	if (*p < 0xf0) {
+		*len = 3;
+		return (unsigned)(p[0] & 0x0f) << 12 | (unsigned)(p[1] & 0x3f) << 6 | (p[2] & 0x3f);
+	}
+	*len = 4;
+	return (unsigned)(p[0] & 0x07) << 18 | (unsigned)(p[1] & 0x3f) << 12 |
+	       (unsigned)(p[2] & 0x3f) << 6 | (p[3] & 0x3f);
+}
+
+/* A double-quoted string of s, JSON and YAML alike: every byte outside
+ * printable ASCII escaped (libyaml refuses control characters raw). */
+static void quoted(struct buf *out, const char *s)
 {
 	buf_putc(out, '"');
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			buf_printf(out, "\\%c", *p);
-		else if (*p < 0x20)
-			buf_printf(out, "\\u%04x", *p);
+	for (const unsigned char *p = (const unsigned char *)s; *p;) {
+		size_t n;
+		unsigned cp = utf8_next(p, &n);
+
+		if (cp == '"' || cp == '\\')
+			buf_printf(out, "\\%c", cp);
+		else if (cp >= 0x20 && cp < 0x7f)
+			buf_putc(out, (char)cp);
+		else if (cp < 0x10000)
+			buf_printf(out, "\\u%04x", cp);
 		else
-			buf_putc(out, (char)*p);
+			buf_printf(out, "\\U%08x", cp);
+		p += n;
 	}
 	buf_putc(out, '"');
 }
 
-/* The list written back as a file_sd file: every group, its unique targets. */
-static void write_back(const struct probe_target_list *l, struct buf *out)
+/* The list written back as a file_sd file, JSON or YAML's block style:
+ * every group, its unique targets, its labels. */
+static void write_back(const struct probe_target_list *l, bool yaml, struct buf *out)
 {
-	buf_putc(out, '[');
+	buf_puts(out, yaml ? (l->n_groups ? "" : "[]\n") : "[");
 	for (size_t g = 0; g < l->n_groups; g++) {
 		bool first = true;
 
-		buf_puts(out, g ? ",{\"targets\":[" : "{\"targets\":[");
+		buf_puts(out, yaml ? "- targets: [" : g ? ",{\"targets\":[" : "{\"targets\":[");
 		for (size_t i = 0; i < l->n_targets; i++) {
 			if (l->targets[i].group != g)
 				continue;
 			if (!first)
 				buf_putc(out, ',');
 			first = false;
-			json_string(out, l->targets[i].raw);
+			quoted(out, l->targets[i].raw);
 		}
-		buf_puts(out, "],\"labels\":{");
+		buf_puts(out, yaml ? "]\n  labels:\n" : "],\"labels\":{");
 		for (size_t i = 0; i < l->groups[g].n_labels; i++) {
-			if (i)
+			if (i && !yaml)
 				buf_putc(out, ',');
-			json_string(out, l->groups[g].labels[i].name);
-			buf_putc(out, ':');
-			json_string(out, l->groups[g].labels[i].value);
+			buf_puts(out, yaml ? "    " : "");
+			quoted(out, l->groups[g].labels[i].name);
+			buf_puts(out, yaml ? ": " : ":");
+			quoted(out, l->groups[g].labels[i].value);
+			buf_puts(out, yaml ? "\n" : "");
 		}
-		buf_puts(out, "}}");
+		buf_puts(out, yaml ? (l->groups[g].n_labels ? "" : "    {}\n") : "}}");
 	}
-	buf_putc(out, ']');
+	buf_puts(out, yaml ? "" : "]");
 }
 
-static void check_round_trip(const struct probe_target_list *l)
+static void check_round_trip(const struct probe_target_list *l, bool yaml)
 {
 	struct probe_target_list again;
 	struct buf text = BUF_INIT;
 	char err[256];
 
-	write_back(l, &text);
+	write_back(l, yaml, &text);
 	if (buf_failed(&text))
 		goto out;
 	FUZZ_CHECK(probe_targets_parse(text.data, text.len, &again, err, sizeof(err)) == 0);
@@ -187,7 +219,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(!l.targets && !l.groups && l.n_targets == 0 && l.n_groups == 0);
 	} else {
 		check_list(&l);
-		check_round_trip(&l);
+		check_round_trip(&l, false);
+		check_round_trip(&l, true);
 		check_sample(&l, data, size);
 	}
 	probe_target_list_free(&l);

@@ -244,13 +244,14 @@ static void test_targets_file_and_sideband(void **state)
 			   "rdma_probe_sent_total{device=\"\",port=\"\",target=\"10.0.0.3\"} 1"));
 	buf_free(&out);
 
-	/* A bad file keeps the previous list. */
-	write_file(path, "[{\"targets\": [\"10.0.0.1\"],}]", t0 + 10);
+	/* A bad file (here one cut short while written) keeps the previous list. */
+	write_file(path, "[{\"targets\": [\"10.0.0.1\"]", t0 + 10);
 	assert_true(wait_line(st, "rdma_probe_targets_file_reload_success 0"));
 	assert_true(wait_line(st, "rdma_probe_targets 3"));
 
-	/* A good one replaces it; the one target left keeps its labels. */
-	write_file(path, "[{\"targets\": [\"10.0.0.9\"], \"labels\": {\"pod\": \"p\"}}]", t0 + 20);
+	/* A good one replaces it, YAML as well as JSON; the one target left
+	 * keeps its labels. */
+	write_file(path, "- targets: [10.0.0.9]\n  labels:\n    pod: p\n", t0 + 20);
 	assert_true(wait_line(st, "rdma_probe_targets 1"));
 	assert_true(wait_line(st, "rdma_probe_targets_probed 1"));
 	assert_true(wait_line(st, "rdma_probe_targets_file_reload_success 1"));

@@ -139,17 +139,20 @@ static uint64_t rng_next(uint64_t *s)
 static const char *const corpus[] = {
 	"[\n  {\"targets\": [\"10.0.0.1\", \"10.0.0.2:4791\", \"node3.rdma\"],\n"
 	"   \"labels\": {\"rack\": \"r12\", \"pod\": \"a\"}},\n"
-	"  {\"labels\": {\"zone\": \"eu\\u00e9\\ud83d\\ude00\"},\n"
+	"  {\"labels\": {\"zone\": \"eu\\u00e9\xf0\x9f\x98\x80\"},\n"
 	"   \"targets\": [\"[fd00::3]:4791\", \"[fe80::1%mlx5_0]\", \"Node4\", \"node4\"]},\n"
 	"  {\"targets\": [\"n5:1\"], \"x\": {\"a\": [1, -2.5e3, true, false, null]}}\n]\n",
 	"[]",
 	"[{\"targets\":[]}]",
 	"[{\"targets\":[\"a\\\"b\\\\c\\/\\n\"],\"labels\":{\"_\":\"\\t\"}}]",
+	/* The same file_sd shape in YAML's block style. */
+	"# mesh\n- targets:\n    - 10.0.0.1\n    - '[fd00::3]:4791'\n  labels:\n    rack: r12\n"
+	"    row: 3\n- targets: [n5:1, \"n6\"]\n  x: &a {k: [1, *a]}\n",
 };
 
 /* Bytes that matter to the grammar, to swap in at every offset. */
-static const uint8_t swaps[] = {0,   ' ', '"', '\\', '[', ']', '{',  '}',  ',',
-				':', '0', 'u', 'a',  '.', '%', 0x7f, 0xc3, 0xff};
+static const uint8_t swaps[] = {0,   ' ', '"', '\\', '[',  ']',	 '{', '}', ',',	 ':', '0', 'u',
+				'a', '.', '%', 0x7f, 0xc3, 0xff, '-', '#', '\n', '&', '*', '\''};
 
 static void test_targets_corpus(void **state)
 {
