@@ -19,10 +19,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "nldev_compat.h"
+#include "rdmanl/nldev_compat.h"
 
 #include "base/log.h"
-#include "sysfs/sysfs_names.h"
+#include "rdmanl/sysfs_names.h"
 
 /* A dump that NLM_F_DUMP_INTR interrupted is tried this many times. */
 #define DUMP_ATTEMPTS 3

@@ -20,7 +20,7 @@
 
 #include "collector.h"
 #include "netlink_parse.h"
-#include "netlink_sock.h"
+#include "rdmanl/netlink_sock.h"
 #include "netlink_verbs.h"
 
 extern const struct collector_ops netlink_collector_ops;

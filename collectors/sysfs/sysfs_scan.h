@@ -23,7 +23,7 @@
 #include <time.h>
 
 #include "base/devfilter.h"
-#include "sysfs_names.h"
+#include "rdmanl/sysfs_names.h"
 
 /* Directory of the devices, relative to the sysfs root. */
 #define SYSFS_IB_CLASS_DIR "class/infiniband"

@@ -30,7 +30,7 @@
 #include "collector.h"
 #include "exposition/metrics.h"
 #include "sysfs.h"
-#include "sysfs_names.h"
+#include "rdmanl/sysfs_names.h"
 
 /* One collector instance over one sysfs root. */
 struct run {

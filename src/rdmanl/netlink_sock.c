@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "netlink_sock.h"
+#include "rdmanl/netlink_sock.h"
 
 #include "base/clock.h"
 

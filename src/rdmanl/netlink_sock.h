@@ -16,7 +16,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "netlink_parse.h"
+#include "rdmanl/nldev_parse.h"
 
 struct nl_transport;
 
