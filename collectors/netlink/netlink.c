@@ -10,7 +10,6 @@
  */
 #include "netlink.h"
 #include "base/clock.h"
-#include "base/fileio.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -22,6 +21,7 @@
 #include "rdmanl/nldev_compat.h"
 
 #include "base/log.h"
+#include "netlink_procs.h"
 #include "rdmanl/sysfs_names.h"
 
 /* A dump that NLM_F_DUMP_INTR interrupted is tried this many times. */
@@ -95,7 +95,6 @@ struct netlink_state {
 	unsigned top_wl;    /* workloads with their own rdma_workload_* series */
 	bool all_qp_states; /* --collector.netlink.qp-states=all: zero rdma_qps rows too */
 	bool sysfs_enabled;
-	char proc_root[256];
 
 	struct nl_conn *conn;
 	bool unavailable; /* socket() failed: tried again at re-scan or SIGHUP */
@@ -113,22 +112,7 @@ struct netlink_state {
 	uint64_t errors_total[ERR_REASONS];
 	uint64_t retries_total;
 
-	/* pid -> comm and workload of this poll: one /proc read per process,
-	 * not per process and device. Entries of older polls have another gen.
-	 * The previous poll's table is kept: a pid with the same start time is
-	 * the same process, whose cgroup is not read again; a pid that left the
-	 * dumps is forgotten with it. */
-	struct comm_entry {
-		uint32_t pid, gen;
-		int err;
-		char comm[NL_NAME_MAX];
-		bool id_done, stat_read;
-		int id_err, stat_err;
-		uint64_t start;
-		struct cg_ident id;
-	} * comms, *prev;
-	size_t cap_comms, n_comms, cap_prev;
-	uint32_t comm_gen;
+	struct nl_procs procs; /* pid -> comm and workload, one /proc read per process */
 };
 
 /* ---- devices ----------------------------------------------------------------------------- */
@@ -626,210 +610,6 @@ static int emit_resources(struct netlink_state *st, struct metric_sink *sink,
 	return 0;
 }
 
-static int read_comm(uint32_t pid, char *comm, size_t size, void *data)
-{
-	const struct netlink_state *st = data;
-	char path[300];
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/%u/comm", st->proc_root, pid);
-	fd = open_regular_at(AT_FDCWD, path);
-	if (fd < 0)
-		return fd;
-	n = read(fd, comm, size - 1);
-	close(fd);
-	if (n <= 0)
-		return n < 0 ? -errno : -ENODATA;
-	if (comm[n - 1] == '\n')
-		n--;
-	comm[n] = '\0';
-	return 0;
-}
-
-/* Reads <proc_root>/<pid>/<name> into buf (NUL-terminated); its length or -errno. */
-static ssize_t read_proc(const struct netlink_state *st, uint32_t pid, const char *name, char *buf,
-			 size_t size)
-{
-	char path[300];
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/%u/%s", st->proc_root, pid, name);
-	fd = open_regular_at(AT_FDCWD, path);
-	if (fd < 0)
-		return fd;
-	n = read(fd, buf, size - 1);
-	if (n < 0)
-		n = -errno;
-	close(fd);
-	if (n >= 0)
-		buf[n] = '\0';
-	return n;
-}
-
-/* A new poll: this poll's table becomes the previous one. */
-static void comm_cache_clear(struct netlink_state *st)
-{
-	struct comm_entry *t = st->prev;
-	size_t cap = st->cap_prev;
-
-	st->prev = st->comms;
-	st->cap_prev = st->cap_comms;
-	st->comms = t;
-	st->cap_comms = cap;
-	st->comm_gen++;
-	st->n_comms = 0;
-}
-
-/* Bound of the table: more processes with RDMA resources than this get
- * comm "unknown" and no workload rather than unbounded memory. */
-#define PROC_CACHE_MAX (1u << 15)
-
-static int comm_cache_grow(struct netlink_state *st)
-{
-	struct comm_entry *old = st->comms, *n;
-	size_t ncap = st->cap_comms ? st->cap_comms * 2 : 256;
-
-	if (ncap > PROC_CACHE_MAX)
-		return -ENOSPC;
-	n = calloc(ncap, sizeof(*n));
-	if (!n)
-		return -ENOMEM;
-	for (size_t i = 0; i < st->cap_comms; i++) {
-		size_t j;
-
-		if (old[i].gen != st->comm_gen || !old[i].pid)
-			continue;
-		for (j = old[i].pid & (ncap - 1); n[j].pid; j = (j + 1) & (ncap - 1))
-			;
-		n[j] = old[i];
-	}
-	free(old);
-	st->comms = n;
-	st->cap_comms = ncap;
-	return 0;
-}
-
-/* The previous poll's entry of pid, or NULL. */
-static const struct comm_entry *prev_entry(const struct netlink_state *st, uint32_t pid)
-{
-	if (!st->cap_prev)
-		return NULL;
-	for (size_t i = pid & (st->cap_prev - 1);; i = (i + 1) & (st->cap_prev - 1)) {
-		const struct comm_entry *e = &st->prev[i];
-
-		if (e->gen != st->comm_gen - 1 || !e->pid)
-			return NULL;
-		if (e->pid == pid)
-			return e;
-	}
-}
-
-/* comm and start time of e's process from its stat file; 0 or -errno. */
-static int read_stat(const struct netlink_state *st, struct comm_entry *e)
-{
-	char buf[1024];
-	ssize_t n = read_proc(st, e->pid, "stat", buf, sizeof(buf));
-
-	e->stat_read = true;
-	if (n < 0)
-		e->stat_err = (int)n;
-	else if (cg_stat_starttime(buf, (size_t)n, &e->start) < 0 ||
-		 cg_stat_comm(buf, (size_t)n, e->comm, sizeof(e->comm)) < 0)
-		e->stat_err = -EINVAL;
-	return e->stat_err;
-}
-
-/* This poll's entry of pid, created (with its comm) on first sight. */
-static int proc_entry(struct netlink_state *st, uint32_t pid, struct comm_entry **out)
-{
-	struct comm_entry *e;
-	size_t i;
-	int r;
-
-	if ((st->n_comms + 1) * 2 > st->cap_comms && (r = comm_cache_grow(st)) < 0)
-		return r;
-	for (i = pid & (st->cap_comms - 1);; i = (i + 1) & (st->cap_comms - 1)) {
-		e = &st->comms[i];
-		if (e->gen != st->comm_gen || !e->pid)
-			break;
-		if (e->pid == pid) {
-			*out = e;
-			return 0;
-		}
-	}
-	memset(e, 0, sizeof(*e));
-	e->pid = pid;
-	e->gen = st->comm_gen;
-	if (st->seams.comm_of)
-		e->err = st->seams.comm_of(pid, e->comm, sizeof(e->comm), st->seams.comm_data);
-	else if (st->attribution)
-		e->err = read_stat(st, e); /* comm and start time in one read */
-	else
-		e->err = read_comm(pid, e->comm, sizeof(e->comm), st);
-	st->n_comms++;
-	*out = e;
-	return 0;
-}
-
-/* nl_comm_fn over the per-poll cache, falling back to the seam or /proc. */
-static int cached_comm(uint32_t pid, char *comm, size_t size, void *data)
-{
-	struct comm_entry *e;
-	int r = proc_entry(data, pid, &e);
-
-	if (r < 0)
-		return r;
-	snprintf(comm, size, "%s", e->comm);
-	return e->err;
-}
-
-/* The workload of e's process: the previous poll's when its start time is
- * the same (a re-used pid is another process), else from its cgroup file. */
-static void fill_ident(struct netlink_state *st, struct comm_entry *e)
-{
-	const struct comm_entry *p;
-	/* A v1 file has a line per hierarchy; a longer one is cut, and its
-	 * cut last line ignored by the parser. */
-	char buf[8192];
-	ssize_t n;
-
-	e->id_done = true;
-	if (!e->stat_read)
-		read_stat(st, e);
-	if (e->stat_err) {
-		e->id_err = e->stat_err;
-		return;
-	}
-	p = prev_entry(st, e->pid);
-	if (p && p->id_done && !p->id_err && p->start == e->start) {
-		e->id = p->id;
-		return;
-	}
-	n = read_proc(st, e->pid, "cgroup", buf, sizeof(buf));
-	if (n < 0) {
-		e->id_err = (int)n;
-		return;
-	}
-	cg_ident_parse(buf, (size_t)n, &e->id);
-}
-
-/* nl_ident_fn over the cache. */
-static int cached_ident(uint32_t pid, struct cg_ident *id, void *data)
-{
-	struct netlink_state *st = data;
-	struct comm_entry *e;
-	int r = proc_entry(st, pid, &e);
-
-	if (r < 0)
-		return r;
-	if (!e->id_done)
-		fill_ident(st, e);
-	*id = e->id;
-	return e->id_err;
-}
-
 /* device and comm (when given), then the workload's labels that apply. */
 static size_t row_labels(const char *device, const char *comm, const struct cg_ident *id,
 			 struct metric_label *l)
@@ -859,8 +639,8 @@ static int emit_processes(struct netlink_state *st, struct metric_sink *sink,
 
 	if (!st->top || !d->have_agg)
 		return 0;
-	r = nl_fold_processes_by(&d->cur, st->top, cached_comm,
-				 st->attribution ? cached_ident : NULL, st, &rows, &n);
+	r = nl_fold_processes_by(&d->cur, st->top, nl_procs_comm,
+				 st->attribution ? nl_procs_ident : NULL, &st->procs, &rows, &n);
 	if (r < 0)
 		return r;
 	for (size_t i = 0; i < n && r == 0; i++) {
@@ -909,7 +689,7 @@ static int emit_workloads(struct netlink_state *st, struct metric_sink *sink,
 
 	if (!st->attribution || !st->top_wl || !d->have_agg)
 		return 0;
-	r = nl_fold_workloads(&d->cur, st->top_wl, cached_ident, st, &rows, &n);
+	r = nl_fold_workloads(&d->cur, st->top_wl, nl_procs_ident, &st->procs, &rows, &n);
 	for (size_t i = 0; i < n && r == 0; i++)
 		r = emit_workload_row(sink, d, &rows[i]);
 	free(rows);
@@ -1204,7 +984,7 @@ static int netlink_collect(void *state, struct metric_sink *sink, struct collect
 		st->last_full_scan = clock_mono_s();
 	}
 	deadline = clock_mono_ms() + budget_ms(st);
-	comm_cache_clear(st);
+	nl_procs_next_poll(&st->procs);
 	r = poll_devices(st, deadline, full, stats);
 	if (r == -ENOMEM)
 		return r;
@@ -1271,17 +1051,9 @@ static void netlink_free(void *state);
  */
 static void log_pid_namespace(const struct netlink_state *st)
 {
-	char path[300], link[64];
 	unsigned long long ino;
-	char tail;
-	ssize_t n;
 
-	snprintf(path, sizeof(path), "%s/self/ns/pid", st->proc_root);
-	n = readlink(path, link, sizeof(link) - 1);
-	if (n <= 0)
-		return;
-	link[n] = '\0';
-	if (sscanf(link, "pid:[%llu%c", &ino, &tail) != 2 || tail != ']' || ino == PID_NS_INIT_INO)
+	if (nl_procs_pid_ns(&st->procs, &ino) < 0 || ino == PID_NS_INIT_INO)
 		return;
 	log_info("the exporter runs outside the initial PID namespace: resources of processes "
 		 "outside it have no pid here, so they count under comm=\"unknown\" with no "
@@ -1303,11 +1075,11 @@ int netlink_collector_init_with(const struct collector_ctx *ctx, const struct ne
 	st->filter = ctx->filter;
 	st->rescan_interval_s = ctx->rescan_interval_s;
 	st->sysfs_enabled = ctx->sysfs_collector_enabled;
-	snprintf(st->proc_root, sizeof(st->proc_root), "%s",
-		 ctx->proc_root ? ctx->proc_root : "/proc");
 	st->top = ctx->flags ? (unsigned)ctx->flags[NETLINK_FLAG_TOP_PROCESSES] : 0;
 	st->timeout_ms = ctx->flags ? ctx->flags[NETLINK_FLAG_TIMEOUT] : 0;
 	st->attribution = ctx->flags ? ctx->flags[NETLINK_FLAG_ATTRIBUTION] != 0 : true;
+	nl_procs_init(&st->procs, ctx->proc_root ? ctx->proc_root : "/proc", seams->comm_of,
+		      seams->comm_data, st->attribution);
 	st->top_wl = ctx->flags ? (unsigned)ctx->flags[NETLINK_FLAG_TOP_WORKLOADS] : 10;
 	st->all_qp_states =
 		ctx->flags && ctx->flags[NETLINK_FLAG_QP_STATES] == NETLINK_QP_STATES_ALL;
@@ -1360,8 +1132,7 @@ static void netlink_free(void *state)
 		return;
 	drop_devices(st);
 	nl_conn_free(st->conn);
-	free(st->comms);
-	free(st->prev);
+	nl_procs_release(&st->procs);
 	free(st);
 }
 
