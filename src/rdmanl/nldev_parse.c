@@ -165,6 +165,31 @@ int nl_build_request(void *buf, size_t size, uint16_t cmd, uint16_t flags, uint3
 	return (int)nlh->nlmsg_len;
 }
 
+/* NLMSG_DONE: 0, or the errno that a dump which failed carries in it. */
+static int reply_done(const void *payload, size_t plen)
+{
+	int32_t e = 0;
+
+	if (plen >= sizeof(e))
+		memcpy(&e, payload, sizeof(e));
+	if (e < -4095)
+		return -EBADMSG;
+	return e < 0 ? e : 0;
+}
+
+/* NLMSG_ERROR: the kernel's -errno, or 0 for an ACK. */
+static int reply_error(const void *payload, size_t plen)
+{
+	struct nlmsgerr e;
+
+	if (plen < sizeof(e))
+		return -EBADMSG;
+	memcpy(&e, payload, sizeof(e));
+	if (e.error > 0 || e.error < -4095)
+		return -EBADMSG;
+	return e.error;
+}
+
 int nl_reply_feed(struct nl_reply *r, const void *buf, size_t len)
 {
 	const struct nlmsghdr *nlh = buf;
@@ -186,26 +211,10 @@ int nl_reply_feed(struct nl_reply *r, const void *buf, size_t len)
 		switch (nlh->nlmsg_type) {
 		case NLMSG_NOOP:
 			break;
-		case NLMSG_DONE: {
-			/* A dump that failed carries its errno in NLMSG_DONE. */
-			int32_t e = 0;
-
-			if (plen >= sizeof(e))
-				memcpy(&e, payload, sizeof(e));
-			if (e < -4095)
-				return -EBADMSG;
-			return e < 0 ? e : 0;
-		}
-		case NLMSG_ERROR: {
-			struct nlmsgerr e;
-
-			if (plen < sizeof(e))
-				return -EBADMSG;
-			memcpy(&e, payload, sizeof(e));
-			if (e.error > 0 || e.error < -4095)
-				return -EBADMSG;
-			return e.error;
-		}
+		case NLMSG_DONE:
+			return reply_done(payload, plen);
+		case NLMSG_ERROR:
+			return reply_error(payload, plen);
 		case NLMSG_OVERRUN:
 			return -ENOBUFS;
 		default:
