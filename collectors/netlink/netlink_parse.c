@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
+/* The netlink collector's resource dump parsers and their folding by process
+ * and workload: see netlink_parse.h. */
 #include "netlink_parse.h"
 
 #include <errno.h>

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Pure parsers of RDMA netlink (NETLINK_RDMA, client RDMA_NL_NLDEV) replies:
- * bytes in, aggregates out. No I/O, no logging, no globals. A reply is fed
- * one datagram at a time (nl_reply_feed); each data message goes to the
+ * Pure parsers of the RDMA netlink (NETLINK_RDMA, client RDMA_NL_NLDEV)
+ * resource dumps that only the netlink collector reads: bytes in, aggregates
+ * out. No I/O, no logging, no globals. A reply is fed one datagram at a time
+ * (nl_reply_feed, with the framing, device dump and hw counters, in
+ * rdmanl/nldev_parse.h); each data message goes to the
  * handler of its command, which aggregates while parsing so that memory
  * grows with the number of distinct label sets, never with the number of
  * objects (a dump of 100,000 QPs is never held).

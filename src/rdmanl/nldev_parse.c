@@ -12,7 +12,8 @@
 #include <libmnl/libmnl.h>
 
 /*
- * Expected payload type of every attribute this collector reads. Types not
+ * Expected payload type of every attribute read here or by the netlink
+ * collector's resource dump parsers (netlink_parse.c). Types not
  * listed (or past this build's NL_ATTR_MAX) are skipped unvalidated:
  * newer kernels add attributes, and iproute2's rdma tool does the same.
  */
