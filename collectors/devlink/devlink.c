@@ -14,7 +14,7 @@
 
 #include "base/clock.h"
 #include "base/log.h"
-#include "netlink/genl.h"
+#include "rdmanl/genl.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -14,7 +14,7 @@
 
 #include "collector.h"
 #include "devlink_parse.h"
-#include "netlink/netlink_sock.h"
+#include "rdmanl/netlink_sock.h"
 
 extern const struct collector_ops devlink_collector_ops;
 

@@ -8,7 +8,7 @@
 #include <linux/devlink.h>
 #include <linux/genetlink.h>
 
-#include "netlink/genl.h"
+#include "rdmanl/genl.h"
 
 int dl_build_reporter_dump(void *buf, size_t size, uint16_t family, uint32_t seq)
 {

@@ -22,7 +22,7 @@
  *    of IEEE 802.3ck/df) to the same nest: skipped here.
  */
 #include "ethtool_fec.h"
-#include "netlink/genl.h"
+#include "rdmanl/genl.h"
 
 #include <errno.h>
 #include <stdio.h>

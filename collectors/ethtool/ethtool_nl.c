@@ -29,7 +29,7 @@
 #include "ethtool_nl.h"
 #include "base/clock.h"
 #include "ethtool_fec.h"
-#include "netlink/genl.h"
+#include "rdmanl/genl.h"
 
 #include <errno.h>
 #include <poll.h>

@@ -15,8 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/ib_state.h"
 #include "base/log.h"
-#include "sysfs/sysfs_parse.h"
 
 #define FAM_STATE_CHANGES "rdma_port_state_changes_total"
 #define FAM_LAST_CHANGE	  "rdma_port_last_state_change_timestamp_seconds"
@@ -147,11 +147,10 @@ static int emit_port(struct metric_sink *sink, const struct ev_port *p)
 
 	snprintf(port, sizeof(port), "%u", p->port);
 	for (int s = EV_FIRST_STATE; s < EV_N_STATES; s++) {
-		r = metric_sink_add_u64(
-			sink, FAM_STATE_CHANGES, help_state_changes, METRIC_COUNTER,
-			METRIC_LABELS({"device", p->device}, {"port", port},
-				      {"state", sysfs_port_state_name((uint64_t)s)}),
-			p->changes[s]);
+		r = metric_sink_add_u64(sink, FAM_STATE_CHANGES, help_state_changes, METRIC_COUNTER,
+					METRIC_LABELS({"device", p->device}, {"port", port},
+						      {"state", ib_port_state_name((uint64_t)s)}),
+					p->changes[s]);
 		if (collector_sink_result(r) < 0)
 			return r;
 	}

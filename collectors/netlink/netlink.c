@@ -6,23 +6,23 @@
  * and one STAT_GET per port, all under one deadline. A device whose dumps
  * fail keeps serving its last good numbers and the failure is counted; a
  * device that vanished mid-poll is dropped without an error. Logs each
- * failing (device, dump) once at warn, later at debug.
+ * failing (device, dump) once at warn, later at debug. The samples are
+ * netlink_emit.c's, the /proc reads of the process attribution
+ * netlink_procs.c's; the state they share is netlink_internal.h.
  */
 #include "netlink.h"
+#include "netlink_internal.h"
 #include "base/clock.h"
-#include "base/fileio.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "nldev_compat.h"
+#include "rdmanl/nldev_compat.h"
 
 #include "base/log.h"
-#include "sysfs/sysfs_names.h"
+#include "netlink_procs.h"
 
 /* A dump that NLM_F_DUMP_INTR interrupted is tried this many times. */
 #define DUMP_ATTEMPTS 3
@@ -42,93 +42,6 @@ static const struct {
 	/* Only for rdma_workload_pds (rdma_pds comes from the summary). */
 	[DUMP_PD] = {"pd", RDMA_NLDEV_CMD_RES_PD_GET, nl_on_pd_msg},
 	[DUMP_STAT] = {"stat", RDMA_NLDEV_CMD_STAT_GET, nl_on_stat_msg},
-};
-
-/* Reasons of rdma_exporter_netlink_errors_total. */
-enum err_reason { ERR_TIMEOUT, ERR_INTERRUPTED, ERR_MALFORMED, ERR_KERNEL, ERR_REASONS };
-static const char *const reason_names[ERR_REASONS] = {"timeout", "interrupted", "malformed",
-						      "kernel"};
-
-struct nl_counter_seen {
-	char name[NL_NAME_MAX];
-	bool in_sysfs; /* the sysfs collector exports it from hw_counters/ */
-	/* the sysfs collector exports its named family for the port from
-	 * another file (counters/port_rcv_packets for hw rx_pkts, say) */
-	bool family_in_sysfs;
-};
-
-struct nl_port {
-	uint32_t num;
-	char num_str[11];
-	struct nl_stat_list stats;
-	bool have_stats;
-	struct nl_counter_seen *seen; /* sorted by name */
-	size_t n_seen, cap_seen;
-};
-
-struct nl_device {
-	uint32_t index;
-	char name[NL_NAME_MAX];
-	struct nl_port *ports;
-	uint32_t n_ports;
-	struct nl_limits limits;
-	bool limits_queried;
-	struct nl_res_summary summary;
-	bool have_summary;
-	struct nl_dev_agg cur, scratch;
-	bool have_agg;
-	bool no_srq;	 /* kernel without SRQ dumps */
-	bool no_pd;	 /* PD dump refused: no rdma_workload_pds */
-	bool no_stat;	 /* STAT_GET unsupported */
-	unsigned warned; /* bit per dump_kind: failure logged at warn */
-	bool present;	 /* in this poll's device dump */
-};
-
-struct netlink_state {
-	struct netlink_seams seams;
-	int sysfs_fd;
-	const struct device_filter *filter;
-	double rescan_interval_s;
-	uint64_t timeout_ms;
-	unsigned top;
-	bool attribution;   /* workload labels and rdma_workload_* */
-	unsigned top_wl;    /* workloads with their own rdma_workload_* series */
-	bool all_qp_states; /* --collector.netlink.qp-states=all: zero rdma_qps rows too */
-	bool sysfs_enabled;
-	char proc_root[256];
-
-	struct nl_conn *conn;
-	bool unavailable; /* socket() failed: tried again at re-scan or SIGHUP */
-	int unavailable_err;
-	double unavailable_since;
-	double last_full_scan;
-	bool scanned;
-	int reload_requested;
-
-	struct nl_device **devs;
-	size_t n_devs;
-	bool logged_no_devices;
-	bool warned_summary, warned_devlist;
-
-	uint64_t errors_total[ERR_REASONS];
-	uint64_t retries_total;
-
-	/* pid -> comm and workload of this poll: one /proc read per process,
-	 * not per process and device. Entries of older polls have another gen.
-	 * The previous poll's table is kept: a pid with the same start time is
-	 * the same process, whose cgroup is not read again; a pid that left the
-	 * dumps is forgotten with it. */
-	struct comm_entry {
-		uint32_t pid, gen;
-		int err;
-		char comm[NL_NAME_MAX];
-		bool id_done, stat_read;
-		int id_err, stat_err;
-		uint64_t start;
-		struct cg_ident id;
-	} * comms, *prev;
-	size_t cap_comms, n_comms, cap_prev;
-	uint32_t comm_gen;
 };
 
 /* ---- devices ----------------------------------------------------------------------------- */
@@ -501,566 +414,6 @@ static int poll_stats(struct netlink_state *st, struct nl_device *d, uint64_t de
 	return 0;
 }
 
-/* ---- emission ---------------------------------------------------------------------------- */
-
-/* Adds one sample; returns from the caller on ENOMEM. Labels last, none allowed. */
-#define ADD(sink, fam, help, type, value, ...)                                                     \
-	do {                                                                                       \
-		const struct metric_label l_[] = {__VA_ARGS__};                                    \
-		int r_ = collector_sink_result(metric_sink_add_u64(                                \
-			sink, fam, help, type, l_, sizeof(l_) / sizeof(l_[0]), value));            \
-		if (r_ < 0)                                                                        \
-			return r_;                                                                 \
-	} while (0)
-
-static const char help_resources[] =
-	"Resources the kernel tracks on the device by type (qp, cq, mr, pd, cm_id, ctx, srq, "
-	"...), from the RDMA netlink resource summary (rdma res).";
-static const char help_limit[] =
-	"Device maximum of the resource type from ibv_query_device (max_qp, max_cq, max_mr, "
-	"max_pd, max_srq), read when the device is first seen and at re-scans.";
-static const char help_qps[] =
-	"Queue pairs by port (0: not bound to a port yet), type and state, from the RDMA "
-	"netlink QP dump (rdma res show qp); for each port and type seen, the states that "
-	"hold a QP and ERR (0 included), every state with --collector.netlink.qp-states=all.";
-static const char help_cqs[] = "Completion queues, from the RDMA netlink CQ dump.";
-static const char help_cqes[] =
-	"Sum of the capacity (CQE) of all completion queues, from the RDMA netlink CQ dump.";
-static const char help_mrs[] = "Memory regions, from the RDMA netlink MR dump.";
-static const char help_mr_bytes[] =
-	"Sum of the lengths of all memory regions in bytes, from the RDMA netlink MR dump.";
-static const char help_pds[] = "Protection domains, from the RDMA netlink resource summary.";
-static const char help_cm_ids[] =
-	"RDMA CM identifiers by port (0: not bound), port space and CM state, from the RDMA "
-	"netlink CM_ID dump (rdma res show cm_id).";
-static const char help_srqs[] = "Shared receive queues, from the RDMA netlink SRQ dump.";
-static const char help_proc_qps[] =
-	"Queue pairs by owning process name (kernel owners by module name); only the largest "
-	"processes by QP count get a series, the rest add up under comm=\"other\". Labelled "
-	"with the process's workload (pod_uid, container_id, slurm_job_id, systemd_unit) where "
-	"one applies.";
-static const char help_proc_mrs[] =
-	"Memory regions by owning process name; same processes as rdma_process_qps.";
-static const char help_proc_mr_bytes[] =
-	"Bytes of memory regions by owning process name; same processes as rdma_process_qps.";
-static const char help_wl_qps[] =
-	"Queue pairs by owning workload (Kubernetes pod and container, Slurm job or systemd "
-	"service, from the owners' /proc/<pid>/cgroup); the largest workloads by QP count, the "
-	"rest and resources outside any workload under empty identity labels.";
-static const char help_wl_mrs[] = "Memory regions by owning workload; same workloads as "
-				  "rdma_workload_qps.";
-static const char help_wl_mr_bytes[] =
-	"Bytes of memory regions by owning workload; same workloads as rdma_workload_qps.";
-static const char help_wl_cqs[] =
-	"Completion queues by owning workload; same workloads as rdma_workload_qps.";
-static const char help_wl_pds[] =
-	"Protection domains by owning workload (RDMA netlink PD dump); same workloads as "
-	"rdma_workload_qps.";
-static const char help_nl_counter[] =
-	"Port hw counter that only RDMA netlink shows (optional counters enabled with rdma "
-	"statistic set ... optional-counters, or counters absent from sysfs), raw value.";
-
-#define ADD_L(sink, fam, help, value, labels, n)                                                   \
-	do {                                                                                       \
-		int r_ = collector_sink_result(                                                    \
-			metric_sink_add_u64(sink, fam, help, METRIC_GAUGE, labels, n, value));     \
-		if (r_ < 0)                                                                        \
-			return r_;                                                                 \
-	} while (0)
-
-static int emit_resources(struct netlink_state *st, struct metric_sink *sink,
-			  const struct nl_device *d)
-{
-	const struct nl_dev_agg *a = &d->cur;
-
-	if (d->have_summary)
-		for (unsigned i = 0; i < d->summary.n; i++) {
-			ADD(sink, "rdma_resources", help_resources, METRIC_GAUGE,
-			    d->summary.e[i].curr, {"device", d->name},
-			    {"resource", d->summary.e[i].name});
-			if (strcmp(d->summary.e[i].name, "pd") == 0)
-				ADD(sink, "rdma_pds", help_pds, METRIC_GAUGE, d->summary.e[i].curr,
-				    {"device", d->name});
-		}
-	if (d->limits.valid)
-		for (int k = 0; k < NL_LIMIT_COUNT; k++)
-			if (d->limits.max[k])
-				ADD(sink, "rdma_resource_limit", help_limit, METRIC_GAUGE,
-				    d->limits.max[k], {"device", d->name},
-				    {"resource", nl_limit_name((enum nl_limit_kind)k)});
-	if (!d->have_agg)
-		return 0;
-	for (size_t i = 0; i < a->n_qp; i++) {
-		char port[11];
-
-		snprintf(port, sizeof(port), "%u", a->qp[i].port);
-		for (uint8_t s = 0; s < NL_QP_STATES; s++) {
-			/* ERR from 0, so that rdma_qps{state="ERR"} > 0 and its
-			 * ratios work from the first scrape; no other zero row
-			 * (issue 40: 5 of 7 states are 0 on a healthy port) */
-			if (!a->qp[i].n[s] && s != NL_QP_STATE_ERR && !st->all_qp_states)
-				continue;
-			ADD(sink, "rdma_qps", help_qps, METRIC_GAUGE, a->qp[i].n[s],
-			    {"device", d->name}, {"port", port},
-			    {"type", nl_qp_type_name(a->qp[i].type)},
-			    {"state", nl_qp_state_name(s)});
-		}
-	}
-	ADD(sink, "rdma_cqs", help_cqs, METRIC_GAUGE, a->cqs, {"device", d->name});
-	ADD(sink, "rdma_cq_entries", help_cqes, METRIC_GAUGE, a->cqes, {"device", d->name});
-	ADD(sink, "rdma_mrs", help_mrs, METRIC_GAUGE, a->mrs, {"device", d->name});
-	/* Lengths the kernel did not show are not summed as 0. */
-	if (a->mrs_with_len == a->mrs)
-		ADD(sink, "rdma_mr_registered_bytes", help_mr_bytes, METRIC_GAUGE, a->mr_bytes,
-		    {"device", d->name});
-	for (size_t i = 0; i < a->n_cm; i++) {
-		char port[11];
-
-		snprintf(port, sizeof(port), "%u", a->cm[i].port);
-		ADD(sink, "rdma_cm_ids", help_cm_ids, METRIC_GAUGE, a->cm[i].n, {"device", d->name},
-		    {"port", port}, {"ps", nl_cm_ps_name(a->cm[i].ps)},
-		    {"state", nl_cm_state_name(a->cm[i].state)});
-	}
-	if (!d->no_srq)
-		ADD(sink, "rdma_srqs", help_srqs, METRIC_GAUGE, a->srqs, {"device", d->name});
-	return 0;
-}
-
-static int read_comm(uint32_t pid, char *comm, size_t size, void *data)
-{
-	const struct netlink_state *st = data;
-	char path[300];
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/%u/comm", st->proc_root, pid);
-	fd = open_regular_at(AT_FDCWD, path);
-	if (fd < 0)
-		return fd;
-	n = read(fd, comm, size - 1);
-	close(fd);
-	if (n <= 0)
-		return n < 0 ? -errno : -ENODATA;
-	if (comm[n - 1] == '\n')
-		n--;
-	comm[n] = '\0';
-	return 0;
-}
-
-/* Reads <proc_root>/<pid>/<name> into buf (NUL-terminated); its length or -errno. */
-static ssize_t read_proc(const struct netlink_state *st, uint32_t pid, const char *name, char *buf,
-			 size_t size)
-{
-	char path[300];
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/%u/%s", st->proc_root, pid, name);
-	fd = open_regular_at(AT_FDCWD, path);
-	if (fd < 0)
-		return fd;
-	n = read(fd, buf, size - 1);
-	if (n < 0)
-		n = -errno;
-	close(fd);
-	if (n >= 0)
-		buf[n] = '\0';
-	return n;
-}
-
-/* A new poll: this poll's table becomes the previous one. */
-static void comm_cache_clear(struct netlink_state *st)
-{
-	struct comm_entry *t = st->prev;
-	size_t cap = st->cap_prev;
-
-	st->prev = st->comms;
-	st->cap_prev = st->cap_comms;
-	st->comms = t;
-	st->cap_comms = cap;
-	st->comm_gen++;
-	st->n_comms = 0;
-}
-
-/* Bound of the table: more processes with RDMA resources than this get
- * comm "unknown" and no workload rather than unbounded memory. */
-#define PROC_CACHE_MAX (1u << 15)
-
-static int comm_cache_grow(struct netlink_state *st)
-{
-	struct comm_entry *old = st->comms, *n;
-	size_t ncap = st->cap_comms ? st->cap_comms * 2 : 256;
-
-	if (ncap > PROC_CACHE_MAX)
-		return -ENOSPC;
-	n = calloc(ncap, sizeof(*n));
-	if (!n)
-		return -ENOMEM;
-	for (size_t i = 0; i < st->cap_comms; i++) {
-		size_t j;
-
-		if (old[i].gen != st->comm_gen || !old[i].pid)
-			continue;
-		for (j = old[i].pid & (ncap - 1); n[j].pid; j = (j + 1) & (ncap - 1))
-			;
-		n[j] = old[i];
-	}
-	free(old);
-	st->comms = n;
-	st->cap_comms = ncap;
-	return 0;
-}
-
-/* The previous poll's entry of pid, or NULL. */
-static const struct comm_entry *prev_entry(const struct netlink_state *st, uint32_t pid)
-{
-	if (!st->cap_prev)
-		return NULL;
-	for (size_t i = pid & (st->cap_prev - 1);; i = (i + 1) & (st->cap_prev - 1)) {
-		const struct comm_entry *e = &st->prev[i];
-
-		if (e->gen != st->comm_gen - 1 || !e->pid)
-			return NULL;
-		if (e->pid == pid)
-			return e;
-	}
-}
-
-/* comm and start time of e's process from its stat file; 0 or -errno. */
-static int read_stat(const struct netlink_state *st, struct comm_entry *e)
-{
-	char buf[1024];
-	ssize_t n = read_proc(st, e->pid, "stat", buf, sizeof(buf));
-
-	e->stat_read = true;
-	if (n < 0)
-		e->stat_err = (int)n;
-	else if (cg_stat_starttime(buf, (size_t)n, &e->start) < 0 ||
-		 cg_stat_comm(buf, (size_t)n, e->comm, sizeof(e->comm)) < 0)
-		e->stat_err = -EINVAL;
-	return e->stat_err;
-}
-
-/* This poll's entry of pid, created (with its comm) on first sight. */
-static int proc_entry(struct netlink_state *st, uint32_t pid, struct comm_entry **out)
-{
-	struct comm_entry *e;
-	size_t i;
-	int r;
-
-	if ((st->n_comms + 1) * 2 > st->cap_comms && (r = comm_cache_grow(st)) < 0)
-		return r;
-	for (i = pid & (st->cap_comms - 1);; i = (i + 1) & (st->cap_comms - 1)) {
-		e = &st->comms[i];
-		if (e->gen != st->comm_gen || !e->pid)
-			break;
-		if (e->pid == pid) {
-			*out = e;
-			return 0;
-		}
-	}
-	memset(e, 0, sizeof(*e));
-	e->pid = pid;
-	e->gen = st->comm_gen;
-	if (st->seams.comm_of)
-		e->err = st->seams.comm_of(pid, e->comm, sizeof(e->comm), st->seams.comm_data);
-	else if (st->attribution)
-		e->err = read_stat(st, e); /* comm and start time in one read */
-	else
-		e->err = read_comm(pid, e->comm, sizeof(e->comm), st);
-	st->n_comms++;
-	*out = e;
-	return 0;
-}
-
-/* nl_comm_fn over the per-poll cache, falling back to the seam or /proc. */
-static int cached_comm(uint32_t pid, char *comm, size_t size, void *data)
-{
-	struct comm_entry *e;
-	int r = proc_entry(data, pid, &e);
-
-	if (r < 0)
-		return r;
-	snprintf(comm, size, "%s", e->comm);
-	return e->err;
-}
-
-/* The workload of e's process: the previous poll's when its start time is
- * the same (a re-used pid is another process), else from its cgroup file. */
-static void fill_ident(struct netlink_state *st, struct comm_entry *e)
-{
-	const struct comm_entry *p;
-	/* A v1 file has a line per hierarchy; a longer one is cut, and its
-	 * cut last line ignored by the parser. */
-	char buf[8192];
-	ssize_t n;
-
-	e->id_done = true;
-	if (!e->stat_read)
-		read_stat(st, e);
-	if (e->stat_err) {
-		e->id_err = e->stat_err;
-		return;
-	}
-	p = prev_entry(st, e->pid);
-	if (p && p->id_done && !p->id_err && p->start == e->start) {
-		e->id = p->id;
-		return;
-	}
-	n = read_proc(st, e->pid, "cgroup", buf, sizeof(buf));
-	if (n < 0) {
-		e->id_err = (int)n;
-		return;
-	}
-	cg_ident_parse(buf, (size_t)n, &e->id);
-}
-
-/* nl_ident_fn over the cache. */
-static int cached_ident(uint32_t pid, struct cg_ident *id, void *data)
-{
-	struct netlink_state *st = data;
-	struct comm_entry *e;
-	int r = proc_entry(st, pid, &e);
-
-	if (r < 0)
-		return r;
-	if (!e->id_done)
-		fill_ident(st, e);
-	*id = e->id;
-	return e->id_err;
-}
-
-/* device and comm (when given), then the workload's labels that apply. */
-static size_t row_labels(const char *device, const char *comm, const struct cg_ident *id,
-			 struct metric_label *l)
-{
-	size_t n = 0;
-
-	l[n++] = (struct metric_label){"device", device};
-	if (comm)
-		l[n++] = (struct metric_label){"comm", comm};
-	if (id->pod_uid[0])
-		l[n++] = (struct metric_label){"pod_uid", id->pod_uid};
-	if (id->container_id[0])
-		l[n++] = (struct metric_label){"container_id", id->container_id};
-	if (id->slurm_job_id[0])
-		l[n++] = (struct metric_label){"slurm_job_id", id->slurm_job_id};
-	if (id->systemd_unit[0])
-		l[n++] = (struct metric_label){"systemd_unit", id->systemd_unit};
-	return n;
-}
-
-static int emit_processes(struct netlink_state *st, struct metric_sink *sink,
-			  const struct nl_device *d)
-{
-	struct nl_proc_row *rows;
-	size_t n;
-	int r;
-
-	if (!st->top || !d->have_agg)
-		return 0;
-	r = nl_fold_processes_by(&d->cur, st->top, cached_comm,
-				 st->attribution ? cached_ident : NULL, st, &rows, &n);
-	if (r < 0)
-		return r;
-	for (size_t i = 0; i < n && r == 0; i++) {
-		struct metric_label l[6];
-		size_t nl = row_labels(d->name, rows[i].comm, &rows[i].id, l);
-
-		r = collector_sink_result(metric_sink_add_u64(
-			sink, "rdma_process_qps", help_proc_qps, METRIC_GAUGE, l, nl, rows[i].qps));
-		if (r == 0)
-			r = collector_sink_result(metric_sink_add_u64(sink, "rdma_process_mrs",
-								      help_proc_mrs, METRIC_GAUGE,
-								      l, nl, rows[i].mrs));
-		if (r == 0 && d->cur.mrs_with_len == d->cur.mrs)
-			r = collector_sink_result(metric_sink_add_u64(
-				sink, "rdma_process_mr_registered_bytes", help_proc_mr_bytes,
-				METRIC_GAUGE, l, nl, rows[i].mr_bytes));
-	}
-	free(rows);
-	return r;
-}
-
-static int emit_workload_row(struct metric_sink *sink, const struct nl_device *d,
-			     const struct nl_workload_row *w)
-{
-	struct metric_label l[5];
-	size_t n = row_labels(d->name, NULL, &w->id, l);
-
-	ADD_L(sink, "rdma_workload_qps", help_wl_qps, w->qps, l, n);
-	ADD_L(sink, "rdma_workload_mrs", help_wl_mrs, w->mrs, l, n);
-	/* Lengths the kernel did not show are not summed as 0. */
-	if (d->cur.mrs_with_len == d->cur.mrs)
-		ADD_L(sink, "rdma_workload_mr_registered_bytes", help_wl_mr_bytes, w->mr_bytes, l,
-		      n);
-	ADD_L(sink, "rdma_workload_cqs", help_wl_cqs, w->cqs, l, n);
-	if (!d->no_pd)
-		ADD_L(sink, "rdma_workload_pds", help_wl_pds, w->pds, l, n);
-	return 0;
-}
-
-static int emit_workloads(struct netlink_state *st, struct metric_sink *sink,
-			  const struct nl_device *d)
-{
-	struct nl_workload_row *rows;
-	size_t n;
-	int r;
-
-	if (!st->attribution || !st->top_wl || !d->have_agg)
-		return 0;
-	r = nl_fold_workloads(&d->cur, st->top_wl, cached_ident, st, &rows, &n);
-	for (size_t i = 0; i < n && r == 0; i++)
-		r = emit_workload_row(sink, d, &rows[i]);
-	free(rows);
-	return r;
-}
-
-static int seen_cmp(const void *key, const void *elem)
-{
-	return strcmp(key, ((const struct nl_counter_seen *)elem)->name);
-}
-
-/* Whether sysfs has class/infiniband/DEV/ports/N/DIR/FILE. */
-static bool port_file(struct netlink_state *st, const struct nl_device *d, const struct nl_port *p,
-		      const char *dir, const char *file)
-{
-	char path[512];
-
-	snprintf(path, sizeof(path), "class/infiniband/%s/ports/%u/%s/%s", d->name, p->num, dir,
-		 file);
-	return faccessat(st->sysfs_fd, path, F_OK, 0) == 0;
-}
-
-/*
- * Whether the sysfs collector exports metric for the port from some file:
- * one of the table's files of that family in the port's counters/,
- * counters_ext/ or hw_counters/. Each collector writes its own sink, so
- * this cannot be asked of the sink (metric_sink_has sees only netlink's).
- */
-static bool family_in_sysfs(struct netlink_state *st, const struct nl_device *d,
-			    const struct nl_port *p, const char *metric)
-{
-	static const struct {
-		unsigned src;
-		const char *dir;
-	} dirs[] = {{SYSFS_SRC_COUNTERS, "counters"},
-		    {SYSFS_SRC_COUNTERS_EXT, "counters_ext"},
-		    {SYSFS_SRC_HW_COUNTERS, "hw_counters"}};
-
-	for (unsigned i = 0; i < sysfs_counter_names_len; i++) {
-		const struct sysfs_counter_name *n = &sysfs_counter_names[i];
-
-		if (strcmp(n->metric, metric) != 0)
-			continue;
-		for (size_t k = 0; k < sizeof(dirs) / sizeof(dirs[0]); k++)
-			if ((n->sources & dirs[k].src) && port_file(st, d, p, dirs[k].dir, n->file))
-				return true;
-	}
-	return false;
-}
-
-/*
- * What sysfs exports of the netlink counter name, decided once per name:
- * the counter itself (ports/N/hw_counters/<name>), or, for a well-known
- * name (known, may be NULL), its family from another file.
- */
-static int in_sysfs(struct netlink_state *st, const struct nl_device *d, struct nl_port *p,
-		    const char *name, const struct sysfs_counter_name *known,
-		    struct nl_counter_seen *out)
-{
-	struct nl_counter_seen *s =
-		p->n_seen ? bsearch(name, p->seen, p->n_seen, sizeof(*p->seen), seen_cmp) : NULL;
-	bool look = st->sysfs_enabled && st->sysfs_fd >= 0;
-	size_t pos;
-
-	if (s) {
-		*out = *s;
-		return 0;
-	}
-	if (p->n_seen == p->cap_seen) {
-		size_t ncap = p->cap_seen ? p->cap_seen * 2 : 32;
-		struct nl_counter_seen *v = realloc(p->seen, ncap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		p->seen = v;
-		p->cap_seen = ncap;
-	}
-	for (pos = 0; pos < p->n_seen && strcmp(p->seen[pos].name, name) < 0; pos++)
-		;
-	memmove(&p->seen[pos + 1], &p->seen[pos], (p->n_seen - pos) * sizeof(*p->seen));
-	s = &p->seen[pos];
-	p->n_seen++;
-	snprintf(s->name, sizeof(s->name), "%s", name);
-	s->in_sysfs = look && port_file(st, d, p, "hw_counters", name);
-	s->family_in_sysfs =
-		look && known && !s->in_sysfs && family_in_sysfs(st, d, p, known->metric);
-	*out = *s;
-	return 0;
-}
-
-static int emit_counters(struct netlink_state *st, struct metric_sink *sink, struct nl_device *d)
-{
-	for (uint32_t i = 0; i < d->n_ports; i++) {
-		struct nl_port *p = &d->ports[i];
-
-		if (!p->have_stats)
-			continue;
-		for (size_t j = 0; j < p->stats.n; j++) {
-			const struct nl_stat *c = &p->stats.v[j];
-			const struct sysfs_counter_name *known =
-				sysfs_counter_lookup(c->name, SYSFS_SRC_HW_COUNTERS);
-			struct nl_counter_seen seen;
-			uint64_t v = c->value;
-			int r;
-
-			r = in_sysfs(st, d, p, c->name, known, &seen);
-			if (r < 0)
-				return r;
-			if (seen.in_sysfs)
-				continue;
-			/* the family once: sysfs's first, then netlink's own first */
-			if (known && !seen.family_in_sysfs &&
-			    !__builtin_mul_overflow(
-				    v, (uint64_t)(known->multiplier ? known->multiplier : 1), &v) &&
-			    !metric_sink_has(
-				    sink, known->metric,
-				    METRIC_LABELS({"device", d->name}, {"port", p->num_str}))) {
-				ADD(sink, known->metric, known->help, known->type, v,
-				    {"device", d->name}, {"port", p->num_str});
-				continue;
-			}
-			ADD(sink, "rdma_port_statistic_total", help_nl_counter, METRIC_COUNTER,
-			    c->value, {"device", d->name}, {"port", p->num_str},
-			    {"source", "netlink"}, {"counter", c->name});
-		}
-	}
-	return 0;
-}
-
-static int emit_self(struct netlink_state *st, struct metric_sink *sink)
-{
-	const struct nl_conn_stats *cs = nl_conn_stats(st->conn);
-
-	for (int i = 0; i < ERR_REASONS; i++)
-		ADD(sink, "rdma_exporter_netlink_errors_total",
-		    "RDMA netlink requests or objects that failed, by reason: timeout (poll "
-		    "budget spent), interrupted (dump changed under us, retries used up), "
-		    "malformed (reply or object skipped), kernel (error reply).",
-		    METRIC_COUNTER, st->errors_total[i], {"reason", reason_names[i]});
-	ADD(sink, "rdma_exporter_netlink_requests_total",
-	    "RDMA netlink requests sent (dumps and per-port counter reads).", METRIC_COUNTER,
-	    cs->requests);
-	ADD(sink, "rdma_exporter_netlink_received_bytes_total",
-	    "Bytes of RDMA netlink replies read.", METRIC_COUNTER, cs->bytes);
-	ADD(sink, "rdma_exporter_netlink_dump_retries_total",
-	    "RDMA netlink dumps started again because NLM_F_DUMP_INTR said the kernel's table "
-	    "changed during the dump.",
-	    METRIC_COUNTER, st->retries_total);
-	return 0;
-}
-
 /* ---- collect ----------------------------------------------------------------------------- */
 
 static uint64_t budget_ms(const struct netlink_state *st)
@@ -1204,7 +557,7 @@ static int netlink_collect(void *state, struct metric_sink *sink, struct collect
 		st->last_full_scan = clock_mono_s();
 	}
 	deadline = clock_mono_ms() + budget_ms(st);
-	comm_cache_clear(st);
+	nl_procs_next_poll(&st->procs);
 	r = poll_devices(st, deadline, full, stats);
 	if (r == -ENOMEM)
 		return r;
@@ -1237,13 +590,7 @@ static int netlink_collect(void *state, struct metric_sink *sink, struct collect
 			/* Not reached this poll: its previous numbers are served. */
 			count_error(st, -ETIMEDOUT, stats);
 		}
-		r = emit_resources(st, sink, d);
-		if (r == 0)
-			r = emit_processes(st, sink, d);
-		if (r == 0)
-			r = emit_workloads(st, sink, d);
-		if (r == 0)
-			r = emit_counters(st, sink, d);
+		r = netlink_emit_device(st, sink, d);
 		if (r < 0)
 			return r;
 		stats->devices++;
@@ -1253,7 +600,7 @@ static int netlink_collect(void *state, struct metric_sink *sink, struct collect
 		log_info("no RDMA devices (none present, or none match the device filter)",
 			 "collector=netlink");
 	st->logged_no_devices = st->n_devs == 0;
-	r = emit_self(st, sink);
+	r = netlink_emit_self(st, sink);
 	return r < 0 ? r : failed;
 }
 
@@ -1271,17 +618,9 @@ static void netlink_free(void *state);
  */
 static void log_pid_namespace(const struct netlink_state *st)
 {
-	char path[300], link[64];
 	unsigned long long ino;
-	char tail;
-	ssize_t n;
 
-	snprintf(path, sizeof(path), "%s/self/ns/pid", st->proc_root);
-	n = readlink(path, link, sizeof(link) - 1);
-	if (n <= 0)
-		return;
-	link[n] = '\0';
-	if (sscanf(link, "pid:[%llu%c", &ino, &tail) != 2 || tail != ']' || ino == PID_NS_INIT_INO)
+	if (nl_procs_pid_ns(&st->procs, &ino) < 0 || ino == PID_NS_INIT_INO)
 		return;
 	log_info("the exporter runs outside the initial PID namespace: resources of processes "
 		 "outside it have no pid here, so they count under comm=\"unknown\" with no "
@@ -1303,11 +642,11 @@ int netlink_collector_init_with(const struct collector_ctx *ctx, const struct ne
 	st->filter = ctx->filter;
 	st->rescan_interval_s = ctx->rescan_interval_s;
 	st->sysfs_enabled = ctx->sysfs_collector_enabled;
-	snprintf(st->proc_root, sizeof(st->proc_root), "%s",
-		 ctx->proc_root ? ctx->proc_root : "/proc");
 	st->top = ctx->flags ? (unsigned)ctx->flags[NETLINK_FLAG_TOP_PROCESSES] : 0;
 	st->timeout_ms = ctx->flags ? ctx->flags[NETLINK_FLAG_TIMEOUT] : 0;
 	st->attribution = ctx->flags ? ctx->flags[NETLINK_FLAG_ATTRIBUTION] != 0 : true;
+	nl_procs_init(&st->procs, ctx->proc_root ? ctx->proc_root : "/proc", seams->comm_of,
+		      seams->comm_data, st->attribution);
 	st->top_wl = ctx->flags ? (unsigned)ctx->flags[NETLINK_FLAG_TOP_WORKLOADS] : 10;
 	st->all_qp_states =
 		ctx->flags && ctx->flags[NETLINK_FLAG_QP_STATES] == NETLINK_QP_STATES_ALL;
@@ -1360,8 +699,7 @@ static void netlink_free(void *state)
 		return;
 	drop_devices(st);
 	nl_conn_free(st->conn);
-	free(st->comms);
-	free(st->prev);
+	nl_procs_release(&st->procs);
 	free(st);
 }
 

@@ -19,8 +19,9 @@
 #define RDMA_EXPORTER_NETLINK_H
 
 #include "collector.h"
+#include "netlink_seams.h"
 #include "netlink_parse.h"
-#include "netlink_sock.h"
+#include "rdmanl/netlink_sock.h"
 #include "netlink_verbs.h"
 
 extern const struct collector_ops netlink_collector_ops;
@@ -39,18 +40,6 @@ enum {
 enum netlink_qp_states {
 	NETLINK_QP_STATES_ACTIVE, /* the states holding a QP, and ERR always */
 	NETLINK_QP_STATES_ALL,	  /* every state, 0 included (before issue 40) */
-};
-
-/* Every outside input of the collector, replaceable in tests. */
-struct netlink_seams {
-	nl_transport_open_fn open_transport;
-	void *open_data;
-	nl_limits_fn query_limits;
-	void *limits_data;
-	nl_comm_fn comm_of; /* NULL: read <proc_root>/<pid>/comm */
-	/* The workload of a pid is always read from <proc_root>/<pid>/cgroup
-	 * and .../stat: tests point proc_root at a tree of their own. */
-	void *comm_data;
 };
 
 /* init() with the given seams instead of the real socket, verbs and /proc. */

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
+/* The netlink collector's resource dump parsers and their folding by process
+ * and workload: see netlink_parse.h. */
 #include "netlink_parse.h"
 
 #include <errno.h>
@@ -7,265 +9,23 @@
 #include <string.h>
 
 #include <libmnl/libmnl.h>
-#include "nldev_compat.h"
-
-/*
- * Expected payload type of every attribute this collector reads. Types not
- * listed (or past this build's NL_ATTR_MAX) are skipped unvalidated:
- * newer kernels add attributes, and iproute2's rdma tool does the same.
- */
-static const enum mnl_attr_data_type policy[NL_ATTR_MAX] = {
-	[RDMA_NLDEV_ATTR_DEV_INDEX] = MNL_TYPE_U32,
-	[RDMA_NLDEV_ATTR_DEV_NAME] = MNL_TYPE_NUL_STRING,
-	[RDMA_NLDEV_ATTR_PORT_INDEX] = MNL_TYPE_U32,
-	[RDMA_NLDEV_ATTR_RES_SUMMARY] = MNL_TYPE_NESTED,
-	[RDMA_NLDEV_ATTR_RES_SUMMARY_ENTRY] = MNL_TYPE_NESTED,
-	[RDMA_NLDEV_ATTR_RES_SUMMARY_ENTRY_NAME] = MNL_TYPE_NUL_STRING,
-	[RDMA_NLDEV_ATTR_RES_SUMMARY_ENTRY_CURR] = MNL_TYPE_U64,
-	[RDMA_NLDEV_ATTR_RES_QP] = MNL_TYPE_NESTED,
-	[RDMA_NLDEV_ATTR_RES_QP_ENTRY] = MNL_TYPE_NESTED,
-	[RDMA_NLDEV_ATTR_RES_TYPE] = MNL_TYPE_U8,
-	[RDMA_NLDEV_ATTR_RES_STATE] = MNL_TYPE_U8,
-	[RDMA_NLDEV_ATTR_RES_PID] = MNL_TYPE_U32,
-	[RDMA_NLDEV_ATTR_RES_KERN_NAME] = MNL_TYPE_NUL_STRING,
-	[RDMA_NLDEV_ATTR_RES_CM_ID] = MNL_TYPE_NESTED,
-	[RDMA_NLDEV_ATTR_RES_CM_ID_ENTRY] = MNL_TYPE_NESTED,
-	[RDMA_NLDEV_ATTR_RES_PS] = MNL_TYPE_U32,
-	[RDMA_NLDEV_ATTR_RES_CQ] = MNL_TYPE_NESTED,
-	[RDMA_NLDEV_ATTR_RES_CQ_ENTRY] = MNL_TYPE_NESTED,
-	[RDMA_NLDEV_ATTR_RES_CQE] = MNL_TYPE_U32,
-	[RDMA_NLDEV_ATTR_RES_MR] = MNL_TYPE_NESTED,
-	[RDMA_NLDEV_ATTR_RES_MR_ENTRY] = MNL_TYPE_NESTED,
-	[RDMA_NLDEV_ATTR_RES_MRLEN] = MNL_TYPE_U64,
-	[RDMA_NLDEV_ATTR_STAT_HWCOUNTERS] = MNL_TYPE_NESTED,
-	[RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY] = MNL_TYPE_NESTED,
-	[RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY_NAME] = MNL_TYPE_NUL_STRING,
-	[RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY_VALUE] = MNL_TYPE_U64,
-	[RDMA_NLDEV_ATTR_RES_SRQ] = MNL_TYPE_NESTED,
-	[RDMA_NLDEV_ATTR_RES_SRQ_ENTRY] = MNL_TYPE_NESTED,
-	[RDMA_NLDEV_ATTR_RES_PD] = MNL_TYPE_NESTED,
-	[RDMA_NLDEV_ATTR_RES_PD_ENTRY] = MNL_TYPE_NESTED,
-};
-
-typedef const struct nlattr *attr_table[NL_ATTR_MAX];
-
-/*
- * Parses the attributes in [payload, payload+len) into tb. Unlike
- * mnl_attr_parse(), a truncated attribute is an error rather than the
- * silent end of the list: a cut reply must not read as a shorter one.
- */
-static int parse_attrs(const void *payload, size_t len, attr_table tb)
-{
-	size_t off = 0;
-
-	memset(tb, 0, sizeof(attr_table));
-	while (off < len) {
-		const struct nlattr *a = (const struct nlattr *)((const char *)payload + off);
-		uint16_t type;
-
-		if (len - off < sizeof(*a) || a->nla_len < sizeof(*a) || a->nla_len > len - off)
-			return -EBADMSG;
-		type = a->nla_type & NLA_TYPE_MASK;
-		if (type < NL_ATTR_MAX && policy[type] != MNL_TYPE_UNSPEC) {
-			if (mnl_attr_validate(a, policy[type]) < 0)
-				return -EBADMSG;
-			tb[type] = a;
-		}
-		off += MNL_ALIGN(a->nla_len);
-	}
-	return 0;
-}
-
-static int parse_msg(const struct nlmsghdr *nlh, attr_table tb)
-{
-	return parse_attrs(mnl_nlmsg_get_payload(nlh), mnl_nlmsg_get_payload_len(nlh), tb);
-}
-
-/*
- * Calls fn for every attribute of type entry_type inside the nest; other
- * types are skipped. Returns 0, -ENOMEM from fn, or -EBADMSG when the nest is
- * cut (the entries before the cut were handled).
- */
-static int for_each_entry(const struct nlattr *nest, uint16_t entry_type,
-			  int (*fn)(const struct nlattr *entry, void *data), void *data)
-{
-	const char *p = mnl_attr_get_payload(nest);
-	size_t len = mnl_attr_get_payload_len(nest), off = 0;
-
-	while (off < len) {
-		const struct nlattr *a = (const struct nlattr *)(p + off);
-
-		if (len - off < sizeof(*a) || a->nla_len < sizeof(*a) || a->nla_len > len - off)
-			return -EBADMSG;
-		if ((a->nla_type & NLA_TYPE_MASK) == entry_type) {
-			int r = fn(a, data);
-
-			if (r == -ENOMEM)
-				return r;
-		}
-		off += MNL_ALIGN(a->nla_len);
-	}
-	return 0;
-}
-
-static void copy_str(char *dst, size_t size, const struct nlattr *a)
-{
-	const char *s = mnl_attr_get_str(a);
-	size_t n = strnlen(s, mnl_attr_get_payload_len(a));
-
-	if (n >= size)
-		n = size - 1;
-	memcpy(dst, s, n);
-	dst[n] = '\0';
-}
-
-static int grow(void **v, size_t *cap, size_t n, size_t elem)
-{
-	size_t ncap;
-	void *p;
-
-	if (n < *cap)
-		return 0;
-	ncap = *cap ? *cap * 2 : 8;
-	p = realloc(*v, ncap * elem);
-	if (!p)
-		return -ENOMEM;
-	*v = p;
-	*cap = ncap;
-	return 0;
-}
-
-int nl_build_request(void *buf, size_t size, uint16_t cmd, uint16_t flags, uint32_t seq,
-		     uint32_t dev_index, uint32_t port)
-{
-	struct nlmsghdr *nlh;
-
-	if (size < MNL_NLMSG_HDRLEN + 2 * MNL_ATTR_HDRLEN + 8)
-		return -EMSGSIZE;
-	memset(buf, 0, MNL_NLMSG_HDRLEN);
-	nlh = mnl_nlmsg_put_header(buf);
-	nlh->nlmsg_type = RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, cmd);
-	nlh->nlmsg_flags = NLM_F_REQUEST | flags;
-	nlh->nlmsg_seq = seq;
-	if (dev_index != NL_NO_DEVICE)
-		mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_DEV_INDEX, dev_index);
-	if (port)
-		mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_PORT_INDEX, port);
-	return (int)nlh->nlmsg_len;
-}
-
-int nl_reply_feed(struct nl_reply *r, const void *buf, size_t len)
-{
-	const struct nlmsghdr *nlh = buf;
-	int rem = (int)len, ret = 1;
-
-	if (len > INT32_MAX)
-		return -EMSGSIZE;
-	while (rem >= (int)sizeof(*nlh) && nlh->nlmsg_len >= sizeof(*nlh) &&
-	       nlh->nlmsg_len <= (uint32_t)rem) {
-		const void *payload = mnl_nlmsg_get_payload(nlh);
-		size_t plen = mnl_nlmsg_get_payload_len(nlh);
-
-		if (r->portid && nlh->nlmsg_pid && nlh->nlmsg_pid != r->portid)
-			return -EPROTO;
-		if (r->seq && nlh->nlmsg_seq && nlh->nlmsg_seq != r->seq)
-			return -ESRCH;
-		if (nlh->nlmsg_flags & NLM_F_DUMP_INTR)
-			return -EINTR;
-		switch (nlh->nlmsg_type) {
-		case NLMSG_NOOP:
-			break;
-		case NLMSG_DONE: {
-			/* A dump that failed carries its errno in NLMSG_DONE. */
-			int32_t e = 0;
-
-			if (plen >= sizeof(e))
-				memcpy(&e, payload, sizeof(e));
-			if (e < -4095)
-				return -EBADMSG;
-			return e < 0 ? e : 0;
-		}
-		case NLMSG_ERROR: {
-			struct nlmsgerr e;
-
-			if (plen < sizeof(e))
-				return -EBADMSG;
-			memcpy(&e, payload, sizeof(e));
-			if (e.error > 0 || e.error < -4095)
-				return -EBADMSG;
-			return e.error;
-		}
-		case NLMSG_OVERRUN:
-			return -ENOBUFS;
-		default:
-			if (nlh->nlmsg_type !=
-			    (r->type ? r->type : RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, r->cmd))) {
-				r->bad_messages++;
-				break;
-			}
-			if (r->on_msg(nlh, r->data) == -ENOMEM)
-				return -ENOMEM;
-			/* A doit answers with one message, a dump with NLM_F_MULTI
-			 * ones and NLMSG_DONE. */
-			if (!(nlh->nlmsg_flags & NLM_F_MULTI))
-				ret = 0;
-			break;
-		}
-		nlh = mnl_nlmsg_next(nlh, &rem);
-	}
-	/* Trailing bytes that are not a whole message: a cut datagram. */
-	if (rem > 0) {
-		r->bad_messages++;
-		return -EBADMSG;
-	}
-	return ret;
-}
-
-/* ---- device list ---------------------------------------------------------------------- */
-
-int nl_on_dev_msg(const struct nlmsghdr *nlh, void *data)
-{
-	struct nl_dev_list *l = data;
-	struct nl_dev_info *d;
-	attr_table tb;
-
-	if (parse_msg(nlh, tb) < 0 || !tb[RDMA_NLDEV_ATTR_DEV_INDEX] ||
-	    !tb[RDMA_NLDEV_ATTR_DEV_NAME]) {
-		l->bad_objects++;
-		return -EBADMSG;
-	}
-	if (grow((void **)&l->v, &l->cap, l->n, sizeof(*l->v)) < 0)
-		return -ENOMEM;
-	d = &l->v[l->n++];
-	memset(d, 0, sizeof(*d));
-	d->index = mnl_attr_get_u32(tb[RDMA_NLDEV_ATTR_DEV_INDEX]);
-	copy_str(d->name, sizeof(d->name), tb[RDMA_NLDEV_ATTR_DEV_NAME]);
-	if (tb[RDMA_NLDEV_ATTR_PORT_INDEX])
-		d->ports = mnl_attr_get_u32(tb[RDMA_NLDEV_ATTR_PORT_INDEX]);
-	return 0;
-}
-
-void nl_dev_list_free(struct nl_dev_list *l)
-{
-	free(l->v);
-	memset(l, 0, sizeof(*l));
-}
+#include "rdmanl/nldev_compat.h"
 
 /* ---- resource summary ----------------------------------------------------------------- */
 
 static int summary_entry(const struct nlattr *entry, void *data)
 {
 	struct nl_res_summary *s = data;
-	attr_table tb;
+	nl_attr_table tb;
 
-	if (parse_attrs(mnl_attr_get_payload(entry), mnl_attr_get_payload_len(entry), tb) < 0 ||
+	if (nl_parse_attrs(mnl_attr_get_payload(entry), mnl_attr_get_payload_len(entry), tb) < 0 ||
 	    !tb[RDMA_NLDEV_ATTR_RES_SUMMARY_ENTRY_NAME] ||
 	    !tb[RDMA_NLDEV_ATTR_RES_SUMMARY_ENTRY_CURR])
 		return -EBADMSG;
 	if (s->n == NL_SUMMARY_MAX)
 		return -E2BIG;
-	copy_str(s->e[s->n].name, sizeof(s->e[s->n].name),
-		 tb[RDMA_NLDEV_ATTR_RES_SUMMARY_ENTRY_NAME]);
+	nl_copy_str(s->e[s->n].name, sizeof(s->e[s->n].name),
+		    tb[RDMA_NLDEV_ATTR_RES_SUMMARY_ENTRY_NAME]);
 	s->e[s->n].curr = mnl_attr_get_u64(tb[RDMA_NLDEV_ATTR_RES_SUMMARY_ENTRY_CURR]);
 	s->n++;
 	return 0;
@@ -290,22 +50,22 @@ int nl_on_summary_msg(const struct nlmsghdr *nlh, void *data)
 	struct nl_summary_list *l = data;
 	struct summary_walk w = {0};
 	struct nl_res_summary *s;
-	attr_table tb;
+	nl_attr_table tb;
 
-	if (parse_msg(nlh, tb) < 0 || !tb[RDMA_NLDEV_ATTR_DEV_INDEX] ||
+	if (nl_parse_msg(nlh, tb) < 0 || !tb[RDMA_NLDEV_ATTR_DEV_INDEX] ||
 	    !tb[RDMA_NLDEV_ATTR_DEV_NAME] || !tb[RDMA_NLDEV_ATTR_RES_SUMMARY]) {
 		l->bad_objects++;
 		return -EBADMSG;
 	}
-	if (grow((void **)&l->v, &l->cap, l->n, sizeof(*l->v)) < 0)
+	if (nl_grow((void **)&l->v, &l->cap, l->n, sizeof(*l->v)) < 0)
 		return -ENOMEM;
 	s = &l->v[l->n++];
 	memset(s, 0, sizeof(*s));
 	s->index = mnl_attr_get_u32(tb[RDMA_NLDEV_ATTR_DEV_INDEX]);
-	copy_str(s->name, sizeof(s->name), tb[RDMA_NLDEV_ATTR_DEV_NAME]);
+	nl_copy_str(s->name, sizeof(s->name), tb[RDMA_NLDEV_ATTR_DEV_NAME]);
 	w.s = s;
-	if (for_each_entry(tb[RDMA_NLDEV_ATTR_RES_SUMMARY], RDMA_NLDEV_ATTR_RES_SUMMARY_ENTRY,
-			   summary_entry_counted, &w) < 0)
+	if (nl_for_each_entry(tb[RDMA_NLDEV_ATTR_RES_SUMMARY], RDMA_NLDEV_ATTR_RES_SUMMARY_ENTRY,
+			      summary_entry_counted, &w) < 0)
 		w.bad++;
 	l->bad_objects += w.bad;
 	return 0;
@@ -360,7 +120,7 @@ static int owners_grow(struct nl_dev_agg *a)
 }
 
 /* The owner of an entry (RES_PID or RES_KERN_NAME), created on first sight. */
-static struct nl_owner *owner_of(struct nl_dev_agg *a, attr_table tb)
+static struct nl_owner *owner_of(struct nl_dev_agg *a, nl_attr_table tb)
 {
 	const char *kern = "";
 	uint32_t pid = 0;
@@ -390,11 +150,6 @@ static struct nl_owner *owner_of(struct nl_dev_agg *a, attr_table tb)
 	return &a->owners[i];
 }
 
-static int entry_attrs(const struct nlattr *entry, attr_table tb)
-{
-	return parse_attrs(mnl_attr_get_payload(entry), mnl_attr_get_payload_len(entry), tb);
-}
-
 static struct nl_qp_bucket *qp_bucket(struct nl_dev_agg *a, uint32_t port, uint8_t type)
 {
 	struct nl_qp_bucket *b;
@@ -402,7 +157,7 @@ static struct nl_qp_bucket *qp_bucket(struct nl_dev_agg *a, uint32_t port, uint8
 	for (size_t i = 0; i < a->n_qp; i++)
 		if (a->qp[i].port == port && a->qp[i].type == type)
 			return &a->qp[i];
-	if (grow((void **)&a->qp, &a->cap_qp, a->n_qp, sizeof(*a->qp)) < 0)
+	if (nl_grow((void **)&a->qp, &a->cap_qp, a->n_qp, sizeof(*a->qp)) < 0)
 		return NULL;
 	b = &a->qp[a->n_qp++];
 	memset(b, 0, sizeof(*b));
@@ -419,7 +174,7 @@ static struct nl_cm_bucket *cm_bucket(struct nl_dev_agg *a, uint32_t port, uint3
 	for (size_t i = 0; i < a->n_cm; i++)
 		if (a->cm[i].port == port && a->cm[i].ps == ps && a->cm[i].state == state)
 			return &a->cm[i];
-	if (grow((void **)&a->cm, &a->cap_cm, a->n_cm, sizeof(*a->cm)) < 0)
+	if (nl_grow((void **)&a->cm, &a->cap_cm, a->n_cm, sizeof(*a->cm)) < 0)
 		return NULL;
 	b = &a->cm[a->n_cm++];
 	memset(b, 0, sizeof(*b));
@@ -429,19 +184,13 @@ static struct nl_cm_bucket *cm_bucket(struct nl_dev_agg *a, uint32_t port, uint3
 	return b;
 }
 
-static uint32_t port_of(attr_table tb)
-{
-	return tb[RDMA_NLDEV_ATTR_PORT_INDEX] ? mnl_attr_get_u32(tb[RDMA_NLDEV_ATTR_PORT_INDEX])
-					      : 0;
-}
-
 /* Entry handlers: 0, -ENOMEM, or -EBADMSG for an object skipped. */
 
 /* The attributes of an entry counted per owner, and that owner (*o). */
-static int owned_entry(const struct nlattr *entry, struct nl_dev_agg *a, attr_table tb,
+static int owned_entry(const struct nlattr *entry, struct nl_dev_agg *a, nl_attr_table tb,
 		       struct nl_owner **o)
 {
-	if (entry_attrs(entry, tb) < 0)
+	if (nl_parse_entry(entry, tb) < 0)
 		return -EBADMSG;
 	*o = owner_of(a, tb);
 	return *o ? 0 : -ENOMEM;
@@ -452,15 +201,15 @@ static int qp_entry(const struct nlattr *entry, struct nl_dev_agg *a)
 	struct nl_qp_bucket *b;
 	struct nl_owner *o;
 	uint8_t state;
-	attr_table tb;
+	nl_attr_table tb;
 
-	if (entry_attrs(entry, tb) < 0 || !tb[RDMA_NLDEV_ATTR_RES_TYPE] ||
+	if (nl_parse_entry(entry, tb) < 0 || !tb[RDMA_NLDEV_ATTR_RES_TYPE] ||
 	    !tb[RDMA_NLDEV_ATTR_RES_STATE])
 		return -EBADMSG;
 	state = mnl_attr_get_u8(tb[RDMA_NLDEV_ATTR_RES_STATE]);
 	if (state >= NL_QP_STATES)
 		return -EBADMSG;
-	b = qp_bucket(a, port_of(tb), mnl_attr_get_u8(tb[RDMA_NLDEV_ATTR_RES_TYPE]));
+	b = qp_bucket(a, nl_port_of(tb), mnl_attr_get_u8(tb[RDMA_NLDEV_ATTR_RES_TYPE]));
 	o = owner_of(a, tb);
 	if (!b || !o)
 		return -ENOMEM;
@@ -472,7 +221,7 @@ static int qp_entry(const struct nlattr *entry, struct nl_dev_agg *a)
 static int cq_entry(const struct nlattr *entry, struct nl_dev_agg *a)
 {
 	struct nl_owner *o;
-	attr_table tb;
+	nl_attr_table tb;
 	int r = owned_entry(entry, a, tb, &o);
 
 	if (r < 0)
@@ -487,7 +236,7 @@ static int cq_entry(const struct nlattr *entry, struct nl_dev_agg *a)
 static int mr_entry(const struct nlattr *entry, struct nl_dev_agg *a)
 {
 	struct nl_owner *o;
-	attr_table tb;
+	nl_attr_table tb;
 	int r = owned_entry(entry, a, tb, &o);
 
 	if (r < 0)
@@ -509,12 +258,12 @@ static int mr_entry(const struct nlattr *entry, struct nl_dev_agg *a)
 static int cm_id_entry(const struct nlattr *entry, struct nl_dev_agg *a)
 {
 	struct nl_cm_bucket *b;
-	attr_table tb;
+	nl_attr_table tb;
 
-	if (entry_attrs(entry, tb) < 0 || !tb[RDMA_NLDEV_ATTR_RES_STATE] ||
+	if (nl_parse_entry(entry, tb) < 0 || !tb[RDMA_NLDEV_ATTR_RES_STATE] ||
 	    !tb[RDMA_NLDEV_ATTR_RES_PS])
 		return -EBADMSG;
-	b = cm_bucket(a, port_of(tb), mnl_attr_get_u32(tb[RDMA_NLDEV_ATTR_RES_PS]),
+	b = cm_bucket(a, nl_port_of(tb), mnl_attr_get_u32(tb[RDMA_NLDEV_ATTR_RES_PS]),
 		      mnl_attr_get_u8(tb[RDMA_NLDEV_ATTR_RES_STATE]));
 	if (!b)
 		return -ENOMEM;
@@ -525,9 +274,9 @@ static int cm_id_entry(const struct nlattr *entry, struct nl_dev_agg *a)
 
 static int srq_entry(const struct nlattr *entry, struct nl_dev_agg *a)
 {
-	attr_table tb;
+	nl_attr_table tb;
 
-	if (entry_attrs(entry, tb) < 0)
+	if (nl_parse_entry(entry, tb) < 0)
 		return -EBADMSG;
 	a->srqs++;
 	return 0;
@@ -536,7 +285,7 @@ static int srq_entry(const struct nlattr *entry, struct nl_dev_agg *a)
 static int pd_entry(const struct nlattr *entry, struct nl_dev_agg *a)
 {
 	struct nl_owner *o;
-	attr_table tb;
+	nl_attr_table tb;
 	int r = owned_entry(entry, a, tb, &o);
 
 	if (r < 0)
@@ -565,17 +314,17 @@ static int on_res_msg(const struct nlmsghdr *nlh, struct nl_dev_agg *a, uint16_t
 		      uint16_t entry_type, int (*entry)(const struct nlattr *, struct nl_dev_agg *))
 {
 	struct res_walk w = {a, entry};
-	attr_table tb;
+	nl_attr_table tb;
 	int r;
 
-	if (parse_msg(nlh, tb) < 0) {
+	if (nl_parse_msg(nlh, tb) < 0) {
 		a->bad_objects++;
 		return -EBADMSG;
 	}
 	/* A message without the table: the device has none of them. */
 	if (!tb[table])
 		return 0;
-	r = for_each_entry(tb[table], entry_type, res_walk_entry, &w);
+	r = nl_for_each_entry(tb[table], entry_type, res_walk_entry, &w);
 	if (r == -EBADMSG)
 		a->bad_objects++;
 	return r;
@@ -650,53 +399,6 @@ void nl_dev_agg_free(struct nl_dev_agg *a)
 	free(a->cm);
 	free(a->owners);
 	memset(a, 0, sizeof(*a));
-}
-
-/* ---- hw counters ---------------------------------------------------------------------- */
-
-static int stat_entry(const struct nlattr *entry, void *data)
-{
-	struct nl_stat_list *l = data;
-	attr_table tb;
-
-	if (entry_attrs(entry, tb) < 0 || !tb[RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY_NAME] ||
-	    !tb[RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY_VALUE]) {
-		l->bad_objects++;
-		return -EBADMSG;
-	}
-	if (grow((void **)&l->v, &l->cap, l->n, sizeof(*l->v)) < 0)
-		return -ENOMEM;
-	copy_str(l->v[l->n].name, sizeof(l->v[l->n].name),
-		 tb[RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY_NAME]);
-	l->v[l->n].value = mnl_attr_get_u64(tb[RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY_VALUE]);
-	l->n++;
-	return 0;
-}
-
-int nl_on_stat_msg(const struct nlmsghdr *nlh, void *data)
-{
-	struct nl_stat_list *l = data;
-	attr_table tb;
-	int r;
-
-	if (parse_msg(nlh, tb) < 0) {
-		l->bad_objects++;
-		return -EBADMSG;
-	}
-	l->port = port_of(tb);
-	if (!tb[RDMA_NLDEV_ATTR_STAT_HWCOUNTERS])
-		return 0;
-	r = for_each_entry(tb[RDMA_NLDEV_ATTR_STAT_HWCOUNTERS],
-			   RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY, stat_entry, l);
-	if (r == -EBADMSG)
-		l->bad_objects++;
-	return r;
-}
-
-void nl_stat_list_free(struct nl_stat_list *l)
-{
-	free(l->v);
-	memset(l, 0, sizeof(*l));
 }
 
 /* ---- per-process and per-workload folding --------------------------------------------- */

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Pure parsers of RDMA netlink (NETLINK_RDMA, client RDMA_NL_NLDEV) replies:
- * bytes in, aggregates out. No I/O, no logging, no globals. A reply is fed
- * one datagram at a time (nl_reply_feed); each data message goes to the
+ * Pure parsers of the RDMA netlink (NETLINK_RDMA, client RDMA_NL_NLDEV)
+ * resource dumps that only the netlink collector reads: bytes in, aggregates
+ * out. No I/O, no logging, no globals. A reply is fed one datagram at a time
+ * (nl_reply_feed, with the framing, device dump and hw counters, in
+ * rdmanl/nldev_parse.h); each data message goes to the
  * handler of its command, which aggregates while parsing so that memory
  * grows with the number of distinct label sets, never with the number of
  * objects (a dump of 100,000 QPs is never held).
@@ -22,58 +24,7 @@
 
 #include "cgroup_ident.h"
 #include "netlink_names.h"
-
-/* Device names are IB_DEVICE_NAME_MAX (64) bytes with the NUL. */
-#define NL_NAME_MAX 64
-
-/* dev_index of a request about no particular device (device indexes start at 0). */
-#define NL_NO_DEVICE UINT32_MAX
-
-/* Builds one request into buf: RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, cmd), with
- * NLM_F_REQUEST | flags, the device index attribute unless dev_index is
- * NL_NO_DEVICE, and the port index attribute when port is not 0 (ports
- * count from 1). Returns the length, or -EMSGSIZE. */
-int nl_build_request(void *buf, size_t size, uint16_t cmd, uint16_t flags, uint32_t seq,
-		     uint32_t dev_index, uint32_t port);
-
-/*
- * One reply being read. on_msg gets every message of type cmd and returns
- * 0 or -errno (-ENOMEM stops the reply; other errors are its own to count).
- */
-struct nl_reply {
-	uint32_t seq, portid; /* expected; 0 matches any (recorded replies) */
-	uint16_t cmd;	      /* RDMA_NLDEV_CMD_* of the request */
-	/* nlmsg_type of the data messages; 0: RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, cmd).
-	 * Other netlink protocols (generic netlink: the family id) set it. */
-	uint16_t type;
-	int (*on_msg)(const struct nlmsghdr *nlh, void *data);
-	void *data;
-	uint64_t bad_messages; /* messages of another type, or failing framing */
-};
-
-/*
- * Feeds one datagram. Returns 1 when more datagrams follow, 0 when the reply
- * is complete (NLMSG_DONE, an ACK, or a single non-multipart answer), or
- * -errno: the kernel's NLMSG_ERROR code (-ENODEV, -EINVAL, -EOPNOTSUPP...),
- * -EINTR when NLM_F_DUMP_INTR says the dump changed under us, -ESRCH or
- * -EPROTO for a reply to another request, -ENOMEM.
- */
-int nl_reply_feed(struct nl_reply *r, const void *buf, size_t len);
-
-/* RDMA_NLDEV_CMD_GET dump: the devices. */
-struct nl_dev_info {
-	uint32_t index;
-	uint32_t ports; /* number of ports (RDMA_NLDEV_ATTR_PORT_INDEX in GET) */
-	char name[NL_NAME_MAX];
-};
-
-struct nl_dev_list {
-	struct nl_dev_info *v;
-	size_t n, cap;
-	uint64_t bad_objects;
-};
-int nl_on_dev_msg(const struct nlmsghdr *nlh, void *dev_list);
-void nl_dev_list_free(struct nl_dev_list *l);
+#include "rdmanl/nldev_parse.h"
 
 /* RDMA_NLDEV_CMD_RES_GET: per device, the kernel's resource summary. */
 #define NL_SUMMARY_MAX 16
@@ -146,21 +97,6 @@ void nl_dev_agg_reset(struct nl_dev_agg *a);
 /* Adds src's QP and CM bucket keys to dst with count 0 (keys seen stay). */
 int nl_dev_agg_merge_keys(struct nl_dev_agg *dst, const struct nl_dev_agg *src);
 void nl_dev_agg_free(struct nl_dev_agg *a);
-
-/* RDMA_NLDEV_CMD_STAT_GET of one port: its hw counters, in kernel order. */
-struct nl_stat {
-	char name[NL_NAME_MAX];
-	uint64_t value;
-};
-
-struct nl_stat_list {
-	uint32_t port; /* from the reply */
-	struct nl_stat *v;
-	size_t n, cap;
-	uint64_t bad_objects;
-};
-int nl_on_stat_msg(const struct nlmsghdr *nlh, void *stat_list);
-void nl_stat_list_free(struct nl_stat_list *l);
 
 /*
  * Per-process rows of one device: owners folded by comm (processes with the

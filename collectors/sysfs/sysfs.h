@@ -25,7 +25,7 @@
 #define RDMA_EXPORTER_SYSFS_H
 
 #include "collector.h"
-#include "netlink/netlink_sock.h"
+#include "rdmanl/netlink_sock.h"
 
 extern const struct collector_ops sysfs_collector_ops;
 

@@ -13,8 +13,8 @@
 #include <rdma/rdma_netlink.h>
 
 #include "base/clock.h"
-#include "netlink/netlink_parse.h"
-#include "sysfs_names.h"
+#include "rdmanl/nldev_parse.h"
+#include "rdmanl/sysfs_names.h"
 
 struct sysfs_hwnl {
 	struct nl_conn *conn; /* NULL: no netlink path */

@@ -16,7 +16,7 @@
 
 #include <stdint.h>
 
-#include "netlink/netlink_sock.h"
+#include "rdmanl/netlink_sock.h"
 #include "sysfs_scan.h"
 
 struct sysfs_hwnl;

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "base/ib_state.h"
 #include "base/strparse.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -87,11 +88,6 @@ static int parse_numbered_enum(const char *s, size_t len, const char *const *nam
 	return -EINVAL;
 }
 
-/* IB spec PortState, index = value (kernel enum ib_port_state). */
-static const char *const port_state_names[] = {
-	"NOP", "DOWN", "INIT", "ARMED", "ACTIVE", "ACTIVE_DEFER",
-};
-
 /* IB spec PortPhysicalState, spelled as drivers/infiniband/core/sysfs.c does. */
 static const char *const phys_state_names[] = {
 	NULL,
@@ -106,12 +102,7 @@ static const char *const phys_state_names[] = {
 
 int sysfs_parse_port_state(const char *s, size_t len, uint64_t *out)
 {
-	return parse_numbered_enum(s, len, port_state_names, ARRAY_SIZE(port_state_names), out);
-}
-
-const char *sysfs_port_state_name(uint64_t state)
-{
-	return state < ARRAY_SIZE(port_state_names) ? port_state_names[state] : NULL;
+	return parse_numbered_enum(s, len, ib_port_state_names, IB_PORT_STATES, out);
 }
 
 int sysfs_parse_phys_state(const char *s, size_t len, uint64_t *out)

@@ -21,12 +21,10 @@ int sysfs_parse_counter(const char *s, size_t len, uint64_t *out);
 
 /*
  * ports/N/state: "4: ACTIVE" -> 4. A bare name ("ACTIVE") is mapped through
- * IB PortState: 0 NOP, 1 DOWN, 2 INIT, 3 ARMED, 4 ACTIVE, 5 ACTIVE_DEFER.
+ * IB PortState (base/ib_state.h): 0 NOP, 1 DOWN, 2 INIT, 3 ARMED, 4 ACTIVE,
+ * 5 ACTIVE_DEFER.
  */
 int sysfs_parse_port_state(const char *s, size_t len, uint64_t *out);
-/* The name of a PortState value ("ACTIVE" for 4), NULL when out of range;
- * the events collector labels transitions with it. */
-const char *sysfs_port_state_name(uint64_t state);
 
 /*
  * ports/N/phys_state: "5: LinkUp" -> 5. A bare name is mapped through IB

@@ -26,8 +26,8 @@
 #include <time.h>
 
 #include "base/devfilter.h"
+#include "rdmanl/sysfs_names.h"
 #include "sysfs_file.h"
-#include "sysfs_names.h"
 #include "sysfs_pcie_scan.h"
 
 /* Directory of the devices, relative to the sysfs root. */

@@ -18,7 +18,7 @@
 #include "base/strparse.h"
 #include "exposition/metrics.h"
 #include "fuzz.h"
-#include "sysfs_names.h"
+#include "rdmanl/sysfs_names.h"
 #include "sysfs_parse.h"
 
 static bool is_space(char c)

@@ -17,7 +17,7 @@
 #include <rdma/rdma_netlink.h>
 
 #include "netlink_parse.h"
-#include "netlink_sock.h"
+#include "rdmanl/netlink_sock.h"
 
 static unsigned char buf[1 << 20] __attribute__((aligned(8)));
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Shared by the netlink parser tests: feeding a reply from an exactly sized
- * heap copy (so ASan sees overreads) and looking numbers up in an aggregate.
+ * Shared by the netlink parser tests: looking numbers up in an aggregate
+ * (feeding a reply: nl_feed.h).
  * Include after <cmocka.h>.
  */
 #ifndef RDMA_EXPORTER_TESTS_NL_AGG_QUERY_H
@@ -12,20 +12,7 @@
 #include <string.h>
 
 #include "netlink_parse.h"
-
-/* Feeds a heap copy of exactly len bytes, so that ASan sees any overread. */
-static inline int feed(struct nl_reply *r, const void *p, size_t len)
-{
-	void *copy = malloc(len ? len : 1);
-	int ret;
-
-	assert_non_null(copy);
-	if (len)
-		memcpy(copy, p, len);
-	ret = nl_reply_feed(r, copy, len);
-	free(copy);
-	return ret;
-}
+#include "nl_feed.h"
 
 static inline const struct nl_qp_bucket *find_qp(const struct nl_dev_agg *a, uint32_t port,
 						 uint8_t type)

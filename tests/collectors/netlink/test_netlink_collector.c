@@ -41,7 +41,7 @@
 #include "exposition/metrics.h"
 #include "netlink.h"
 #include "nl_build.h"
-#include "sysfs_names.h"
+#include "rdmanl/sysfs_names.h"
 
 #define FAKE_PORTID 4242u
 #define MAX_QUEUE   512

@@ -12,7 +12,7 @@
 
 #include "base/devfilter.h"
 #include "collector.h"
-#include "sysfs_names.h"
+#include "rdmanl/sysfs_names.h"
 
 /* One collector instance over one sysfs root. */
 struct run {

@@ -33,7 +33,7 @@
 #include "collector.h"
 #include "exposition/metrics.h"
 #include "sysfs.h"
-#include "sysfs_names.h"
+#include "rdmanl/sysfs_names.h"
 #include "sysfs_run.h"
 
 /* --- tests on the committed fixtures ------------------------------------ */

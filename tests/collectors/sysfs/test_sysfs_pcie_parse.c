@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "sysfs_names.h"
+#include "rdmanl/sysfs_names.h"
 #include "sysfs_pcie_parse.h"
 
 #define S(lit) (lit), (sizeof(lit) - 1)

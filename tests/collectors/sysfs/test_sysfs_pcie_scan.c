@@ -31,7 +31,7 @@
 #include "collector.h"
 #include "exposition/metrics.h"
 #include "sysfs.h"
-#include "sysfs_names.h"
+#include "rdmanl/sysfs_names.h"
 #include "sysfs_run.h"
 
 /* PCIe: a Gen5 x16 device trained at Gen4 x8 behind a switch, a Gen4 x16 one

@@ -32,7 +32,7 @@
 #include "collector.h"
 #include "exposition/metrics.h"
 #include "sysfs.h"
-#include "sysfs_names.h"
+#include "rdmanl/sysfs_names.h"
 #include "sysfs_run.h"
 
 static void test_device_removed_and_added(void **state)

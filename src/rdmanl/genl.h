@@ -3,7 +3,9 @@
  * Generic netlink helpers shared by the collectors that speak it (ethtool,
  * devlink): request headers, the controller's family look-up
  * (CTRL_CMD_GETFAMILY by name) and a policy-table attribute parser. Pure:
- * bytes in, structs out; no I/O, no logging.
+ * bytes in, structs out; no I/O, no logging, no state: any thread. The
+ * attribute pointers put in tb are borrowed from the message parsed.
+ * Room rdmanl (src/rdmanl/, nldev_parse.h).
  */
 #ifndef RDMA_EXPORTER_GENL_H
 #define RDMA_EXPORTER_GENL_H

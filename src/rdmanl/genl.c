@@ -3,7 +3,7 @@
  * Generic netlink helpers (genl.h), first written for the ethtool collector
  * (ethtool_nl.c) and shared with the devlink collector.
  */
-#include "genl.h"
+#include "rdmanl/genl.h"
 
 #include <errno.h>
 #include <string.h>

@@ -74,7 +74,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "sysfs_names.h"
+#include "rdmanl/sysfs_names.h"
 
 /* Priorities: higher wins when one port has several files of one family. */
 enum {

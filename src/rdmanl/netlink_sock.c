@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "netlink_sock.h"
+#include "rdmanl/netlink_sock.h"
 
 #include "base/clock.h"
 
@@ -227,20 +227,19 @@ static uint32_t first_seq(const void *buf, size_t len)
 	return len >= sizeof(*nlh) ? nlh->nlmsg_seq : 0;
 }
 
-/* One pass: send, read until complete. 1 asks the caller to retry. */
-static int request_once(struct nl_conn *c, const struct nl_msg_request *rq, uint64_t deadline_ms,
-			uint64_t *bad_messages, bool *grew_buf, bool *grew_rcv)
+/* Opens the transport if closed, numbers the request (rep->seq, 0 skipped)
+ * and sends it: 0 or -errno (a failed send closes the transport). */
+static int send_request(struct nl_conn *c, const struct nl_msg_request *rq, struct nl_reply *rep)
 {
 	unsigned char req[128] __attribute__((aligned(4)));
-	struct nl_reply rep = {.type = rq->reply_type, .on_msg = rq->on_msg, .data = rq->data};
 	int len, r;
 
 	r = nl_conn_open(c);
 	if (r < 0)
 		return r;
-	rep.seq = ++c->seq ? c->seq : ++c->seq;
-	rep.portid = c->t->ops->portid(c->t);
-	len = rq->build(req, sizeof(req), rep.seq, rq->arg);
+	rep->seq = ++c->seq ? c->seq : ++c->seq;
+	rep->portid = c->t->ops->portid(c->t);
+	len = rq->build(req, sizeof(req), rep->seq, rq->arg);
 	if (len < 0)
 		return len;
 	r = c->t->ops->send(c->t, req, (size_t)len);
@@ -249,39 +248,76 @@ static int request_once(struct nl_conn *c, const struct nl_msg_request *rq, uint
 		return r;
 	}
 	c->stats.requests++;
+	return 0;
+}
+
+/* One datagram into c->buf within the deadline: its length, or -errno
+ * (-ETIMEDOUT once the deadline has passed). */
+static ssize_t recv_until(struct nl_conn *c, uint64_t deadline_ms)
+{
+	uint64_t now = clock_mono_ms();
+
+	if (now >= deadline_ms)
+		return -ETIMEDOUT;
+	return c->t->ops->recv(c->t, c->buf, c->cap,
+			       deadline_ms - now > 60000 ? 60000 : (int)(deadline_ms - now));
+}
+
+/*
+ * A receive that failed with n leaves the transport mid-reply: it is closed.
+ * Returns 1 (retry) after a datagram too large for the buffer (which doubles,
+ * up to NL_BUF_MAX) or a socket overrun (the reopened socket gets a larger
+ * receive buffer), once per cause and request; else -ENOMEM or n.
+ */
+static int recv_failed(struct nl_conn *c, ssize_t n, bool *grew_buf, bool *grew_rcv)
+{
+	if (n == -EMSGSIZE && !*grew_buf && c->cap < NL_BUF_MAX) {
+		unsigned char *nb = realloc(c->buf, c->cap * 2);
+
+		nl_conn_close(c);
+		if (!nb)
+			return -ENOMEM;
+		c->buf = nb;
+		c->cap *= 2;
+		c->stats.buffer_grows++;
+		*grew_buf = true;
+		return 1;
+	}
+	if (n == -ENOBUFS && !*grew_rcv) {
+		nl_conn_close(c);
+		*grew_rcv = true;
+		if (nl_conn_open(c) == 0 && c->t->ops->grow_rcvbuf)
+			c->t->ops->grow_rcvbuf(c->t);
+		return 1;
+	}
+	nl_conn_close(c);
+	return (int)n;
+}
+
+/* The end of a reply with r: the kernel's own error ends its reply; anything
+ * else leaves the socket mid-reply: start clean next time. Returns r. */
+static int end_of_reply(struct nl_conn *c, int r)
+{
+	if (r < 0 && (r == -EINTR || r == -ESRCH || r == -EPROTO || r == -EBADMSG || r == -ENOMEM ||
+		      r == -ENOBUFS))
+		nl_conn_close(c);
+	return r;
+}
+
+/* One pass: send, read until complete. 1 asks the caller to retry. */
+static int request_once(struct nl_conn *c, const struct nl_msg_request *rq, uint64_t deadline_ms,
+			uint64_t *bad_messages, bool *grew_buf, bool *grew_rcv)
+{
+	struct nl_reply rep = {.type = rq->reply_type, .on_msg = rq->on_msg, .data = rq->data};
+	int r = send_request(c, rq, &rep);
+
+	if (r < 0)
+		return r;
 	for (;;) {
-		uint64_t now = clock_mono_ms();
-		ssize_t n;
+		ssize_t n = recv_until(c, deadline_ms);
 
-		if (now >= deadline_ms) {
-			nl_conn_close(c);
-			return -ETIMEDOUT;
-		}
-		n = c->t->ops->recv(c->t, c->buf, c->cap,
-				    deadline_ms - now > 60000 ? 60000 : (int)(deadline_ms - now));
-		if (n == -EMSGSIZE && !*grew_buf && c->cap < NL_BUF_MAX) {
-			unsigned char *nb = realloc(c->buf, c->cap * 2);
-
-			nl_conn_close(c);
-			if (!nb)
-				return -ENOMEM;
-			c->buf = nb;
-			c->cap *= 2;
-			c->stats.buffer_grows++;
-			*grew_buf = true;
-			return 1;
-		}
-		if (n == -ENOBUFS && !*grew_rcv) {
-			nl_conn_close(c);
-			*grew_rcv = true;
-			if (nl_conn_open(c) == 0 && c->t->ops->grow_rcvbuf)
-				c->t->ops->grow_rcvbuf(c->t);
-			return 1;
-		}
-		if (n < 0) {
-			nl_conn_close(c);
-			return (int)n;
-		}
+		if (n < 0)
+			return recv_failed(c, n, grew_buf, grew_rcv);
 		c->stats.datagrams++;
 		c->stats.bytes += (uint64_t)n;
 		/* A late answer to an abandoned request: not ours, skip it. */
@@ -291,12 +327,7 @@ static int request_once(struct nl_conn *c, const struct nl_msg_request *rq, uint
 		if (r == 1)
 			continue;
 		*bad_messages += rep.bad_messages;
-		/* The kernel's own error ends its reply; anything else leaves
-		 * the socket mid-reply: start clean next time. */
-		if (r < 0 && (r == -EINTR || r == -ESRCH || r == -EPROTO || r == -EBADMSG ||
-			      r == -ENOMEM || r == -ENOBUFS))
-			nl_conn_close(c);
-		return r;
+		return end_of_reply(c, r);
 	}
 }
 

@@ -7,6 +7,7 @@
  * and the anchors below fail the build if the old header is not the 5.10 one.
  * CMake defines RDMA_EXPORTER_HAVE_NLDEV_SRQ (1 or 0) from the header it finds.
  * NL_ATTR_MAX: the size of an attribute table that covers the SRQ attributes.
+ * Macros only. Room rdmanl (src/rdmanl/, nldev_parse.h).
  */
 #ifndef NLDEV_COMPAT_H
 #define NLDEV_COMPAT_H

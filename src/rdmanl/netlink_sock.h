@@ -8,6 +8,11 @@
  * truncation (MSG_TRUNC) and socket overruns (ENOBUFS), a deadline, and the
  * rule that a transport that was left mid-reply (timeout, error) is closed
  * and reopened before the next request. Nothing here logs.
+ *
+ * Room rdmanl (src/rdmanl/, nldev_parse.h): the sysfs, netlink and devlink
+ * collectors each own their nl_conn (nl_conn_new/nl_conn_free) and the
+ * transport it opens; one nl_conn is used by one thread at a time. Reply
+ * messages handed to on_msg are borrowed for the call only.
  */
 #ifndef RDMA_EXPORTER_NETLINK_SOCK_H
 #define RDMA_EXPORTER_NETLINK_SOCK_H
@@ -16,7 +21,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "netlink_parse.h"
+#include "rdmanl/nldev_parse.h"
 
 struct nl_transport;
 

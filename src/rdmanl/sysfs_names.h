@@ -4,6 +4,10 @@
  * Anything not in this table is still exported, under the generic family
  * rdma_port_statistic_total{device,port,source,counter} (or
  * rdma_device_statistic_total{device,source,counter} at device level).
+ * The sysfs collector exports by it; the netlink collector maps the hw
+ * counters it reads to the same families with it, so the table is in room
+ * rdmanl (src/rdmanl/, nldev_parse.h), below both. Constant data: any thread;
+ * the entries returned are static.
  */
 #ifndef RDMA_EXPORTER_SYSFS_NAMES_H
 #define RDMA_EXPORTER_SYSFS_NAMES_H

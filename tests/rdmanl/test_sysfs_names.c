@@ -10,7 +10,7 @@
 
 #include "exposition/metrics.h"
 #include "metric_naming.h"
-#include "sysfs_names.h"
+#include "rdmanl/sysfs_names.h"
 
 #define ALL_SOURCES                                                                                \
 	(SYSFS_SRC_COUNTERS | SYSFS_SRC_COUNTERS_EXT | SYSFS_SRC_HW_COUNTERS |                     \

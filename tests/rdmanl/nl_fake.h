@@ -17,7 +17,7 @@
 #include <linux/netlink.h>
 #include <rdma/rdma_netlink.h>
 
-#include "netlink/netlink_sock.h"
+#include "rdmanl/netlink_sock.h"
 
 struct dg;
 struct nl_fake;
