@@ -304,3 +304,19 @@ const struct check_sample *check_table_same(const struct check_table *t,
 			return &t->v[i];
 	return NULL;
 }
+
+int check_table_collector_state(const struct check_table *t, const char *name)
+{
+	const struct check_sample *s = check_table_find(
+		t, "rdma_exporter_collector_success", &(struct metric_label){"collector", name}, 1);
+
+	return s ? s->value == 1 : -1;
+}
+
+bool check_table_device_unresponsive(const struct check_table *t, const char *dev)
+{
+	const struct check_sample *s = check_table_find(t, "rdma_device_responsive",
+							&(struct metric_label){"device", dev}, 1);
+
+	return s && s->value == 0;
+}
