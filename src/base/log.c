@@ -21,6 +21,8 @@
 #include <sys/types.h>
 #include <wchar.h>
 
+#include "base/chars.h"
+
 static int log_level = LOG_INFO;
 static FILE *log_out;
 static int log_journal = -1;
@@ -359,7 +361,7 @@ static void spec_add_int(struct spec *s, int v)
 /* The digits at p, copied into the spec; the end of them. */
 static const char *spec_digits(const char *p, struct spec *s)
 {
-	while (*p >= '0' && *p <= '9')
+	while (ascii_is_digit(*p))
 		spec_add(s, p++, 1);
 	return p;
 }

@@ -7,15 +7,16 @@
 #include <string.h>
 
 #include "base/buf.h"
+#include "base/chars.h"
 
 static bool name_start(char c)
 {
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == ':';
+	return ascii_is_alpha(c) || c == '_' || c == ':';
 }
 
 static bool name_char(char c)
 {
-	return name_start(c) || (c >= '0' && c <= '9');
+	return name_start(c) || ascii_is_digit(c);
 }
 
 static void sample_free(struct check_sample *s)
@@ -163,11 +164,11 @@ static int take_number(const char *p, const char *end, double *v)
 		return -EINVAL;
 	while (p < end && *p == ' ')
 		p++;
-	while (p < end && *p >= '0' && *p <= '9')
+	while (p < end && ascii_is_digit(*p))
 		p++;
 	if (p < end && *p == '-' && p + 1 < end)
 		p++;
-	while (p < end && *p >= '0' && *p <= '9')
+	while (p < end && ascii_is_digit(*p))
 		p++;
 	return p == end ? 0 : -EINVAL;
 }

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/chars.h"
 #include "base/strparse.h"
 
 /* Duration units, largest first: each at most once, in this order (Prometheus). */
@@ -68,13 +69,6 @@ static int duration_fraction(const char *digits, const char *end, uint64_t unit_
 	return 0;
 }
 
-static const char *skip_digits(const char *p)
-{
-	while (*p >= '0' && *p <= '9')
-		p++;
-	return p;
-}
-
 /*
  * One NUMBER[.DECIMALS]UNIT group at *p, whose unit must come after *last:
  * its ms added to *total, or *too_big set when it does not fit 64 bits.
@@ -86,13 +80,13 @@ static int duration_group(const char **p, int *last, uint64_t *total, bool *too_
 	uint64_t n, part, frac_ms = 0;
 	int u, r;
 
-	*p = skip_digits(*p);
+	*p = ascii_skip_digits(*p);
 	r = parse_u64_dec(digits, (size_t)(*p - digits), &n);
 	if (r == -EINVAL)
 		return r;
 	if (**p == '.')
 		frac = *p + 1;
-	frac_end = frac ? skip_digits(frac) : *p;
+	frac_end = frac ? ascii_skip_digits(frac) : *p;
 	*p = frac_end;
 	u = duration_unit_at(p);
 	if (u <= *last)

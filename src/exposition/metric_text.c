@@ -10,13 +10,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/chars.h"
+
 static bool name_char_ok(char c, bool first, bool colon)
 {
-	if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_')
+	if (ascii_is_alpha(c) || c == '_')
 		return true;
 	if (colon && c == ':')
 		return true;
-	return !first && c >= '0' && c <= '9';
+	return !first && ascii_is_digit(c);
 }
 
 bool metric_name_valid(const char *name)
