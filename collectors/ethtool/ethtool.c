@@ -9,25 +9,20 @@
  */
 #include "ethtool.h"
 #include "base/clock.h"
-#include "base/fileio.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <dirent.h>
 #include <net/if.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "base/devfilter.h"
 #include "base/log.h"
-#include "base/strparse.h"
 #include "ethtool_names.h"
+#include "ethtool_real.h"
+#include "ethtool_sysfs.h"
 #include "module_collect.h"
-
-#define NL_TIMEOUT_MS 1000
 
 struct eth_netdev {
 	char name[IF_NAMESIZE];
@@ -69,101 +64,6 @@ struct ethtool_state {
 	struct module_policy module;
 };
 
-/* ---- real seams ---------------------------------------------------------------------- */
-
-struct real_io {
-	int fd;
-	struct eth_nl *nl;
-};
-
-static int real_list(void *io, char ***names, size_t *n)
-{
-	struct if_nameindex *ifs = if_nameindex(), *p;
-	size_t k = 0;
-	char **v;
-
-	*names = NULL;
-	*n = 0;
-	if (!ifs)
-		return -errno;
-	for (p = ifs; p->if_index; p++)
-		k++;
-	v = calloc(k + 1, sizeof(*v));
-	if (!v) {
-		if_freenameindex(ifs);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < k; i++) {
-		v[i] = strdup(ifs[i].if_name);
-		if (!v[i]) {
-			for (size_t j = 0; j < i; j++)
-				free(v[j]);
-			free(v);
-			if_freenameindex(ifs);
-			return -ENOMEM;
-		}
-	}
-	if_freenameindex(ifs);
-	*names = v;
-	*n = k;
-	return 0;
-}
-
-static int real_drvinfo(void *io, const char *ifname, struct eth_drvinfo *out)
-{
-	return eth_ioctl_drvinfo(((struct real_io *)io)->fd, ifname, out);
-}
-
-static int real_count(void *io, const char *ifname, uint32_t *n)
-{
-	return eth_ioctl_stats_count(((struct real_io *)io)->fd, ifname, n);
-}
-
-static int real_strings(void *io, const char *ifname, uint32_t expect, char **names, uint32_t *n)
-{
-	return eth_ioctl_strings(((struct real_io *)io)->fd, ifname, expect, names, n);
-}
-
-static int real_stats(void *io, const char *ifname, uint64_t *vals, uint32_t cap, uint32_t *n)
-{
-	return eth_ioctl_stats(((struct real_io *)io)->fd, ifname, vals, cap, n);
-}
-
-static int real_pause(void *io, const char *ifname, struct eth_pause_stats *out)
-{
-	return eth_nl_pause(((struct real_io *)io)->nl, ifname, out, NL_TIMEOUT_MS);
-}
-
-static int real_pfc(void *io, const char *ifname, struct eth_pfc *out)
-{
-	return eth_nl_pfc(((struct real_io *)io)->nl, ifname, out, NL_TIMEOUT_MS);
-}
-
-static int real_fec(void *io, const char *ifname, struct eth_fec *out)
-{
-	return eth_nl_fec(((struct real_io *)io)->nl, ifname, out, NL_TIMEOUT_MS);
-}
-
-static int real_module_page(void *io, const char *ifname, const struct module_page_addr *a,
-			    uint8_t *buf)
-{
-	struct real_io *r = io;
-
-	return module_read_page_real(r->nl, r->fd, ifname, a, buf, NL_TIMEOUT_MS);
-}
-
-static void real_free(void *io)
-{
-	struct real_io *r = io;
-
-	if (!r)
-		return;
-	if (r->fd >= 0)
-		close(r->fd);
-	eth_nl_free(r->nl);
-	free(r);
-}
-
 /* ---- netdevs ------------------------------------------------------------------------- */
 
 static void netdev_free(struct eth_netdev *d)
@@ -185,104 +85,6 @@ static void drop_netdevs(struct ethtool_state *st)
 	free(st->devs);
 	st->devs = NULL;
 	st->n_devs = 0;
-}
-
-/* Opens the directory at dirfd/path; NULL (errno set) when it cannot. */
-static DIR *open_dir_at(int dirfd, const char *path)
-{
-	int fd = openat(dirfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	DIR *d;
-
-	if (fd < 0)
-		return NULL;
-	d = fdopendir(fd);
-	if (!d) {
-		int e = errno;
-
-		close(fd);
-		errno = e;
-	}
-	return d;
-}
-
-/* One gid_attrs/ndevs/N file: the netdev name it holds, if any, joins out. */
-static int add_ndev_file(int nfd, const char *name, struct netdev_set *out)
-{
-	char buf[64];
-	ssize_t n;
-	int f;
-
-	f = open_regular_at(nfd, name);
-	if (f < 0)
-		return 0;
-	n = read(f, buf, sizeof(buf) - 1);
-	close(f);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
-	if (buf[0] && netdev_set_add(out, buf) < 0)
-		return -ENOMEM;
-	return 0;
-}
-
-/* class/infiniband/DEV/ports/PORT/gid_attrs/ndevs/: 0 or -ENOMEM. */
-static int scan_port_ndevs(int sysfs_fd, const char *ports_path, const char *port,
-			   struct netdev_set *out)
-{
-	char npath[1400];
-	struct dirent *ne;
-	DIR *nd;
-	int r = 0;
-
-	snprintf(npath, sizeof(npath), "%s/%s/gid_attrs/ndevs", ports_path, port);
-	nd = open_dir_at(sysfs_fd, npath);
-	if (!nd)
-		return 0;
-	while (r == 0 && (ne = readdir(nd)))
-		if (ne->d_name[0] != '.')
-			r = add_ndev_file(dirfd(nd), ne->d_name, out);
-	closedir(nd);
-	return r;
-}
-
-/* Every port of class/infiniband/DEV: 0 or -ENOMEM. */
-static int scan_device_ports(int sysfs_fd, const char *dev, struct netdev_set *out)
-{
-	char path[512];
-	struct dirent *pe;
-	DIR *ports;
-	int r = 0;
-
-	snprintf(path, sizeof(path), "class/infiniband/%s/ports", dev);
-	ports = open_dir_at(sysfs_fd, path);
-	if (!ports)
-		return 0;
-	while (r == 0 && (pe = readdir(ports)))
-		if (pe->d_name[0] != '.')
-			r = scan_port_ndevs(sysfs_fd, path, pe->d_name, out);
-	closedir(ports);
-	return r;
-}
-
-/* Netdevs of RDMA ports from sysfs, when the sysfs collector does not run. */
-static int scan_rdma_netdevs(struct ethtool_state *st, struct netdev_set *out)
-{
-	struct dirent *de;
-	DIR *devs;
-	int r = 0;
-
-	netdev_set_begin(out);
-	if (st->sysfs_fd < 0)
-		return 0;
-	devs = open_dir_at(st->sysfs_fd, "class/infiniband");
-	if (!devs)
-		return errno == ENOENT ? 0 : -errno;
-	while (r == 0 && (de = readdir(devs)))
-		if (de->d_name[0] != '.')
-			r = scan_device_ports(st->sysfs_fd, de->d_name, out);
-	closedir(devs);
-	return r;
 }
 
 static int cmp_netdev(const void *a, const void *b)
@@ -709,43 +511,12 @@ static bool read_pfc(struct ethtool_state *st, struct eth_netdev *d, struct coll
 	return false;
 }
 
-/*
- * class/net/NETDEV/carrier_down_count under the sysfs root: 0 with *out, -ENOENT
- * where there is none (no sysfs root, a kernel before 4.16, a netdev sysfs does
- * not show), another -errno when it cannot be read or parsed. The kernel counts
- * every carrier loss of the netdev, so RoCE link flaps show on drivers whose
- * ethtool statistics have no link-down counter.
- */
-static int read_carrier_downs(int sysfs_fd, const char *netdev, uint64_t *out)
-{
-	char path[64 + IF_NAMESIZE], buf[32];
-	const char *s = buf;
-	size_t len;
-	ssize_t n;
-	int f, e;
-
-	if (sysfs_fd < 0)
-		return -ENOENT;
-	snprintf(path, sizeof(path), "class/net/%s/carrier_down_count", netdev);
-	f = open_regular_at(sysfs_fd, path);
-	if (f < 0)
-		return f;
-	n = read(f, buf, sizeof(buf) - 1);
-	e = errno;
-	close(f);
-	if (n < 0)
-		return -e;
-	len = (size_t)n;
-	str_trim(&s, &len);
-	return parse_u64_dec(s, len, out);
-}
-
 /* The carrier-down counter of one netdev: 0 (emitted or absent) or -ENOMEM. */
 static int emit_carrier(struct ethtool_state *st, struct metric_sink *sink, struct eth_netdev *d,
 			struct collector_stats *stats)
 {
 	uint64_t downs;
-	int r = read_carrier_downs(st->sysfs_fd, d->name, &downs);
+	int r = ethtool_read_carrier_downs(st->sysfs_fd, d->name, &downs);
 
 	if (r == -ENOENT)
 		return 0;
@@ -840,7 +611,7 @@ static int rdma_netdevs_now(struct ethtool_state *st, bool full, struct netdev_s
 		return 0;
 	}
 	/* a scan that fails otherwise leaves what it found */
-	if (full && scan_rdma_netdevs(st, own) == -ENOMEM)
+	if (full && ethtool_scan_rdma_netdevs(st->sysfs_fd, own) == -ENOMEM)
 		return -ENOMEM;
 	*rdma = full ? own : &st->last_rdma;
 	return 0;
@@ -976,31 +747,11 @@ int ethtool_collector_init_with(const struct collector_ctx *ctx, const struct et
 
 static int ethtool_init(const struct collector_ctx *ctx, void **state)
 {
-	struct real_io *io = calloc(1, sizeof(*io));
-	struct ethtool_seams seams = {
-		.list_netdevs = real_list,
-		.drvinfo = real_drvinfo,
-		.stats_count = real_count,
-		.strings = real_strings,
-		.stats = real_stats,
-		.pause = real_pause,
-		.pfc = real_pfc,
-		.fec = real_fec,
-		.module_page = real_module_page,
-		.free_io = real_free,
-	};
+	struct ethtool_seams seams;
+	int r = ethtool_real_seams(&seams);
 
-	if (!io)
-		return -ENOMEM;
-	io->fd = eth_ioctl_socket();
-	io->nl = eth_nl_open();
-	if (io->fd < 0 || !io->nl) {
-		int r = io->fd < 0 ? io->fd : -ENOMEM;
-
-		real_free(io);
+	if (r < 0)
 		return r;
-	}
-	seams.io = io;
 	return ethtool_collector_init_with(ctx, &seams, state);
 }
 

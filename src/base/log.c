@@ -21,6 +21,8 @@
 #include <sys/types.h>
 #include <wchar.h>
 
+#include "base/chars.h"
+
 static int log_level = LOG_INFO;
 static FILE *log_out;
 static int log_journal = -1;
@@ -356,65 +358,83 @@ static void spec_add_int(struct spec *s, int v)
 	spec_add(s, t, (size_t)snprintf(t, sizeof(t), "%d", v));
 }
 
+/* The digits at p, copied into the spec; the end of them. */
+static const char *spec_digits(const char *p, struct spec *s)
+{
+	while (ascii_is_digit(*p))
+		spec_add(s, p++, 1);
+	return p;
+}
+
+/* The width and the precision at p, a '*' taken from ap; the end of them. */
+static const char *spec_width_precision(const char *p, struct spec *s, va_list *ap)
+{
+	int prec;
+
+	if (*p == '*') {
+		spec_add_int(s, va_arg(*ap, int));
+		p++;
+	} else {
+		p = spec_digits(p, s);
+	}
+	if (*p != '.')
+		return p;
+	p++;
+	if (*p != '*') {
+		spec_add(s, ".", 1);
+		return spec_digits(p, s);
+	}
+	prec = va_arg(*ap, int);
+	/* a negative precision is taken as if it were omitted */
+	if (prec >= 0) {
+		spec_add(s, ".", 1);
+		spec_add_int(s, prec);
+	}
+	return p + 1;
+}
+
+/* The length modifier at p, with the characters it takes in *n: two for
+ * hh, ll and q (taken as ll), one for the others, none without one. */
+static enum length spec_length(const char *p, size_t *n)
+{
+	static const struct {
+		char c;
+		enum length len;
+	} one[] = {
+		{'h', LEN_H}, {'l', LEN_L}, {'q', LEN_LL}, {'L', LEN_BIG_L},
+		{'j', LEN_J}, {'z', LEN_Z}, {'Z', LEN_Z},  {'t', LEN_T},
+	};
+
+	*n = 2;
+	if (p[0] == 'h' && p[1] == 'h')
+		return LEN_HH;
+	if (p[0] == 'l' && p[1] == 'l')
+		return LEN_LL;
+	for (size_t i = 0; i < sizeof(one) / sizeof(one[0]); i++)
+		if (*p == one[i].c) {
+			*n = one[i].len == LEN_LL ? 2 : 1;
+			return one[i].len;
+		}
+	*n = 0;
+	return LEN_NONE;
+}
+
 /*
  * Parses the conversion after a '%' (p points past it), taking '*' width and
  * precision from ap. Returns the end of the spec.
  */
 static const char *spec_parse(const char *p, struct spec *s, va_list *ap)
 {
+	size_t n;
+
 	s->n = 0;
 	spec_add(s, "%", 1);
 	while (*p && strchr("-+ #0'I", *p))
 		spec_add(s, p++, 1);
-	if (*p == '*') {
-		spec_add_int(s, va_arg(*ap, int));
-		p++;
-	} else {
-		while (*p >= '0' && *p <= '9')
-			spec_add(s, p++, 1);
-	}
-	if (*p == '.') {
-		p++;
-		if (*p == '*') {
-			int prec = va_arg(*ap, int);
-
-			/* a negative precision is taken as if it were omitted */
-			if (prec >= 0) {
-				spec_add(s, ".", 1);
-				spec_add_int(s, prec);
-			}
-			p++;
-		} else {
-			spec_add(s, ".", 1);
-			while (*p >= '0' && *p <= '9')
-				spec_add(s, p++, 1);
-		}
-	}
-	s->len = LEN_NONE;
-	if (p[0] == 'h' && p[1] == 'h') {
-		s->len = LEN_HH;
-	} else if (p[0] == 'l' && p[1] == 'l') {
-		s->len = LEN_LL;
-	} else if (*p == 'h') {
-		s->len = LEN_H;
-	} else if (*p == 'l') {
-		s->len = LEN_L;
-	} else if (*p == 'q' || *p == 'L') {
-		s->len = *p == 'q' ? LEN_LL : LEN_BIG_L;
-	} else if (*p == 'j') {
-		s->len = LEN_J;
-	} else if (*p == 'z' || *p == 'Z') {
-		s->len = LEN_Z;
-	} else if (*p == 't') {
-		s->len = LEN_T;
-	}
-	if (s->len == LEN_HH || s->len == LEN_LL) {
-		spec_add(s, p, 2);
-		p += 2;
-	} else if (s->len != LEN_NONE) {
-		spec_add(s, p, 1);
-		p++;
-	}
+	p = spec_width_precision(p, s, ap);
+	s->len = spec_length(p, &n);
+	spec_add(s, p, n);
+	p += n;
 	s->conv = *p;
 	if (*p) {
 		s->fmt[s->n++] = *p++;

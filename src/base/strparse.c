@@ -7,30 +7,16 @@
 #include <stdio.h>
 #include <string.h>
 
-static bool is_space(char c)
-{
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
-}
+#include "base/chars.h"
 
 void str_trim(const char **s, size_t *len)
 {
-	while (*len && is_space(**s)) {
+	while (*len && ascii_is_space(**s)) {
 		(*s)++;
 		(*len)--;
 	}
-	while (*len && is_space((*s)[*len - 1]))
+	while (*len && ascii_is_space((*s)[*len - 1]))
 		(*len)--;
-}
-
-static int hex_digit(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
 }
 
 static int parse_u64_base(const char *s, size_t len, unsigned base, uint64_t *out)
@@ -40,7 +26,7 @@ static int parse_u64_base(const char *s, size_t len, unsigned base, uint64_t *ou
 	if (!len)
 		return -EINVAL;
 	for (size_t i = 0; i < len; i++) {
-		int d = hex_digit(s[i]);
+		int d = ascii_hex_value(s[i]);
 
 		if (d < 0 || (unsigned)d >= base)
 			return -EINVAL;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/chars.h"
 #include "base/strparse.h"
 
 static int fail(char *why, size_t whylen, const char *fmt, ...)
@@ -33,8 +34,7 @@ void check_expect_free(struct check_expect *e)
 
 static bool name_char(char c)
 {
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-	       c == '_' || c == '.' || c == '-';
+	return ascii_is_alnum(c) || c == '_' || c == '.' || c == '-';
 }
 
 /* One item, split up: the device name around its bracket group. */
@@ -78,7 +78,7 @@ static int parse_rate(const char *s, size_t len, double *rate)
 		return -EINVAL;
 	for (size_t i = 0; i < len; i++) {
 		dots += s[i] == '.';
-		if (!(s[i] >= '0' && s[i] <= '9') && s[i] != '.')
+		if (!ascii_is_digit(s[i]) && s[i] != '.')
 			return -EINVAL;
 	}
 	if (dots > 1 || s[0] == '.' || s[len - 1] == '.')

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "base/strparse.h"
-#include "daemon/config.h"
+#include "daemon/config_duration.h"
 
 /* A decimal number from lo to hi ("0.5", "400", "1e3" not: digits and one dot). */
 static int parse_number(const char *v, double lo, double hi, double *out)

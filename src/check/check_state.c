@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/chars.h"
 #include "base/strparse.h"
 
 #define HEADER "rdma_exporter check state 1"
@@ -39,19 +40,7 @@ const struct check_state_entry *check_state_find(const struct check_state *s, ch
 /* Bytes kept as they are in a name; the rest are written %XX. */
 static bool name_plain(unsigned char c)
 {
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-	       (c != 0 && strchr("_.:/@+-", c) != NULL);
-}
-
-static int hex_digit(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
+	return ascii_is_alnum((char)c) || (c != 0 && strchr("_.:/@+-", c) != NULL);
 }
 
 /* The name token p[0..len) decoded into out: 0 or -EINVAL (empty, too long,
@@ -67,8 +56,8 @@ static int name_decode(const char *p, size_t len, char *out)
 		if (c == '%') {
 			if (i + 2 >= len)
 				return -EINVAL;
-			hi = hex_digit(p[i + 1]);
-			lo = hex_digit(p[i + 2]);
+			hi = ascii_hex_value(p[i + 1]);
+			lo = ascii_hex_value(p[i + 2]);
 			if (hi < 0 || lo < 0 || (hi | lo) == 0)
 				return -EINVAL;
 			c = (unsigned char)(hi << 4 | lo);

@@ -7,15 +7,16 @@
 #include <string.h>
 
 #include "base/buf.h"
+#include "base/chars.h"
 
 static bool name_start(char c)
 {
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == ':';
+	return ascii_is_alpha(c) || c == '_' || c == ':';
 }
 
 static bool name_char(char c)
 {
-	return name_start(c) || (c >= '0' && c <= '9');
+	return name_start(c) || ascii_is_digit(c);
 }
 
 static void sample_free(struct check_sample *s)
@@ -163,11 +164,11 @@ static int take_number(const char *p, const char *end, double *v)
 		return -EINVAL;
 	while (p < end && *p == ' ')
 		p++;
-	while (p < end && *p >= '0' && *p <= '9')
+	while (p < end && ascii_is_digit(*p))
 		p++;
 	if (p < end && *p == '-' && p + 1 < end)
 		p++;
-	while (p < end && *p >= '0' && *p <= '9')
+	while (p < end && ascii_is_digit(*p))
 		p++;
 	return p == end ? 0 : -EINVAL;
 }
@@ -303,4 +304,20 @@ const struct check_sample *check_table_same(const struct check_table *t,
 		if (t->v[i].n_labels == s->n_labels && has_labels(&t->v[i], s->labels, s->n_labels))
 			return &t->v[i];
 	return NULL;
+}
+
+int check_table_collector_state(const struct check_table *t, const char *name)
+{
+	const struct check_sample *s = check_table_find(
+		t, "rdma_exporter_collector_success", &(struct metric_label){"collector", name}, 1);
+
+	return s ? s->value == 1 : -1;
+}
+
+bool check_table_device_unresponsive(const struct check_table *t, const char *dev)
+{
+	const struct check_sample *s = check_table_find(t, "rdma_device_responsive",
+							&(struct metric_label){"device", dev}, 1);
+
+	return s && s->value == 0;
 }

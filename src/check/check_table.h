@@ -12,6 +12,7 @@
 #ifndef RDMA_EXPORTER_CHECK_TABLE_H
 #define RDMA_EXPORTER_CHECK_TABLE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "exposition/metrics.h"
@@ -52,5 +53,13 @@ const struct check_sample *check_table_find(const struct check_table *t, const c
 /* The sample of t with the name and exactly the label set of s; NULL when none. */
 const struct check_sample *check_table_same(const struct check_table *t,
 					    const struct check_sample *s);
+
+/* The exporter's own verdicts, which several checks read first. */
+/* rdma_exporter_collector_success of a collector: 1, 0, or -1 when it did not run. */
+int check_table_collector_state(const struct check_table *t, const char *name);
+/* rdma_device_responsive 0: the device's reads did not finish within the
+ * sysfs collector's device deadline (they block: hung firmware), and its
+ * ports are left out of the reading. */
+bool check_table_device_unresponsive(const struct check_table *t, const char *dev);
 
 #endif

@@ -6,77 +6,10 @@
 #ifndef RDMA_EXPORTER_CONFIG_H
 #define RDMA_EXPORTER_CONFIG_H
 
-#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 
-#include "collector.h"
-
-#define CONFIG_DEFAULT_PORT	    9879
-#define CONFIG_DEFAULT_LISTEN	    ":9879"
-#define CONFIG_MAX_COLLECTORS	    16
-#define CONFIG_MIN_POLL_INTERVAL_MS 100
-#define CONFIG_MAX_POLL_INTERVAL_MS (24ull * 3600 * 1000)
-#define CONFIG_MAX_COLLECTOR_FLAGS  16
-/* --poll.collector-timeout: its range, and the bounds of its default */
-#define CONFIG_MIN_COLLECTOR_TIMEOUT_MS	 10
-#define CONFIG_COLLECTOR_TIMEOUT_LOW_MS	 1000
-#define CONFIG_COLLECTOR_TIMEOUT_HIGH_MS 10000
-/* Ranges of the --web.* numbers, shared by the parser and --help. */
-#define CONFIG_MAX_CONNECTIONS		 100000
-#define CONFIG_MIN_CONNECTION_TIMEOUT_MS 1000
-#define CONFIG_MIN_HEADER_TIMEOUT_MS	 100
-#define CONFIG_MAX_WEB_TIMEOUT_MS	 (3600 * 1000)
-
-enum config_action {
-	CONFIG_RUN,
-	CONFIG_HELP,
-	CONFIG_VERSION,
-};
-
-/* What the flag parser needs to know about each collector. */
-struct config_collector {
-	const char *name;
-	const char *help;
-	bool default_enabled;
-	const struct collector_flag
-		*flags; /* n_flags entries, at most CONFIG_MAX_COLLECTOR_FLAGS */
-	unsigned n_flags;
-};
-
-struct exporter_config {
-	enum config_action action;
-	const char *listen_address; /* as given; split with parse_listen_address() */
-	const char *telemetry_path;
-	const char *sysfs_path;
-	uint64_t poll_interval_ms;
-	/* --poll.min-interval: the floor of aligned polling */
-	uint64_t poll_min_interval_ms;
-	/* --poll.mode=fixed: every --poll.interval; else aligned on the scrapes */
-	bool poll_fixed;
-	/* --poll.collector-timeout: how long a poll waits for each collector
-	 * before it leaves it behind; the default (config_collector_timeout_ms())
-	 * once parsed, always below poll_interval_ms */
-	uint64_t poll_collector_timeout_ms;
-	uint64_t rescan_interval_ms;
-	const char *device_include; /* NULL = all */
-	const char *device_exclude; /* NULL = none */
-	int log_level;
-	bool log_json; /* --log.format=json */
-	unsigned max_connections;
-	unsigned max_connections_per_client;
-	unsigned connection_timeout_s;
-	uint64_t request_header_timeout_ms;
-	/* --web.config.file: TLS, basic auth and headers (webconfig.h); NULL = none */
-	const char *web_config_file;
-	unsigned n_collectors;
-	bool collector_enabled[CONFIG_MAX_COLLECTORS];
-	/* Values of each collector's own flags, defaults when not given. */
-	uint64_t collector_flags[CONFIG_MAX_COLLECTORS][CONFIG_MAX_COLLECTOR_FLAGS];
-	/* Text values (COLLECTOR_FLAG_REGEX, _PATH), pointing into argv; NULL when not given. */
-	const char *collector_flag_strs[CONFIG_MAX_COLLECTORS][CONFIG_MAX_COLLECTOR_FLAGS];
-};
+#include "daemon/config_types.h"
 
 /*
  * Parses argv (argv[0] skipped). String fields point into argv. Returns 0,
@@ -86,23 +19,10 @@ int config_parse(struct exporter_config *cfg, int argc, char *const argv[],
 		 const struct config_collector *collectors, unsigned n_collectors, char *err,
 		 size_t errlen);
 
-/* Writes --help text. */
-void config_usage(FILE *out, const char *argv0, const struct config_collector *collectors,
-		  unsigned n_collectors);
-
 /*
  * The default of --poll.collector-timeout for a --poll.interval: half of it,
  * at least 1s and at most 10s, and never more than 9/10 of the interval.
  */
 uint64_t config_collector_timeout_ms(uint64_t poll_interval_ms);
-
-/*
- * Parses a Prometheus-style duration: one or more NUMBER UNIT groups, units
- * y (365d), w, d, h, m, s, ms, each at most once and largest first ("500ms",
- * "1m30s", "1h30m"), or "0". Beyond Prometheus, a group may have decimals
- * ("1.5s", "0.5h") as long as the total is a whole number of milliseconds.
- * Returns 0, -EINVAL (not a duration) or -ERANGE (over 64 bits of ms).
- */
-int config_parse_duration_ms(const char *s, uint64_t *ms);
 
 #endif

@@ -18,6 +18,7 @@
 #include "base/log.h"
 #include "collector.h"
 #include "daemon/config.h"
+#include "daemon/config_usage.h"
 #include "daemon/poller.h"
 #include "daemon/pollsched.h"
 #include "daemon/sdnotify.h"

@@ -31,6 +31,8 @@
 #include <stdint.h>
 
 #include "base/buf.h"
+/* names, escaping, numbers, label sets read back: the text format's rules */
+#include "exposition/metric_text.h"
 
 enum metric_type {
 	METRIC_COUNTER,
@@ -221,22 +223,8 @@ typedef int (*metric_family_fn)(void *ctx, const struct metric_family_view *f,
 				const struct metric_sample_view *samples);
 int metric_sink_visit(const struct metric_sink *s, metric_family_fn fn, void *ctx);
 
-/*
- * Reads the next label pair of a rendered label set ("" or {a="b",...}, as
- * metric_sample_view.labels holds it) from *cursor into name and value
- * (unescaped; both reset first, NUL-terminated) and advances *cursor.
- * 1 with a pair, 0 at the end, -EINVAL for text the sink did not write,
- * -ENOMEM.
- */
-int metric_labels_next(const char **cursor, struct buf *name, struct buf *value);
-
-/* Validation and formatting helpers, exposed for tests and other writers. */
 /* 4 of a probe series (device, port, target, reason) + 32 from a file_sd group,
  * with room to spare. */
 #define METRIC_MAX_LABELS 40
-bool metric_name_valid(const char *name);
-bool metric_label_name_valid(const char *name);
-int metric_escape_label_value(struct buf *out, const char *value);
-int metric_format_double(struct buf *out, double v);
 
 #endif

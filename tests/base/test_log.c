@@ -188,6 +188,21 @@ static void test_conversions(void **state)
 	assert_string_equal(field("err")->value, "No such file or directory");
 }
 
+/* The length modifiers the other test leaves out, flags, and a negative '*'
+ * precision, which counts as none. */
+static void test_conversion_lengths(void **state)
+{
+	char buf[LOG_LINE_MAX];
+	size_t n;
+
+	n = log_format(buf, sizeof(buf), LOG_DEBUG, false, &fixed_ts, "m",
+		       "h=%hd t=%td L=%.1Lf neg=%.*s plus=%+d zero=%05.1f hash=%#o", (short)-3,
+		       (ptrdiff_t)-12, (long double)2.25, -1, "whole", 7, 2.5, 8u);
+	parse_ok(buf, n);
+	assert_string_equal(buf, "ts=2001-09-09T01:46:40.123Z level=debug msg=m h=-3 t=-12 L=2.2 "
+				 "neg=whole plus=+7 zero=002.5 hash=010\n");
+}
+
 /* A token without key= keeps its text, and its arguments stay in step. */
 static void test_bad_key(void **state)
 {
@@ -532,6 +547,7 @@ int main(void)
 		cmocka_unit_test(test_invalid_utf8),
 		cmocka_unit_test(test_msg_quoting),
 		cmocka_unit_test(test_conversions),
+		cmocka_unit_test(test_conversion_lengths),
 		cmocka_unit_test(test_bad_key),
 		cmocka_unit_test(test_truncation),
 		cmocka_unit_test(test_journal_prefix),

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-/* Flag and duration parsing. */
+/* Flag parsing: the core flags and the collectors' own (config.c, config_collflags.c). */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -71,78 +71,6 @@ static int parse(struct exporter_config *cfg, int argc, char *const argv[])
 #define PARSE(cfg, ...)                                                                            \
 	parse(cfg, (int)(sizeof((const char *[]){"rdma_exporter", __VA_ARGS__}) / sizeof(char *)), \
 	      (char *const *)(const char *[]){"rdma_exporter", __VA_ARGS__})
-
-static void test_durations(void **state)
-{
-	struct {
-		const char *in;
-		int rc;
-		uint64_t ms;
-	} cases[] = {
-		{"500ms", 0, 500},
-		{"1s", 0, 1000},
-		{"1m", 0, 60000},
-		{"5s", 0, 5000},
-		{"1h", 0, 3600000},
-		{"1d", 0, 86400000},
-		{"1m30s", 0, 90000},
-		{"1h1m1s1ms", 0, 3661001},
-		{"0", 0, 0},
-		{"", -EINVAL, 0},
-		{"5", -EINVAL, 0},
-		{"s", -EINVAL, 0},
-		/* what Prometheus users type */
-		{"1.5s", 0, 1500},
-		{"1h30m", 0, 5400000},
-		{"2w", 0, 14 * 86400000ULL},
-		{"1y", 0, 365 * 86400000ULL},
-		{"1y2w3d4h5m6s7ms", 0, 365 * 86400000ULL + 17 * 86400000ULL + 14706007},
-		{"0.5h", 0, 1800000},
-		{"1.25m", 0, 75000},
-		{"0s", 0, 0},
-		{"0.001s", 0, 1},
-		{"1.500000000000s", 0, 1500},
-		{"1m0.5s", 0, 60500},
-		/* and what they should not */
-		{"1.0005s", -EINVAL, 0},
-		{"0.5ms", -EINVAL, 0},
-		{"1.s", -EINVAL, 0},
-		{".5s", -EINVAL, 0},
-		{"1..5s", -EINVAL, 0},
-		{"1.5", -EINVAL, 0},
-		{"1,5s", -EINVAL, 0},
-		{"30s1m", -EINVAL, 0},
-		{"1s1s", -EINVAL, 0},
-		{"1m1m", -EINVAL, 0},
-		{"1ms1s", -EINVAL, 0},
-		{"1S", -EINVAL, 0},
-		{"+1s", -EINVAL, 0},
-		{"1 s", -EINVAL, 0},
-		{"1e3ms", -EINVAL, 0},
-		{"1.0000000001s", -EINVAL, 0},
-		{"99999999999999999999s1x", -EINVAL, 0},
-		{"-1s", -EINVAL, 0},
-		{"1x", -EINVAL, 0},
-		{"1s ", -EINVAL, 0},
-		{"10us", -EINVAL, 0},
-		{"99999999999999999999ms", -ERANGE, 0},
-		{"999999999999999999d", -ERANGE, 0},
-		{"600000000y", -ERANGE, 0},
-		{"584942417y19w", -ERANGE, 0}, /* the sum overflows */
-		{"584942417y18w", 0, 584942417ULL * 365 * 86400000 + 126 * 86400000ULL},
-	};
-
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		uint64_t ms = 12345;
-		int rc = config_parse_duration_ms(cases[i].in, &ms);
-
-		if (rc != cases[i].rc)
-			fail_msg("\"%s\": rc %d, want %d", cases[i].in, rc, cases[i].rc);
-		if (rc == 0 && ms != cases[i].ms)
-			fail_msg("\"%s\": %llu ms, want %llu", cases[i].in, (unsigned long long)ms,
-				 (unsigned long long)cases[i].ms);
-	}
-}
 
 static void test_defaults(void **state)
 {
@@ -467,45 +395,9 @@ static void test_enum_flags(void **state)
 	expect_error(PARSE(&cfg, "--no-collector.probe.states"), "unknown");
 }
 
-/* --help: lines of at most 80 columns, ranges of numbers and durations, long
- * flags on a line of their own, long words cut rather than overflowing. */
-static void test_usage_layout(void **state)
-{
-	char *text = NULL, *line, *end;
-	size_t size = 0;
-	FILE *f = open_memstream(&text, &size);
-
-	assert_non_null(f);
-	config_usage(f, "rdma_exporter", collectors, 2);
-	fclose(f);
-	for (line = text; *line; line = end + 1) {
-		end = strchr(line, '\n');
-		assert_non_null(end);
-		if (end - line > 80)
-			fail_msg("line over 80 columns: %.*s", (int)(end - line), line);
-	}
-	assert_non_null(strstr(text, "      --collector.probe.count=N    probes per poll Range: 0 "
-				     "to 100.\n"));
-	assert_non_null(strstr(text, "probe timeout Range: 1ms to 1m.\n"));
-	assert_non_null(strstr(text, "Default 64.\n                                   Range: 1 to "
-				     "100000 connections.\n"));
-	assert_non_null(strstr(text, "      --poll.interval=D            Time between polls."));
-	assert_non_null(strstr(text, "Range: 100ms to 24h.\n"));
-	assert_non_null(strstr(text, "      --web.max-connections-per-client=N\n"
-				     "                                   Concurrent"));
-	assert_non_null(strstr(text, "      --log.format=FORMAT          logfmt, or json"));
-	assert_non_null(strstr(text, "      --collector.sysfs            sysfs counters. Default: "
-				     "enabled.\n"));
-	assert_non_null(strstr(text, "      --collector.probe.states=active|all\n"
-				     "                                   which states\n"));
-	free(text);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_durations),
-		cmocka_unit_test(test_usage_layout),
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_collector_timeout),
 		cmocka_unit_test(test_values),

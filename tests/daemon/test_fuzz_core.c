@@ -17,7 +17,7 @@
 #include <cmocka.h>
 
 #include "base/strparse.h"
-#include "daemon/config.h"
+#include "daemon/config_duration.h"
 #include "daemon/selfstats.h"
 #include "exposition/metrics.h"
 #include "http/http.h"

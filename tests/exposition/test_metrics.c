@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-/* Exposition writer: escaping, grouping, exact integers, validation. */
+/* The metric sink: escaping in place, grouping, exact integers, what it refuses (names and
+ * numbers on their own: test_metric_text.c). */
 #include <errno.h>
 #include <math.h>
 #include <setjmp.h>
@@ -133,46 +134,6 @@ static void test_rejects(void **state)
 	assert_string_equal(out, "# HELP ok h\n# TYPE ok gauge\nok{a=\"x\"} 1\n");
 	free(out);
 	metric_sink_free(s);
-}
-
-static void test_names(void **state)
-{
-	assert_true(metric_name_valid("rdma_port_state"));
-	assert_true(metric_name_valid("a:b_c9"));
-	assert_true(metric_name_valid("_x"));
-	assert_false(metric_name_valid("0x"));
-	assert_false(metric_name_valid("a b"));
-	assert_false(metric_name_valid(NULL));
-	assert_true(metric_label_name_valid("device"));
-	assert_false(metric_label_name_valid("a:b"));
-	assert_false(metric_label_name_valid("1a"));
-	assert_false(metric_label_name_valid("__name__"));
-}
-
-static void test_doubles(void **state)
-{
-	struct {
-		double v;
-		const char *want;
-	} cases[] = {
-		{0.0, "0"},
-		{0.1, "0.1"},
-		{1.5, "1.5"},
-		{1e21, "1e+21"},
-		{-2.25, "-2.25"},
-		{NAN, "NaN"},
-		{INFINITY, "+Inf"},
-		{-INFINITY, "-Inf"},
-		{0.30000000000000004, "0.30000000000000004"},
-	};
-
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct buf b = BUF_INIT;
-
-		metric_format_double(&b, cases[i].v);
-		assert_string_equal(b.data, cases[i].want);
-		buf_free(&b);
-	}
 }
 
 static void test_empty_and_no_labels(void **state)
@@ -876,8 +837,6 @@ int main(void)
 		cmocka_unit_test(test_absorb),
 		cmocka_unit_test(test_rendered_labels),
 		cmocka_unit_test(test_rejects),
-		cmocka_unit_test(test_names),
-		cmocka_unit_test(test_doubles),
 		cmocka_unit_test(test_empty_and_no_labels),
 		cmocka_unit_test(test_many_series),
 		cmocka_unit_test(test_histogram_render),

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "base/strparse.h"
-#include "daemon/config.h"
+#include "daemon/config_duration.h"
 #include "fuzz.h"
 
 /* Canonical form of ms: the largest units first, zero groups left out. */
