@@ -49,10 +49,11 @@
 struct world {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
-	bool block[MAX_DEVS];	    /* reads of this device's hw_counters wait */
-	unsigned entered[MAX_DEVS]; /* blocking reads that started */
-	unsigned inside;	    /* reads waiting right now */
-	unsigned reads;		    /* every read */
+	bool block[MAX_DEVS];	       /* reads of this device's hw_counters wait */
+	unsigned entered[MAX_DEVS];    /* blocking reads that started */
+	uint64_t entered_ms[MAX_DEVS]; /* when the last one started, clock_mono_ms() */
+	unsigned inside;	       /* reads waiting right now */
+	unsigned reads;		       /* every read */
 };
 
 static struct world world = {
@@ -83,6 +84,7 @@ static int blocking_read(void *data, int root, const char *dir, struct sysfs_fil
 	w->reads++;
 	if (dev >= 0 && w->block[dev]) {
 		w->entered[dev]++;
+		w->entered_ms[dev] = clock_mono_ms();
 		w->inside++;
 		pthread_cond_broadcast(&w->cond);
 		while (w->block[dev])
@@ -512,20 +514,54 @@ static void test_device_timeout(void **state)
 	(void)state;
 }
 
+static uint64_t entered_ms(int dev)
+{
+	uint64_t ms;
+
+	pthread_mutex_lock(&world.lock);
+	ms = world.entered_ms[dev];
+	pthread_mutex_unlock(&world.lock);
+	return ms;
+}
+
+/*
+ * Polls until the device's job is queued again and its read entered the
+ * seam (a returned read's job is busy until its thread is done with it; a
+ * poll meanwhile leaves it out and returns at once). Returns when the poll
+ * that queued it started; bounded.
+ */
+static uint64_t poll_until_entered(struct run *r, int dev, unsigned n)
+{
+	for (int attempt = 0; attempt < 500; attempt++) {
+		uint64_t t = clock_mono_ms();
+
+		run_poll(r);
+		if (entered(dev) == n)
+			return t;
+		assert_true(entered(dev) < n);
+		usleep(10 * 1000);
+	}
+	fail_msg("the device was not read again");
+	return 0;
+}
+
 /*
  * A hung device is tried again, once its late read returns, with the short
  * retry deadline; one whose late read returned within the device deadline
- * (slow, not hung) gets the whole deadline again. The device deadline here
- * is long (4 s) so that the bounds below hold on a loaded machine: a poll
- * that waited the device deadline took at least that long (a lower bound
- * the clock guarantees), one that waited the retry deadline (500 ms) has
- * 3.5 s to spare.
+ * (slow, not hung) gets the whole deadline again. What the collector
+ * decides from, a late read's time from its job's start to its return, is
+ * set here from the clock: a read released a deadline after it entered
+ * took longer than the deadline whatever the machine's speed. The device
+ * deadline is long (4 s) so that the upper bound below holds on a loaded
+ * machine: a poll that waited the retry deadline (500 ms) has 3.5 s to
+ * spare, while one that waited the device deadline took at least that long
+ * (a lower bound the clock guarantees).
  */
 static void test_hung_device_retry(void **state)
 {
 	enum { LONG_MS = 4000 };
 	struct run r = {0};
-	uint64_t t0;
+	uint64_t t_retry, t_next;
 
 	run_start(&r, open_fixture("mlx5-roce"), 2);
 	sysfs_collector_ops.free(r.state);
@@ -549,34 +585,33 @@ static void test_hung_device_retry(void **state)
 	run_poll(&r);
 	assert_int_equal(responsive(&r, 1), 0);
 	assert_true(r.poll_ms >= LONG_MS);
-	/* the late read returns (after more than the deadline), the device
-	 * still hangs: its retry waits the retry deadline only */
+	/* the late read returns more than a deadline after it began, and the
+	 * device still hangs: its retry waits the retry deadline only */
+	while (clock_mono_ms() <= entered_ms(1) + LONG_MS)
+		usleep(10 * 1000);
 	set_block(1, false);
 	wait_released();
 	set_block(1, true);
-	t0 = clock_mono_ms();
-	run_poll(&r);
-	assert_int_equal(entered(1), 2);
+	t_retry = poll_until_entered(&r, 1, 2);
 	assert_int_equal(responsive(&r, 1), 0);
 	assert_true(has_values(&r, 0));
 	assert_true(r.poll_ms < LONG_MS);
-	/* that late read returns within the device deadline: slow, not hung,
-	 * so the next try waits the whole deadline again. Where this machine
-	 * took longer than the deadline to get here, the read counts as hung
-	 * and the check below would not hold: it is left out then. */
+	/* that late read returns at once: slow, not hung, so the next try
+	 * waits the whole deadline again. Its time is at most from the poll
+	 * that queued it to the one that queues it again; where this machine
+	 * took a deadline or more for that, the read may count as hung and the
+	 * check does not hold: it is left out then. */
 	set_block(1, false);
 	wait_released();
-	if (clock_mono_ms() - t0 < LONG_MS) {
-		set_block(1, true);
-		run_poll(&r);
-		assert_int_equal(entered(1), 3);
-		assert_int_equal(responsive(&r, 1), 0);
+	set_block(1, true);
+	t_next = poll_until_entered(&r, 1, 3);
+	assert_int_equal(responsive(&r, 1), 0);
+	if (t_next - t_retry < LONG_MS)
 		assert_true(r.poll_ms >= LONG_MS);
-		set_block(1, false);
-		wait_released();
-	} else {
+	else
 		print_message("slow machine: the slow-device case was not reached\n");
-	}
+	set_block(1, false);
+	wait_released();
 	poll_until_all_answer(&r, 2);
 	run_stop(&r);
 	(void)state;
