@@ -394,7 +394,7 @@ static const char *spec_width_precision(const char *p, struct spec *s, va_list *
 }
 
 /* The length modifier at p, with the characters it takes in *n: two for
- * hh, ll and q (taken as ll), one for the others, none without one. */
+ * hh and ll, one for the others (q is taken as ll), none without one. */
 static enum length spec_length(const char *p, size_t *n)
 {
 	static const struct {
@@ -412,7 +412,7 @@ static enum length spec_length(const char *p, size_t *n)
 		return LEN_LL;
 	for (size_t i = 0; i < sizeof(one) / sizeof(one[0]); i++)
 		if (*p == one[i].c) {
-			*n = one[i].len == LEN_LL ? 2 : 1;
+			*n = 1;
 			return one[i].len;
 		}
 	*n = 0;
@@ -448,58 +448,52 @@ static const char *spec_parse(const char *p, struct spec *s, va_list *ap)
  * the type its conversion names. */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
-static int spec_format(char *dst, size_t room, const struct spec *s, va_list *ap, int saved_errno)
+static int spec_format_signed(char *dst, size_t room, const struct spec *s, va_list *ap)
+{
+	switch (s->len) {
+	case LEN_L:
+		return snprintf(dst, room, s->fmt, va_arg(*ap, long));
+	case LEN_LL:
+	case LEN_BIG_L:
+		return snprintf(dst, room, s->fmt, va_arg(*ap, long long));
+	case LEN_J:
+		return snprintf(dst, room, s->fmt, va_arg(*ap, intmax_t));
+	case LEN_Z:
+		return snprintf(dst, room, s->fmt, va_arg(*ap, ssize_t));
+	case LEN_T:
+		return snprintf(dst, room, s->fmt, va_arg(*ap, ptrdiff_t));
+	default:
+		return snprintf(dst, room, s->fmt, va_arg(*ap, int));
+	}
+}
+
+static int spec_format_unsigned(char *dst, size_t room, const struct spec *s, va_list *ap)
+{
+	switch (s->len) {
+	case LEN_L:
+		return snprintf(dst, room, s->fmt, va_arg(*ap, unsigned long));
+	case LEN_LL:
+	case LEN_BIG_L:
+		return snprintf(dst, room, s->fmt, va_arg(*ap, unsigned long long));
+	case LEN_J:
+		return snprintf(dst, room, s->fmt, va_arg(*ap, uintmax_t));
+	case LEN_Z:
+		return snprintf(dst, room, s->fmt, va_arg(*ap, size_t));
+	case LEN_T:
+		return snprintf(dst, room, s->fmt, va_arg(*ap, ptrdiff_t));
+	default:
+		return snprintf(dst, room, s->fmt, va_arg(*ap, unsigned int));
+	}
+}
+
+/* c, s, p, m, n and what is not a conversion. */
+static int spec_format_other(char *dst, size_t room, const struct spec *s, va_list *ap,
+			     int saved_errno)
 {
 	const char *str;
+	char eb[128];
 
 	switch (s->conv) {
-	case 'd':
-	case 'i':
-		switch (s->len) {
-		case LEN_L:
-			return snprintf(dst, room, s->fmt, va_arg(*ap, long));
-		case LEN_LL:
-		case LEN_BIG_L:
-			return snprintf(dst, room, s->fmt, va_arg(*ap, long long));
-		case LEN_J:
-			return snprintf(dst, room, s->fmt, va_arg(*ap, intmax_t));
-		case LEN_Z:
-			return snprintf(dst, room, s->fmt, va_arg(*ap, ssize_t));
-		case LEN_T:
-			return snprintf(dst, room, s->fmt, va_arg(*ap, ptrdiff_t));
-		default:
-			return snprintf(dst, room, s->fmt, va_arg(*ap, int));
-		}
-	case 'o':
-	case 'u':
-	case 'x':
-	case 'X':
-		switch (s->len) {
-		case LEN_L:
-			return snprintf(dst, room, s->fmt, va_arg(*ap, unsigned long));
-		case LEN_LL:
-		case LEN_BIG_L:
-			return snprintf(dst, room, s->fmt, va_arg(*ap, unsigned long long));
-		case LEN_J:
-			return snprintf(dst, room, s->fmt, va_arg(*ap, uintmax_t));
-		case LEN_Z:
-			return snprintf(dst, room, s->fmt, va_arg(*ap, size_t));
-		case LEN_T:
-			return snprintf(dst, room, s->fmt, va_arg(*ap, ptrdiff_t));
-		default:
-			return snprintf(dst, room, s->fmt, va_arg(*ap, unsigned int));
-		}
-	case 'f':
-	case 'F':
-	case 'e':
-	case 'E':
-	case 'g':
-	case 'G':
-	case 'a':
-	case 'A':
-		if (s->len == LEN_BIG_L)
-			return snprintf(dst, room, s->fmt, va_arg(*ap, long double));
-		return snprintf(dst, room, s->fmt, va_arg(*ap, double));
 	case 'c':
 		if (s->len == LEN_L)
 			return snprintf(dst, room, s->fmt, va_arg(*ap, wint_t));
@@ -511,11 +505,8 @@ static int spec_format(char *dst, size_t room, const struct spec *s, va_list *ap
 		return snprintf(dst, room, s->fmt, str ? str : "(null)");
 	case 'p':
 		return snprintf(dst, room, s->fmt, va_arg(*ap, void *));
-	case 'm': {
-		char eb[128];
-
+	case 'm':
 		return snprintf(dst, room, "%s", strerror_r(saved_errno, eb, sizeof(eb)));
-	}
 	case 'n':
 		(void)va_arg(*ap, void *); /* never written through */
 		return 0;
@@ -523,6 +514,20 @@ static int spec_format(char *dst, size_t room, const struct spec *s, va_list *ap
 		/* not a conversion: the text as it stands, no argument taken */
 		return snprintf(dst, room, "%s", s->fmt);
 	}
+}
+
+static int spec_format(char *dst, size_t room, const struct spec *s, va_list *ap, int saved_errno)
+{
+	if (strchr("di", s->conv) && s->conv)
+		return spec_format_signed(dst, room, s, ap);
+	if (strchr("ouxX", s->conv) && s->conv)
+		return spec_format_unsigned(dst, room, s, ap);
+	if (strchr("fFeEgGaA", s->conv) && s->conv) {
+		if (s->len == LEN_BIG_L)
+			return snprintf(dst, room, s->fmt, va_arg(*ap, long double));
+		return snprintf(dst, room, s->fmt, va_arg(*ap, double));
+	}
+	return spec_format_other(dst, room, s, ap, saved_errno);
 }
 #pragma GCC diagnostic pop
 

@@ -201,6 +201,12 @@ static void test_conversion_lengths(void **state)
 	parse_ok(buf, n);
 	assert_string_equal(buf, "ts=2001-09-09T01:46:40.123Z level=debug msg=m h=-3 t=-12 L=2.2 "
 				 "neg=whole plus=+7 zero=002.5 hash=010\n");
+	/* q (BSD's ll) is one character: the conversion after it is read, and
+	 * a format ending in %q does not read past its end */
+	n = log_format(buf, sizeof(buf), LOG_DEBUG, false, &fixed_ts, "m", "q=%qd a=%d",
+		       (long long)-5, 6);
+	parse_ok(buf, n);
+	assert_string_equal(buf, "ts=2001-09-09T01:46:40.123Z level=debug msg=m q=-5 a=6\n");
 }
 
 /* A token without key= keeps its text, and its arguments stay in step. */
