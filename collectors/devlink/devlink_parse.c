@@ -8,6 +8,7 @@
 #include <linux/devlink.h>
 #include <linux/genetlink.h>
 
+#include "base/chars.h"
 #include "rdmanl/genl.h"
 
 int dl_build_reporter_dump(void *buf, size_t size, uint16_t family, uint32_t seq)
@@ -147,7 +148,7 @@ int dl_table_on_msg(const struct nlmsghdr *nlh, void *table)
 static bool hex_digits(const char *s, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+		if (!ascii_is_lower_hex(s[i]))
 			return false;
 	return true;
 }

@@ -13,24 +13,6 @@
 #include "base/fileio.h"
 #include "base/strparse.h"
 
-/* Opens the directory at dirfd/path; NULL (errno set) when it cannot. */
-static DIR *open_dir_at(int dirfd, const char *path)
-{
-	int fd = openat(dirfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	DIR *d;
-
-	if (fd < 0)
-		return NULL;
-	d = fdopendir(fd);
-	if (!d) {
-		int e = errno;
-
-		close(fd);
-		errno = e;
-	}
-	return d;
-}
-
 /* One gid_attrs/ndevs/N file: the netdev name it holds, if any, joins out. */
 static int add_ndev_file(int nfd, const char *name, struct netdev_set *out)
 {

@@ -112,19 +112,6 @@ static void upsert(struct lldp_port *p, const struct lldp_neighbor *n, double no
 
 /* ---- which netdevs to watch (sysfs) ----------------------------------------------------- */
 
-static DIR *dir_at(int dirfd, const char *path)
-{
-	int fd = openat(dirfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	DIR *d;
-
-	if (fd < 0)
-		return NULL;
-	d = fdopendir(fd);
-	if (!d)
-		close(fd);
-	return d;
-}
-
 static struct lldp_port *find_port(struct lldp_state *st, const char *dev, const char *port,
 				   const char *netdev)
 {
@@ -170,7 +157,7 @@ static int scan_port(struct lldp_state *st, int portsfd, const char *dev, const 
 	int r = 0;
 
 	snprintf(path, sizeof(path), "%s/gid_attrs/ndevs", port);
-	d = dir_at(portsfd, path);
+	d = open_dir_at(portsfd, path);
 	if (!d)
 		return 0;
 	while (r == 0 && (e = readdir(d))) {
@@ -200,7 +187,7 @@ static int scan_device(struct lldp_state *st, const char *dev)
 	int r = 0;
 
 	snprintf(path, sizeof(path), "class/infiniband/%s/ports", dev);
-	d = dir_at(st->sysfs_fd, path);
+	d = open_dir_at(st->sysfs_fd, path);
 	if (!d)
 		return 0;
 	while (r == 0 && (e = readdir(d)))
@@ -227,7 +214,7 @@ static int scan(struct lldp_state *st)
 
 	for (size_t i = 0; i < st->n_ports; i++)
 		st->ports[i]->seen = false;
-	d = st->sysfs_fd >= 0 ? dir_at(st->sysfs_fd, "class/infiniband") : NULL;
+	d = st->sysfs_fd >= 0 ? open_dir_at(st->sysfs_fd, "class/infiniband") : NULL;
 	while (d && r == 0 && (e = readdir(d)))
 		if (e->d_name[0] != '.' &&
 		    (!st->filter || device_filter_match(st->filter, e->d_name)))

@@ -4,6 +4,8 @@
 #include <errno.h>
 #include <string.h>
 
+#include "base/chars.h"
+
 /* A byte range of the input: nothing here is NUL-terminated. */
 struct span {
 	const char *p;
@@ -420,9 +422,9 @@ int cg_stat_starttime(const char *buf, size_t len, uint64_t *start)
 		while (p < end && *p != ' ')
 			p++;
 	}
-	if (p == end || *p < '0' || *p > '9')
+	if (p == end || !ascii_is_digit(*p))
 		return -EINVAL;
-	for (; p < end && *p >= '0' && *p <= '9'; p++) {
+	for (; p < end && ascii_is_digit(*p); p++) {
 		if (v > (UINT64_MAX - (uint64_t)(*p - '0')) / 10)
 			return -EINVAL;
 		v = v * 10 + (uint64_t)(*p - '0');

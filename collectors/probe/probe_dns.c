@@ -17,12 +17,13 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "base/chars.h"
+
 /* What a NAME[:PORT] may hold: DNS names, IP literals, a bracketed IPv6 zone. */
 static bool allowed(const char *s)
 {
 	for (; *s; s++)
-		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
-		      (*s >= '0' && *s <= '9') || strchr(".-_:[]%", *s)))
+		if (!ascii_is_alnum(*s) && !strchr(".-_:[]%", *s))
 			return false;
 	return true;
 }

@@ -15,17 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/chars.h"
+
 #define SHAPE_ERROR "is not host, host:port, [ipv6] or [ipv6]:port"
-
-static bool is_digit(unsigned char c)
-{
-	return c >= '0' && c <= '9';
-}
-
-static bool is_alpha(unsigned char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
 
 static unsigned char lower(unsigned char c)
 {
@@ -54,7 +46,7 @@ static const char *check_ipv6(const char *h, size_t n)
 		for (size_t i = alen + 1; i < n; i++) {
 			unsigned char c = (unsigned char)h[i];
 
-			if (!is_alpha(c) && !is_digit(c) && c != '-' && c != '_' && c != '.')
+			if (!ascii_is_alnum((char)c) && c != '-' && c != '_' && c != '.')
 				return "has an invalid IPv6 zone (letters, digits, '-', '_', '.')";
 		}
 	}
@@ -87,12 +79,12 @@ static const char *check_name(const char *h, size_t n, char *reason, size_t size
 			return "has a control character in the host";
 		if (c >= 0x80)
 			return "has a non-ASCII byte in the host (write IDNs in punycode)";
-		if (!is_alpha(c) && !is_digit(c) && c != '-' && c != '_') {
+		if (!ascii_is_alnum((char)c) && c != '-' && c != '_') {
 			snprintf(reason, size,
 				 "has '%c' in the host (letters, digits, '-', '_', '.')", c);
 			return reason;
 		}
-		if (!is_digit(c))
+		if (!ascii_is_digit((char)c))
 			numeric = false;
 		if (++label > 63)
 			return "has a host name label longer than 63 bytes";
@@ -116,7 +108,7 @@ static const char *parse_port(const char *s, size_t n, uint16_t *port)
 	if (!n || n > 5 || s[0] == '0')
 		return "has a port that is not 1..65535 (decimal, no leading zero)";
 	for (size_t i = 0; i < n; i++) {
-		if (!is_digit((unsigned char)s[i]))
+		if (!ascii_is_digit(s[i]))
 			return "has a port that is not 1..65535 (decimal, no leading zero)";
 		v = v * 10 + (unsigned)(s[i] - '0');
 	}
@@ -304,12 +296,10 @@ const char *probe_targets_label_problem(const char *name, size_t n)
 {
 	static const char *const own[] = {"device", "port", "target", "reason", "le"};
 
-	if (!n || (!is_alpha((unsigned char)name[0]) && name[0] != '_'))
+	if (!n || (!ascii_is_alpha(name[0]) && name[0] != '_'))
 		return "is not a label name ([a-zA-Z_][a-zA-Z0-9_]*)";
 	for (size_t i = 1; i < n; i++) {
-		unsigned char c = (unsigned char)name[i];
-
-		if (!is_alpha(c) && !is_digit(c) && c != '_')
+		if (!ascii_is_alnum(name[i]) && name[i] != '_')
 			return "is not a label name ([a-zA-Z_][a-zA-Z0-9_]*)";
 	}
 	for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++)

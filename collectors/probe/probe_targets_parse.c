@@ -17,6 +17,8 @@
 #include <string.h>
 #include <yaml.h>
 
+#include "base/chars.h"
+
 /* Strings from the file are quoted in messages, cut after this many bytes. */
 #define QUOTE_MAX 64
 
@@ -195,10 +197,10 @@ static bool is_number(const char *s)
 	for (size_t i = 0; i < sizeof(special) / sizeof(special[0]); i++)
 		if (!strcmp(s, special[i]))
 			return true;
-	for (; *s >= '0' && *s <= '9'; s++)
+	for (; ascii_is_digit(*s); s++)
 		digits++;
 	if (*s == '.')
-		for (s++; *s >= '0' && *s <= '9'; s++)
+		for (s++; ascii_is_digit(*s); s++)
 			digits++;
 	if (!digits)
 		return false;

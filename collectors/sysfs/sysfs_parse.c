@@ -8,28 +8,10 @@
 #include <strings.h>
 
 #include "base/ib_state.h"
+#include "base/chars.h"
 #include "base/strparse.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-
-static bool is_digit(char c)
-{
-	return c >= '0' && c <= '9';
-}
-
-static bool is_blank(char c)
-{
-	return c == ' ' || c == '\t';
-}
-
-static size_t count_digits(const char *s, size_t len)
-{
-	size_t i = 0;
-
-	while (i < len && is_digit(s[i]))
-		i++;
-	return i;
-}
 
 int sysfs_parse_text(const char *s, size_t len, const char **out, size_t *out_len)
 {
@@ -73,7 +55,7 @@ static int parse_numbered_enum(const char *s, size_t len, const char *const *nam
 	str_trim(&s, &len);
 	if (!len)
 		return -EINVAL;
-	n = count_digits(s, len);
+	n = ascii_count_digits(s, len);
 	if (n) {
 		if (n < len && s[n] != ':')
 			return -EINVAL;
@@ -124,7 +106,7 @@ int sysfs_parse_decimal_unit(const char *s, size_t len, const char *unit, uint64
 	size_t i, n, frac_len = 0;
 	int r;
 
-	n = count_digits(s, len);
+	n = ascii_count_digits(s, len);
 	if (!n)
 		return -EINVAL;
 	r = parse_u64_dec(s, n, whole);
@@ -133,7 +115,7 @@ int sysfs_parse_decimal_unit(const char *s, size_t len, const char *unit, uint64
 	i = n;
 	if (i < len && s[i] == '.') {
 		i++;
-		frac_len = count_digits(s + i, len - i);
+		frac_len = ascii_count_digits(s + i, len - i);
 		if (!frac_len || frac_len > DECIMAL_MAX_FRAC)
 			return -EINVAL;
 		r = parse_u64_dec(s + i, frac_len, &frac);
@@ -141,12 +123,12 @@ int sysfs_parse_decimal_unit(const char *s, size_t len, const char *unit, uint64
 			return r;
 		i += frac_len;
 	}
-	while (i < len && is_blank(s[i]))
+	while (i < len && ascii_is_blank(s[i]))
 		i++;
 	if (len - i < unit_len || memcmp(s + i, unit, unit_len) != 0)
 		return -EINVAL;
 	i += unit_len;
-	if (i < len && !is_blank(s[i]))
+	if (i < len && !ascii_is_blank(s[i]))
 		return -EINVAL;
 	/* frac < 10^frac_len: frac * 10^(9 - frac_len) < 10^9, exact */
 	*billionths = frac * pow10[DECIMAL_MAX_FRAC - frac_len];
@@ -188,7 +170,7 @@ int sysfs_parse_node_type(const char *s, size_t len, const char **name, size_t *
 	if (r < 0)
 		return -EINVAL;
 	/* "%d: %s": RDMA_NODE_IB_CA "1: CA", RNIC "4: RNIC", EFA "7: unspecified". */
-	n = count_digits(s, len);
+	n = ascii_count_digits(s, len);
 	if (n) {
 		if (n == len || s[n] != ':')
 			return -EINVAL;
@@ -228,7 +210,7 @@ int sysfs_parse_port_num(const char *s, size_t len, uint32_t *out)
 	uint64_t v;
 	int r;
 
-	if (!len || count_digits(s, len) != len || (len > 1 && s[0] == '0'))
+	if (!len || ascii_count_digits(s, len) != len || (len > 1 && s[0] == '0'))
 		return -EINVAL;
 	r = parse_u64_dec(s, len, &v);
 	if (r < 0)

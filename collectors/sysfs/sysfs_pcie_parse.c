@@ -5,30 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/chars.h"
 #include "base/strparse.h"
 #include "sysfs_parse.h"
 
 #define SPEED_UNIT "GT/s"
 #define GIGA	   1000000000ull
-
-static bool is_digit(char c)
-{
-	return c >= '0' && c <= '9';
-}
-
-static bool is_blank(char c)
-{
-	return c == ' ' || c == '\t';
-}
-
-static size_t count_digits(const char *s, size_t len)
-{
-	size_t i = 0;
-
-	while (i < len && is_digit(s[i]))
-		i++;
-	return i;
-}
 
 static bool starts_with(const char *s, size_t len, const char *prefix)
 {
@@ -44,7 +26,7 @@ int sysfs_parse_pcie_speed(const char *s, size_t len, uint64_t *transfers_per_se
 
 	str_trim(&s, &len);
 	/* PCI_SPEED_UNKNOWN: "Unknown" (6.x), "Unknown speed" (older kernels) */
-	if (starts_with(s, len, "Unknown") && (len == 7 || is_blank(s[7]))) {
+	if (starts_with(s, len, "Unknown") && (len == 7 || ascii_is_blank(s[7]))) {
 		*transfers_per_second = 0;
 		return 0;
 	}
@@ -64,15 +46,14 @@ int sysfs_parse_pcie_width(const char *s, size_t len, uint64_t *lanes)
 		s++;
 		len--;
 	}
-	if (!len || count_digits(s, len) != len)
+	if (!len || ascii_count_digits(s, len) != len)
 		return -EINVAL;
 	return parse_u64_dec(s, len, lanes);
 }
 
 static bool name_char(char c)
 {
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || is_digit(c) || c == '_' ||
-	       c == '-';
+	return ascii_is_alnum(c) || c == '_' || c == '-';
 }
 
 /* One non-empty line, trimmed: "NAME COUNT". */
@@ -82,12 +63,12 @@ static int parse_aer_line(const char *s, size_t len, struct sysfs_aer_entry *e)
 
 	while (n < len && name_char(s[n]))
 		n++;
-	if (!n || n > SYSFS_AER_NAME_MAX || n == len || !is_blank(s[n]))
+	if (!n || n > SYSFS_AER_NAME_MAX || n == len || !ascii_is_blank(s[n]))
 		return -EINVAL;
 	i = n;
-	while (i < len && is_blank(s[i]))
+	while (i < len && ascii_is_blank(s[i]))
 		i++;
-	if (i == len || count_digits(s + i, len - i) != len - i)
+	if (i == len || ascii_count_digits(s + i, len - i) != len - i)
 		return -EINVAL;
 	e->name = s;
 	e->name_len = n;

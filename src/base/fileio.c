@@ -50,3 +50,20 @@ const char *open_regular_strerror(int r, char *buf, size_t size)
 		return "not a regular file (a FIFO, a socket or a device node)";
 	return log_strerror(r, buf, size);
 }
+
+DIR *open_dir_at(int dirfd, const char *path)
+{
+	int fd = openat(dirfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d;
+
+	if (fd < 0)
+		return NULL;
+	d = fdopendir(fd);
+	if (!d) {
+		int e = errno;
+
+		close(fd);
+		errno = e;
+	}
+	return d;
+}

@@ -9,6 +9,7 @@
 #ifndef RDMA_EXPORTER_FILEIO_H
 #define RDMA_EXPORTER_FILEIO_H
 
+#include <dirent.h>
 #include <stddef.h>
 
 /*
@@ -32,5 +33,12 @@ int open_regular_at(int dirfd, const char *path);
  * strerror, written into buf when needed.
  */
 const char *open_regular_strerror(int r, char *buf, size_t size);
+
+/*
+ * Opens the directory at dirfd/path (O_DIRECTORY, O_CLOEXEC) for readdir;
+ * NULL with errno set (that of the open or of fdopendir) when it cannot.
+ * dirfd may be AT_FDCWD. closedir() the result.
+ */
+DIR *open_dir_at(int dirfd, const char *path);
 
 #endif

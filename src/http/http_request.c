@@ -10,6 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "base/chars.h"
 #include "http/http.h"
 
 enum http_route http_route(const char *method, const char *url, const char *telemetry_path)
@@ -33,13 +34,20 @@ bool http_route_needs_auth(enum http_route route)
 {
 	return route != HTTP_ROUTE_HEALTH;
 }
+
+/* [p, p+n) with the blanks around it trimmed. */
+static void trim(const char **p, size_t *n)
+{
+	while (*n && ascii_is_blank(**p))
+		(*p)++, (*n)--;
+	while (*n && ascii_is_blank((*p)[*n - 1]))
+		(*n)--;
+}
+
 /* Is the token [p, p+n) (surrounding blanks trimmed) equal to word? */
 static bool token_is(const char *p, size_t n, const char *word)
 {
-	while (n && (*p == ' ' || *p == '\t'))
-		p++, n--;
-	while (n && (p[n - 1] == ' ' || p[n - 1] == '\t'))
-		n--;
+	trim(&p, &n);
 	return n == strlen(word) && strncasecmp(p, word, n) == 0;
 }
 
@@ -87,15 +95,6 @@ bool http_accepts_gzip(const char *ae)
 	return star;
 }
 
-/* [p, p+n) with the blanks around it trimmed. */
-static void trim(const char **p, size_t *n)
-{
-	while (*n && (**p == ' ' || **p == '\t'))
-		(*p)++, (*n)--;
-	while (*n && ((*p)[*n - 1] == ' ' || (*p)[*n - 1] == '\t'))
-		(*n)--;
-}
-
 /* A q-value ("1", "0.8", "0.125") in thousandths; -1 when it is none. */
 static int parse_q(const char *p, size_t n)
 {
@@ -109,7 +108,7 @@ static int parse_q(const char *p, size_t n)
 	if (n && *p == '.')
 		p++, n--;
 	for (; n && scale > 1; p++, n--) {
-		if (*p < '0' || *p > '9')
+		if (!ascii_is_digit(*p))
 			return -1;
 		scale /= 10;
 		q += (*p - '0') * scale;

@@ -12,6 +12,8 @@
 #include <strings.h>
 #include <sys/random.h>
 
+#include "base/chars.h"
+
 /*
  * Checked for a user that does not exist, so that a wrong name takes as
  * long as a wrong password: the hash of a random string, its cost ("NN")
@@ -46,8 +48,6 @@ struct webauth {
  */
 static int b64_decode(const char *in, size_t inlen, gnutls_datum_t *out)
 {
-	static const char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-				       "0123456789+/";
 	char padded[(BASIC_MAX + 2) / 3 * 4];
 	size_t n;
 	int r;
@@ -58,7 +58,7 @@ static int b64_decode(const char *in, size_t inlen, gnutls_datum_t *out)
 	if (inlen % 4 == 1 || n > sizeof(padded))
 		return -EINVAL;
 	for (size_t i = 0; i < inlen; i++)
-		if (!memchr(alphabet, in[i], sizeof(alphabet) - 1))
+		if (!ascii_is_alnum(in[i]) && in[i] != '+' && in[i] != '/')
 			return -EINVAL;
 	memcpy(padded, in, inlen);
 	memset(padded + inlen, '=', n - inlen);
@@ -84,14 +84,13 @@ int webauth_parse_basic(const char *header, char *user, size_t userlen, char *pa
 		user[0] = '\0';
 	if (passlen)
 		pass[0] = '\0';
-	if (!header || strncasecmp(header, "Basic", 5) != 0 ||
-	    (header[5] != ' ' && header[5] != '\t'))
+	if (!header || strncasecmp(header, "Basic", 5) != 0 || !ascii_is_blank(header[5]))
 		return -EINVAL;
 	p = header + 5;
-	while (*p == ' ' || *p == '\t')
+	while (ascii_is_blank(*p))
 		p++;
 	end = p + strlen(p);
-	while (end > p && (end[-1] == ' ' || end[-1] == '\t'))
+	while (end > p && ascii_is_blank(end[-1]))
 		end--;
 	if (b64_decode(p, (size_t)(end - p), &d) < 0)
 		return -EINVAL;

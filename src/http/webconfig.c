@@ -9,6 +9,8 @@
 #include <string.h>
 #include <yaml.h>
 
+#include "base/chars.h"
+
 struct ctx {
 	yaml_document_t *doc;
 	struct webconfig *wc;
@@ -71,8 +73,7 @@ static const struct {
 
 static bool is_bcrypt_char(char ch)
 {
-	return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
-	       ch == '.' || ch == '/';
+	return ascii_is_alnum(ch) || ch == '.' || ch == '/';
 }
 
 bool webconfig_is_bcrypt(const char *s)
@@ -83,7 +84,7 @@ bool webconfig_is_bcrypt(const char *s)
 	if (!s || strlen(s) != 60 || strncmp(s, "$2", 2) != 0 ||
 	    (s[2] != 'a' && s[2] != 'b' && s[2] != 'y') || s[3] != '$' || s[6] != '$')
 		return false;
-	if (s[4] < '0' || s[4] > '9' || s[5] < '0' || s[5] > '9')
+	if (!ascii_is_digit(s[4]) || !ascii_is_digit(s[5]))
 		return false;
 	cost = (s[4] - '0') * 10 + (s[5] - '0');
 	if (cost < 4 || cost > 31)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /* open_regular_at: regular files open; FIFOs, directories and device nodes are
- * refused at once (a FIFO without a writer would block a plain open or read). */
+ * refused at once (a FIFO without a writer would block a plain open or read).
+ * open_dir_at: a directory opens for readdir, anything else is NULL and errno. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/inotify.h>
@@ -131,12 +133,51 @@ static void test_refused_unopened(void **state)
 	rmdir(path);
 }
 
+/* open_dir_at: a directory lists, cloexec; a file or a missing path is NULL with errno. */
+static void test_open_dir_at(void **state)
+{
+	char dir[] = "/tmp/fileio-test-XXXXXX";
+	struct dirent *e;
+	int dfd, fd, seen = 0;
+	DIR *d;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	dfd = open(dir, O_RDONLY | O_DIRECTORY);
+	assert_true(dfd >= 0);
+	assert_int_equal(mkdirat(dfd, "sub", 0700), 0);
+	fd = openat(dfd, "sub/entry", O_WRONLY | O_CREAT, 0600);
+	assert_true(fd >= 0);
+	close(fd);
+
+	d = open_dir_at(dfd, "sub");
+	assert_non_null(d);
+	assert_true(fcntl(dirfd(d), F_GETFD) & FD_CLOEXEC);
+	while ((e = readdir(d)))
+		seen += strcmp(e->d_name, "entry") == 0;
+	assert_int_equal(seen, 1);
+	closedir(d);
+
+	errno = 0;
+	assert_null(open_dir_at(dfd, "sub/entry"));
+	assert_int_equal(errno, ENOTDIR);
+	errno = 0;
+	assert_null(open_dir_at(dfd, "missing"));
+	assert_int_equal(errno, ENOENT);
+
+	unlinkat(dfd, "sub/entry", 0);
+	unlinkat(dfd, "sub", AT_REMOVEDIR);
+	close(dfd);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_kinds),
 		cmocka_unit_test(test_refused_unopened),
 		cmocka_unit_test(test_strerror),
+		cmocka_unit_test(test_open_dir_at),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
