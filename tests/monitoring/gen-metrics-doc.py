@@ -93,6 +93,10 @@ def source_collectors(root):
         if rel[0] == "src" and rel[1] == "check":
             continue
         coll = rel[1] if rel[0] == "collectors" else "exporter"
+        # src/rdmanl/ holds the counter-name table the sysfs collector exports
+        # (the netlink collector reads it too): its families are sysfs's.
+        if rel[0] == "src" and rel[1] == "rdmanl" and rel[2].startswith("sysfs_"):
+            coll = "sysfs"
         with open(f, errors="replace") as fh:
             for n in re.findall(r'"(rdma_[a-z0-9_]+)"', fh.read()):
                 where.setdefault(n, set()).add(coll)
