@@ -50,7 +50,8 @@ void http_counters_add_metrics(const struct http_counters *counters, struct metr
 			"HTTP connections refused at accept (per_client_limit, "
 			"global_limit, tls_handshake_rate) or cut before their request was "
 			"complete (header_deadline; idle_replaced: closed for a new "
-			"connection of the same client).",
+			"connection of the same client, or of a client holding fewer when "
+			"full).",
 			METRIC_COUNTER, METRIC_LABELS({"reason", reject_reason[r]}),
 			atomic_load_explicit(&counters->rejected[r], memory_order_relaxed));
 }
