@@ -71,6 +71,8 @@ struct http_admission {
 	bool group_closing;  /* one of the group's is being closed already */
 	bool group_idle;     /* one of the group's waits for a request: it can be closed */
 	bool trusted;
+	/* the most connections another group holds, of the groups with one idle */
+	unsigned other_most;
 };
 
 /*
@@ -82,7 +84,11 @@ struct http_admission {
  * client sharing the scraper's address holds idle cannot lock the scraper
  * out. Of max_connections, a quarter (rounded down) is reserved for trusted
  * groups: the others are refused once the rest is open, so clients that
- * never authenticated cannot fill the server.
+ * never authenticated cannot fill the server. At the global limit, a group
+ * holding at least 2 fewer connections than another with one idle takes
+ * that idle one (*replace set, from_group below max_per_client): clients
+ * that hold many idle connections, trusted or not, cannot lock out one that
+ * holds none, and the shares only move towards even, never back and forth.
  */
 enum http_reject http_admit(const struct http_admission *a, unsigned max_per_client,
 			    unsigned max_connections, bool *replace);

@@ -2,7 +2,8 @@
 /*
  * The server's connections: the accept policy (the per-client and global
  * limits, the connections reserved for trusted clients, an idle connection
- * replaced for a new one of its client, the TLS handshake allowance), the
+ * replaced for a new one of its client or of a client holding fewer, the
+ * TLS handshake allowance), the
  * request deadline of --web.request-header-timeout and the reaper thread
  * that enforces it, the refusal counters, and whether the HTTP thread is
  * stuck. State in struct http_server (http_internal.h), under conn_lock.
@@ -13,6 +14,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/socket.h>
 #include <time.h>
 
@@ -48,7 +50,8 @@ void http_counters_add_metrics(const struct http_counters *counters, struct metr
 			"HTTP connections refused at accept (per_client_limit, "
 			"global_limit, tls_handshake_rate) or cut before their request was "
 			"complete (header_deadline; idle_replaced: closed for a new "
-			"connection of the same client).",
+			"connection of the same client, or of a client holding fewer when "
+			"full).",
 			METRIC_COUNTER, METRIC_LABELS({"reason", reject_reason[r]}),
 			atomic_load_explicit(&counters->rejected[r], memory_order_relaxed));
 }
@@ -63,8 +66,12 @@ enum http_reject http_admit(const struct http_admission *a, unsigned max_per_cli
 		*replace = true;
 		return HTTP_ACCEPT;
 	}
-	if (a->open >= max_connections - (a->trusted ? 0 : max_connections / 4))
+	if (a->open < max_connections - (a->trusted ? 0 : max_connections / 4))
+		return HTTP_ACCEPT;
+	/* one at a time, as above: the closing one still counts in open */
+	if (a->other_most < a->from_group + 2 || a->open > max_connections)
 		return HTTP_REJECT_GLOBAL;
+	*replace = true;
 	return HTTP_ACCEPT;
 }
 
@@ -85,6 +92,53 @@ static bool rather_replace(const struct http_conn *c, const struct http_conn *th
 	if (c->granted != than->granted)
 		return !c->granted;
 	return c->since_ms < than->since_ms;
+}
+
+static int by_group(const void *x, const void *y)
+{
+	const struct http_conn *a = *(struct http_conn *const *)x;
+	const struct http_conn *b = *(struct http_conn *const *)y;
+
+	return memcmp(a->group.b, b->group.b, CLIENT_GROUP_LEN);
+}
+
+/*
+ * The connection to close if http_admit says to replace one. A group at its
+ * own limit: own_idle, its own. Else, of the groups other than own (none:
+ * not grouped), the one holding the most connections with one idle and not
+ * being closed: that idle connection (rather_replace), and in a->other_most
+ * how many the group holds; NULL when there is none, or no memory, or the
+ * open ones are below the reserve (http_admit takes no other's there).
+ * Under conn_lock; it sorts, so only near the limit.
+ */
+static struct http_conn *to_replace(struct http_server *srv, const struct client_group *own,
+				    struct http_admission *a, struct http_conn *own_idle)
+{
+	unsigned max = srv->cfg.max_connections;
+	struct http_conn **v, *best = NULL;
+	size_t n = 0;
+
+	if (a->from_group >= srv->cfg.max_connections_per_client)
+		return own_idle;
+	if (a->open < max - max / 4 || !(v = malloc(a->open * sizeof(*v))))
+		return NULL;
+	for (struct http_conn *conn = srv->conns.next; conn != &srv->conns; conn = conn->next)
+		if (n < a->open && conn->grouped && !(own && client_group_equal(&conn->group, own)))
+			v[n++] = conn;
+	qsort(v, n, sizeof(*v), by_group);
+	for (size_t i = 0, j; i < n; i = j) {
+		struct http_conn *idle = NULL;
+
+		for (j = i; j < n && client_group_equal(&v[j]->group, &v[i]->group); j++)
+			if (v[j]->waiting && !v[j]->shut && (!idle || rather_replace(v[j], idle)))
+				idle = v[j];
+		if (idle && j - i > a->other_most) {
+			a->other_most = (unsigned)(j - i);
+			best = idle;
+		}
+	}
+	free(v);
+	return best;
 }
 
 /*
@@ -139,6 +193,7 @@ enum MHD_Result http_accept_policy(void *cls, const struct sockaddr *addr, sockl
 			idle = conn;
 	}
 	a.group_idle = idle != NULL;
+	idle = to_replace(srv, grouped ? &group : NULL, &a, idle);
 	verdict = http_admit(&a, srv->cfg.max_connections_per_client, srv->cfg.max_connections,
 			     &replace);
 	if (verdict == HTTP_ACCEPT && srv->tls_web && !(a.trusted && authenticates(srv)) &&
@@ -152,8 +207,9 @@ enum MHD_Result http_accept_policy(void *cls, const struct sockaddr *addr, sockl
 	pthread_mutex_unlock(&srv->conn_lock);
 	if (verdict == HTTP_ACCEPT && replace) {
 		count_reject(srv, HTTP_REJECT_IDLE, 1);
-		log_debug("idle connection closed for a new one of its client",
-			  "open=%u from_client=%u", a.open, a.from_group);
+		log_debug("idle connection closed for a new one",
+			  "open=%u from_client=%u other_most=%u", a.open, a.from_group,
+			  a.other_most);
 	}
 	if (verdict == HTTP_ACCEPT)
 		return MHD_YES;

@@ -137,6 +137,53 @@ static void test_admit_idle_replaced(void **state)
 	assert_false(replace);
 }
 
+/*
+ * Issue 42: without basic auth, one /metrics makes a client trusted, so 8
+ * clients that scraped once and then held 8 idle connections each filled
+ * all 64, the reserve included, and the scraper was refused (2 to 4 of 60
+ * scrapes served). At the global limit, a client holding at least 2 fewer
+ * connections than another with an idle one takes that idle one, trusted
+ * or not; never towards uneven shares, and one at a time.
+ */
+static void test_admit_fair_share(void **state)
+{
+	struct http_admission a = {.open = 64, .from_group = 0, .trusted = true, .other_most = 8};
+	bool replace = false;
+
+	(void)state;
+	assert_int_equal(http_admit(&a, 8, 64, &replace), HTTP_ACCEPT);
+	assert_true(replace);
+	/* not trusted: the same, at the reserve's edge as when full */
+	a.trusted = false;
+	assert_int_equal(http_admit(&a, 8, 64, &replace), HTTP_ACCEPT);
+	assert_true(replace);
+	a.open = 48;
+	assert_int_equal(http_admit(&a, 8, 64, &replace), HTTP_ACCEPT);
+	assert_true(replace);
+	/* the shares only move towards even: 6 against 8 yes, 7 against 8 no */
+	a.from_group = 6;
+	assert_int_equal(http_admit(&a, 8, 64, &replace), HTTP_ACCEPT);
+	assert_true(replace);
+	a.from_group = 7;
+	assert_int_equal(http_admit(&a, 8, 64, &replace), HTTP_REJECT_GLOBAL);
+	assert_false(replace);
+	/* 64 clients holding 1 each: no one to take from */
+	a.from_group = 0;
+	a.other_most = 1;
+	assert_int_equal(http_admit(&a, 8, 64, &replace), HTTP_REJECT_GLOBAL);
+	assert_false(replace);
+	/* one being closed already (65 open): MHD's backstop would refuse */
+	a.other_most = 8;
+	a.open = 65;
+	a.trusted = true;
+	assert_int_equal(http_admit(&a, 8, 64, &replace), HTTP_REJECT_GLOBAL);
+	assert_false(replace);
+	/* below the limit nothing is replaced */
+	a.open = 10;
+	assert_int_equal(http_admit(&a, 8, 64, &replace), HTTP_ACCEPT);
+	assert_false(replace);
+}
+
 static void test_request_deadline(void **state)
 {
 	struct fixture f;
@@ -252,34 +299,73 @@ static void test_idle_replaced(void **state)
 
 /*
  * Live: of 8 connections, 2 are kept for trusted clients. 127.0.0.1 scraped
- * (trusted) and holds 1; 127.0.0.2 opens 5 idle ones: 6 open, the most an
- * untrusted client may make, so 127.0.0.3 is refused while 127.0.0.1 still
- * gets in.
+ * (trusted) and holds 1; 127.0.0.2 to .6 open 1 idle one each: 6 open, the
+ * most untrusted clients may make, and none holds 2 more than a newcomer
+ * (whose share it could take), so 127.0.0.7 is refused while 127.0.0.1
+ * still gets in.
  */
 static void test_reserved_connections(void **state)
 {
 	struct fixture f;
-	char buf[64];
+	char buf[64], src[16];
 	int kept, idle[5], late, again;
 
 	(void)state;
 	start_limits(&f, 8, 8, 5000);
 	kept = client(&f);
 	expect_status(kept, "/metrics", "200");
-	for (int i = 0; i < 5; i++)
-		idle[i] = client_from(&f, "127.0.0.2");
-	late = client_from(&f, "127.0.0.3");
+	for (int i = 0; i < 5; i++) {
+		snprintf(src, sizeof(src), "127.0.0.%d", 2 + i);
+		idle[i] = client_from(&f, src);
+	}
+	late = client_from(&f, "127.0.0.7");
 	assert_int_equal(recv(late, buf, sizeof(buf), 0), 0);
 	again = client(&f);
 	expect_status(again, "/metrics", "200");
 	expect_status(idle[0], "/healthz", "200");
 	assert_int_equal(rejected(&f, HTTP_REJECT_GLOBAL), 1);
 	assert_int_equal(rejected(&f, HTTP_REJECT_PER_CLIENT), 0);
+	assert_int_equal(rejected(&f, HTTP_REJECT_IDLE), 0);
 	for (int i = 0; i < 5; i++)
 		close(idle[i]);
 	close(late);
 	close(again);
 	close(kept);
+	stop(&f);
+}
+
+/*
+ * Live, issue 42's attack at a smaller scale: of 8 connections (2 reserved),
+ * 127.0.0.2 and 127.0.0.3 each scrape once (trusted: no basic auth) and
+ * hold 4 idle connections, the server full. The scraper 127.0.0.1, not
+ * trusted yet, is served: the oldest idle connection never used of a client
+ * holding 4 (127.0.0.2 sorts first) is closed for it, and its kept-alive
+ * connection serves on. Before, it was refused at accept (global_limit).
+ */
+static void test_idle_replaced_across(void **state)
+{
+	const char *src[2] = {"127.0.0.2", "127.0.0.3"};
+	struct fixture f;
+	char buf[64];
+	int held[8], scraper;
+
+	(void)state;
+	start_limits(&f, 8, 4, 5000);
+	for (int i = 0; i < 8; i++) {
+		held[i] = client_from(&f, src[i / 4]);
+		if (i % 4 == 0)
+			expect_status(held[i], "/metrics", "200");
+	}
+	scraper = client(&f);
+	expect_status(scraper, "/metrics", "200");
+	assert_int_equal(recv(held[1], buf, sizeof(buf), 0), 0);
+	expect_status(scraper, "/metrics", "200");
+	expect_status(held[2], "/healthz", "200");
+	assert_int_equal(rejected(&f, HTTP_REJECT_GLOBAL), 0);
+	assert_int_equal(rejected(&f, HTTP_REJECT_IDLE), 1);
+	for (int i = 0; i < 8; i++)
+		close(held[i]);
+	close(scraper);
 	stop(&f);
 }
 
@@ -344,11 +430,13 @@ int main(void)
 		cmocka_unit_test(test_admit),
 		cmocka_unit_test(test_admit_reserved),
 		cmocka_unit_test(test_admit_idle_replaced),
+		cmocka_unit_test(test_admit_fair_share),
 		cmocka_unit_test(test_request_deadline),
 		cmocka_unit_test(test_per_client_limit),
 		cmocka_unit_test(test_global_limit),
 		cmocka_unit_test(test_idle_replaced),
 		cmocka_unit_test(test_reserved_connections),
+		cmocka_unit_test(test_idle_replaced_across),
 		cmocka_unit_test(test_stuck),
 	};
 
