@@ -20,6 +20,7 @@
 #include "check/check.h"
 #include "check/check_flags.h"
 #include "check/check_state.h"
+#include "check/check_statefile.h"
 #include "collector.h"
 #include "daemon/config.h"
 #include "daemon/daemon.h"
@@ -35,6 +36,7 @@ struct check_run {
 	struct check_table t[2];
 	struct check_state history; /* the flaps check's, read before the readings */
 	char state_path[PATH_MAX];
+	char state_refused[160]; /* why the history is not trusted; "": it is */
 	int status;
 };
 
@@ -158,18 +160,29 @@ static ssize_t read_bounded(int fd, size_t max, char **text)
 /*
  * The last run's history into run->history. No file: the first run, an
  * empty history. One that cannot be read or parsed (too big, cut short,
- * garbage) is never the node's fault: a warning, and a new history.
+ * garbage) is never the node's fault: a warning, and a new history. One that
+ * is not trusted (check_statefile.h: a symlink, another user's) is neither
+ * read nor written: an error, and the flaps check is UNKNOWN.
  */
 static void load_history(struct check_run *run)
 {
 	char *text = NULL, eb[128];
 	size_t bad = 0;
 	ssize_t len;
-	int fd = open_regular_at(AT_FDCWD, run->state_path), r;
+	int fd, r;
 
+	run->state_refused[0] = '\0';
+	fd = check_statefile_open(run->state_path, geteuid(), getegid(), run->state_refused,
+				  sizeof(run->state_refused));
 	if (fd == -ENOENT) {
 		log_info("no flaps check history yet: this run starts it", "path=%s",
 			 run->state_path);
+		return;
+	}
+	if (fd == -EPERM && run->state_refused[0]) {
+		log_error("the flaps check history is not trusted: flaps cannot be judged, and it "
+			  "is left as it is",
+			  "path=%s why=%s", run->state_path, run->state_refused);
 		return;
 	}
 	len = fd < 0 ? fd : read_bounded(fd, CHECK_STATE_MAX_BYTES, &text);
@@ -215,6 +228,15 @@ static int check_results_of(struct check_run *run, struct check_results *res)
 
 	if (r < 0 || !run->o.cfg.flaps)
 		return r;
+	if (run->state_refused[0]) {
+		r = check_result_add(res, CHECK_UNKNOWN, "flaps", "node",
+				     "the history %s %s: not trusted, flaps cannot be judged "
+				     "(remove it, or fix its owner and mode)",
+				     run->state_path, run->state_refused);
+		if (r < 0)
+			check_results_free(res);
+		return r;
+	}
 	r = check_flaps_evaluate(&run->o.cfg, &run->history, now_s(), &run->t[1], res, &next);
 	if (r < 0) {
 		check_results_free(res);

@@ -235,6 +235,67 @@ st='' STATE_DIRECTORY="$TMP/sd:$TMP/sd2" flaps 1795001500
 check "\$STATE_DIRECTORY: the history in its first directory" test -s "$TMP/sd/check-state"
 st=
 
+# --- a history that is not this user's own is neither followed nor trusted: UNKNOWN
+# (exit 2) naming the path and why, an error logged, the file left as it is. On main
+# a link to an old history was read and never rewritten (every run FAILed for ever),
+# a link elsewhere blinded the check (every run OK), another user's file was read.
+mkdir -p "$TMP/lk"
+chmod 755 "$TMP/lk"
+st=$TMP/lk/check-state
+printf 'rdma_exporter check state 1\np mlx5_0/1 seen=1795000000 counter=1 state=4\n' \
+	>"$TMP/lk/old"
+ln -s "$TMP/lk/old" "$st"
+untrusted() { # untrusted DESCRIPTION WHY: exit 2, the UNKNOWN line, the error, no rewrite
+	local sum
+	sum=$(cat "$TMP/lk/old" 2>/dev/null; ls -l "$TMP/lk")
+	flaps "$1"
+	expect "$2: exit 2, flaps UNKNOWN" 2 \
+		"UNKNOWN flaps node: the history $st $3: not trusted, flaps cannot be judged (remove it, or fix its owner and mode)"
+	check "$2: no flaps OK line" bash -c "! grep -q '^OK      flaps' <<<'$out'"
+	check "$2: logged at error" \
+		grep -q 'level=error msg="the flaps check history is not trusted' "$TMP/stderr"
+	check "$2: left as it is" test "$sum" = "$(cat "$TMP/lk/old" 2>/dev/null; ls -l "$TMP/lk")"
+}
+untrusted 1795002000 "a symlink to an old history" "is a symbolic link (refused, never followed)"
+rm "$st"
+ln -s "$TMP/lk/elsewhere" "$st"
+untrusted 1795002100 "a symlink elsewhere" "is a symbolic link (refused, never followed)"
+rm "$st"
+cp "$TMP/lk/old" "$st"
+chmod 666 "$st"
+untrusted 1795002200 "a world-writable history" "is writable by other users (mode 0666)"
+chmod 644 "$st"
+chmod 777 "$TMP/lk"
+untrusted 1795002300 "a world-writable directory" \
+	"is in a directory writable by other users without the sticky bit (mode 0777)"
+chmod 1777 "$TMP/lk"
+flaps 1795002400
+check "a sticky directory, the history its own: trusted (rc $rc)" bash -c \
+	"[ $rc = 1 ] && grep -q '^FAIL    flaps mlx5_0/1: link went down' <<<'$out'"
+chmod 755 "$TMP/lk"
+if [ "$(id -u)" = 0 ]; then
+	# the check as another user: root's history is not its own; nor is its own in
+	# root's world-writable directory trusted (a real flap reported OK on main)
+	chmod 755 "$TMP"
+	chown 65534:65534 "$TMP/lk"
+	out=$(RDMA_EXPORTER_TEST_NOW=1795002500 setpriv --reuid=65534 --regid=65534 \
+		--clear-groups "$SEAM" check --path.sysfs="$t" "${SYSFS_ONLY[@]}" \
+		--check.window=0 --check.state-file="$st" 2>"$TMP/stderr")
+	rc=$?
+	expect "as uid 65534, root's history: exit 2" 2 \
+		"UNKNOWN flaps node: the history $st is owned by uid 0, not this user (uid 65534): not trusted, flaps cannot be judged (remove it, or fix its owner and mode)"
+	# another user's history, forged to match today's counter: on main an OK
+	printf 'rdma_exporter check state 1\np mlx5_0/1 seen=1795002500 counter=%s state=4\n' \
+		"$(cat "$f")" >"$st"
+	chown 65534:65534 "$st"
+	chown 0:0 "$TMP/lk"
+	untrusted 1795002600 "as root, uid 65534's history" \
+		"is owned by uid 65534, not this user (uid 0)"
+	chmod 700 "$TMP"
+fi
+rm -rf "$TMP/lk"
+st=
+
 # --- flags
 run_check "$BIN" "$(tree rxe)" --check.format=yaml
 check "bad --check.format: exit 2" bash -c "[ $rc = 2 ] && grep -q 'check.format' '$TMP/stderr'"

@@ -794,14 +794,19 @@ fi
 # since the last check); with --check.flap-hold=0 it passes once the port is ACTIVE
 # (bounded retry). Then a flap between two checks (eth0 down and up, the port ACTIVE
 # at both checks) fails the next check through the kernel's counters. Outputs in
-# $OUT/check-*.txt, logs in $OUT/check-*.log, the flaps history in $OUT/check-state.
+# $OUT/check-*.txt, logs in $OUT/check-*.log, the flaps history copied to $OUT/check-state
+# after each run. The history itself is in a guest directory: the 9p share
+# (security_model=none) shows the host's owner, and a history in a directory of another
+# user is not trusted (the flaps check would be UNKNOWN; docs/check.md, "Flap history").
+CHECK_STATE_DIR=$(mktemp -d)
 CHECK_ARGS=(--path.sysfs=/sys --check.expect=$DEV:$PORT --check.window=6s
-    --check.state-file=$OUT/check-state)
+    --check.state-file=$CHECK_STATE_DIR/check-state)
 run_check() {   # run_check TAG [FLAGS...]: stdout to $OUT/check-TAG.txt; sets crc
     local tag=$1
     shift
     rdma_exporter check "${CHECK_ARGS[@]}" "$@" > "$OUT/check-$tag.txt" 2>> "$OUT/check-$tag.log"
     crc=$?
+    cp "$CHECK_STATE_DIR/check-state" "$OUT/check-state" 2>/dev/null || true
 }
 run_check healthy
 check "check: healthy $DEV passes (rc=$crc: $(head -1 "$OUT/check-healthy.txt"))" test $crc = 0
