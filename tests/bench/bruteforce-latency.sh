@@ -36,10 +36,12 @@ PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0));
 	--web.config.file="$TMP/web.yml" >"$TMP/log" 2>&1 &
 PID=$!
 url=http://127.0.0.1:$PORT
+up=
 for _ in $(seq 1 100); do
-	[ "$(curl -s -o /dev/null -w '%{http_code}' -u alice:secret "$url/metrics")" = 200 ] && break
+	[ "$(curl -s -o /dev/null -w '%{http_code}' -u alice:secret "$url/metrics")" = 200 ] && up=1 && break
 	sleep 0.1
 done
+[ -n "$up" ] || { echo "the exporter did not serve; its log:" >&2; cat "$TMP/log" >&2; exit 1; }
 
 # stats FILE: median and max of the times in FILE (seconds), in ms
 stats() {
