@@ -7,10 +7,17 @@
 
 #define FULL_MT ((uint64_t)AUTHLIMIT_BURST * 1000)
 
-static void refill(struct authlimit_entry *e, uint64_t now_ms)
+static uint64_t per_s(const struct authlimit *al)
+{
+	if (al->per_s < 0)
+		return 0;
+	return al->per_s ? (uint64_t)al->per_s : AUTHLIMIT_PER_S;
+}
+
+static void refill(const struct authlimit *al, struct authlimit_entry *e, uint64_t now_ms)
 {
 	if (now_ms > e->at_ms) {
-		uint64_t add = (now_ms - e->at_ms) * AUTHLIMIT_PER_S;
+		uint64_t add = (now_ms - e->at_ms) * per_s(al);
 
 		e->tokens_mt = e->tokens_mt + add > FULL_MT ? FULL_MT : e->tokens_mt + add;
 	}
@@ -65,7 +72,7 @@ bool authlimit_take(struct authlimit *al, const struct sockaddr *addr, uint64_t 
 	if (!client_group_of(addr, &key))
 		return true;
 	e = entry(al, &key, now_ms, true);
-	refill(e, now_ms);
+	refill(al, e, now_ms);
 	if (e->tokens_mt < 1000)
 		return false;
 	e->tokens_mt -= 1000;
@@ -82,7 +89,7 @@ void authlimit_refund(struct authlimit *al, const struct sockaddr *addr, uint64_
 	e = entry(al, &key, now_ms, false);
 	if (!e)
 		return;
-	refill(e, now_ms);
+	refill(al, e, now_ms);
 	e->tokens_mt = e->tokens_mt + 1000 > FULL_MT ? FULL_MT : e->tokens_mt + 1000;
 }
 
@@ -94,7 +101,7 @@ void authlimit_granted(struct authlimit *al, const struct sockaddr *addr, uint64
 	if (!client_group_of(addr, &key))
 		return;
 	e = entry(al, &key, now_ms, true);
-	refill(e, now_ms);
+	refill(al, e, now_ms);
 	e->granted = true;
 	e->granted_ms = now_ms;
 }

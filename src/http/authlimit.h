@@ -31,6 +31,12 @@ struct authlimit_entry {
 
 struct authlimit {
 	struct authlimit_entry slot[AUTHLIMIT_SLOTS];
+	/*
+	 * Tokens back a second: AUTHLIMIT_PER_S while 0 (a zeroed table), none
+	 * while negative. Only tests change it (http_test_authlimit_per_s), so
+	 * that what they see of the limit does not hang on how fast they run.
+	 */
+	int per_s;
 };
 
 /*

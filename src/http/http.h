@@ -188,6 +188,13 @@ unsigned http_connection_cap(uint64_t nofile);
  */
 bool http_auth_queue_admits(unsigned queued, bool recent);
 
+/*
+ * A seam for tests only (a weak reference, NULL in rdma_exporter): the
+ * refill rate of the per-client limit of failed logins, tokens a second;
+ * 0 keeps the default, a negative value refills none.
+ */
+int http_test_authlimit_per_s(void);
+
 /* Pure request logic, exposed for tests. */
 enum http_route {
 	HTTP_ROUTE_METRICS,

@@ -18,6 +18,14 @@
 
 char http_request_started;
 
+/*
+ * Defined only in a test build of the daemon (tests/tools/hangtest_main.c):
+ * the refill rate of the per-client limit (authlimit.per_s), so that
+ * tests/e2e/bruteforce.sh sees its 429s however slowly it runs. In
+ * rdma_exporter the weak reference is NULL.
+ */
+#pragma weak http_test_authlimit_per_s
+
 bool http_auth_queue_admits(unsigned queued, bool recent)
 {
 	return queued < (recent ? AUTH_QUEUE : AUTH_QUEUE - AUTH_QUEUE_RESERVED);
@@ -217,6 +225,8 @@ enum auth_outcome http_authorize(struct http_server *srv, const struct webconfig
 	case WEBAUTH_UNCACHED:
 		break;
 	}
+	if (http_test_authlimit_per_s)
+		srv->limit.per_s = http_test_authlimit_per_s();
 	if (info && !authlimit_take(&srv->limit, info->client_addr, clock_mono_ms())) {
 		log_debug("basic auth refused: too many uncached checks from this client",
 			  "rate=%d/s burst=%d", AUTHLIMIT_PER_S, AUTHLIMIT_BURST);

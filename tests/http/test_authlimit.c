@@ -70,6 +70,25 @@ static void test_burst_and_refill(void **state)
 	free(al);
 }
 
+/* The rate a test sets: another, or none, so that what it sees does not hang on its speed. */
+static void test_rate_setting(void **state)
+{
+	struct authlimit *al = calloc(1, sizeof(*al));
+	struct sockaddr_in a = v4("192.0.2.1");
+
+	(void)state;
+	al->per_s = -1;
+	assert_int_equal(drain(al, SA(a), 1000), AUTHLIMIT_BURST);
+	assert_int_equal(drain(al, SA(a), 1000000), 0);
+	/* a check that succeeded is still given back */
+	authlimit_refund(al, SA(a), 1000000);
+	assert_int_equal(drain(al, SA(a), 2000000), 1);
+	al->per_s = 5;
+	assert_int_equal(drain(al, SA(a), 3000000), AUTHLIMIT_BURST);
+	assert_int_equal(drain(al, SA(a), 3001000), 5);
+	free(al);
+}
+
 /* A right password marks its address as recent for a window; others are not. */
 static void test_recent_grant(void **state)
 {
@@ -163,11 +182,9 @@ static void test_grant_kept(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_burst_and_refill),
-		cmocka_unit_test(test_recent_grant),
-		cmocka_unit_test(test_keys),
-		cmocka_unit_test(test_bounded),
-		cmocka_unit_test(test_grant_kept),
+		cmocka_unit_test(test_burst_and_refill), cmocka_unit_test(test_rate_setting),
+		cmocka_unit_test(test_recent_grant),	 cmocka_unit_test(test_keys),
+		cmocka_unit_test(test_bounded),		 cmocka_unit_test(test_grant_kept),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -6,8 +6,11 @@
  * so that tests/e2e/shutdown-watchdog.sh can check that the shutdown
  * watchdog ends the process anyway, or the web config reload
  * ("web_reload"), so that tests/e2e/reload-limits.sh can check that SIGTERM
- * is still taken while a reload hangs. Built only with the tests; never
- * installed.
+ * is still taken while a reload hangs. And the refill rate of the
+ * per-client limit of failed logins from RDMA_EXPORTER_TEST_AUTHLIMIT_PER_S
+ * (tokens a second, negative: none), so that tests/e2e/bruteforce.sh counts
+ * its 429s however slowly the machine runs. Built only with the tests;
+ * never installed.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +18,14 @@
 #include <unistd.h>
 
 #include "daemon/daemon.h"
+#include "http/http.h"
+
+int http_test_authlimit_per_s(void)
+{
+	const char *v = getenv("RDMA_EXPORTER_TEST_AUTHLIMIT_PER_S");
+
+	return v ? atoi(v) : 0;
+}
 
 void daemon_test_hook(const char *stage)
 {
