@@ -6,6 +6,7 @@
 #include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,10 +83,18 @@ static unsigned fd_budget(unsigned max_connections, unsigned *fd_reserve)
 /* The HTTP server's counters: they outlive it, so the first poll (before it
  * starts) and the last one (while it stops) read them safely. */
 static struct http_counters http_counters;
+/* SIGHUP's reloads of the web config, by result; exported with or without one */
+static struct web_reload_counters web_reloads;
 
 static void add_http_metrics(void *arg, struct metric_sink *sink)
 {
 	http_counters_add_metrics(arg, sink);
+	web_reload_counters_add_metrics(&web_reloads, sink);
+}
+
+static void count_reload(enum web_reload_result r)
+{
+	atomic_fetch_add_explicit(&web_reloads.n[r], 1, memory_order_relaxed);
 }
 
 static void *shutdown_watchdog(void *arg)
@@ -145,10 +154,12 @@ static void test_hook(const char *stage)
 /*
  * SIGHUP: a good --web.config.file applies to the next request (users,
  * headers) and the next connection (TLS); a bad one leaves the one in force.
- * Turning TLS on or off waits for a restart, and so does turning basic auth
- * off: a reload that would leave no user of the ones in force (cur) is
- * refused, since an empty file is also what an in-place rewrite caught
- * half-way looks like. Returns whether ws was installed.
+ * Turning TLS on waits for a restart. A reload that would weaken client
+ * authentication relative to the settings in force (cur) is refused whole
+ * (webconfig_reload_refusal: every user removed, TLS off, client
+ * certificates no longer required or verified, the client CA removed), since
+ * a file cut short by an in-place rewrite looks like that; a restart applies
+ * such a file. Returns whether ws was installed.
  */
 static bool apply_web_config(struct http_server *http, const char *path,
 			     const struct web_settings *cur, struct web_settings *ws)
@@ -156,11 +167,17 @@ static bool apply_web_config(struct http_server *http, const char *path,
 	const char *refusal = web_settings_reload_refusal(cur, ws);
 
 	if (refusal) {
+		count_reload(WEB_RELOAD_REFUSED);
 		log_error("web config reload refused; keeping the previous config",
-			  "file=%s reason=%s users=%u new_users=%u", path, refusal,
-			  cur->wc->n_users, ws->wc->n_users);
+			  "file=%s reason=%s users=%u new_users=%u tls=%s new_tls=%s "
+			  "client_auth=%s new_client_auth=%s",
+			  path, refusal, cur->wc->n_users, ws->wc->n_users,
+			  cur->wc->tls ? "on" : "off", ws->wc->tls ? "on" : "off",
+			  webconfig_client_auth_name(cur->wc->client_auth),
+			  webconfig_client_auth_name(ws->wc->client_auth));
 		return false;
 	}
+	count_reload(WEB_RELOAD_OK);
 	if (!http_server_set_web(http, ws))
 		log_warn("web config reloaded, but its TLS change needs a restart",
 			 "file=%s tls=%s", path, ws->wc->tls ? "on" : "off");
@@ -176,9 +193,11 @@ static struct web_settings *load_web_config(const char *path)
 	char err[512];
 
 	ws = web_settings_load(path, err, sizeof(err));
-	if (!ws)
+	if (!ws) {
+		count_reload(WEB_RELOAD_ERROR);
 		log_error("web config not reloaded, the previous one stays in force",
 			  "file=%s err=%s", path, err);
+	}
 	return ws;
 }
 

@@ -653,3 +653,37 @@ struct webconfig *webconfig_parse(const char *data, size_t len, const char *dir,
 	}
 	return wc;
 }
+
+/* A client_auth_type's two guarantees: a certificate must be sent; one sent is verified. */
+static bool auth_requires(enum webconfig_client_auth a)
+{
+	return a == WEBCONFIG_REQUIRE_ANY_CLIENT_CERT ||
+	       a == WEBCONFIG_REQUIRE_AND_VERIFY_CLIENT_CERT;
+}
+
+static bool auth_verifies(enum webconfig_client_auth a)
+{
+	return a == WEBCONFIG_VERIFY_CLIENT_CERT_IF_GIVEN ||
+	       a == WEBCONFIG_REQUIRE_AND_VERIFY_CLIENT_CERT;
+}
+
+const char *webconfig_reload_refusal(const struct webconfig *cur, const struct webconfig *next)
+{
+	if (!cur)
+		return NULL;
+	if (cur->n_users > 0 && next->n_users == 0)
+		return "it would remove every basic auth user (that takes a restart)";
+	if (!cur->tls)
+		return NULL;
+	if (!next->tls)
+		return "it would turn TLS off (that takes a restart)";
+	if (auth_requires(cur->client_auth) && !auth_requires(next->client_auth))
+		return "its client_auth_type would no longer require a client certificate "
+		       "(that takes a restart)";
+	if (auth_verifies(cur->client_auth) && !auth_verifies(next->client_auth))
+		return "its client_auth_type would no longer verify client certificates "
+		       "(that takes a restart)";
+	if ((cur->client_ca_file || cur->client_ca) && !next->client_ca_file && !next->client_ca)
+		return "it would remove the client CA (that takes a restart)";
+	return NULL;
+}

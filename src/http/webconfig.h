@@ -93,4 +93,18 @@ int webconfig_bcrypt_cost(const char *hash);
 /* The client_auth_type name of a mode, e.g. "RequireAndVerifyClientCert". */
 const char *webconfig_client_auth_name(enum webconfig_client_auth a);
 
+/*
+ * Whether a reload may replace cur (the file in force, NULL for none) with
+ * next: NULL when it may, else why not (one phrase, for the caller's log).
+ * A reload never weakens client authentication, since a file cut short by
+ * an in-place rewrite is still valid YAML: it is refused when it would
+ * remove every basic auth user, turn TLS off, stop requiring a client
+ * certificate (RequireAnyClientCert, RequireAndVerifyClientCert) or stop
+ * verifying one (VerifyClientCertIfGiven, RequireAndVerifyClientCert), or
+ * remove the client CA. Other users, a new certificate, key or client CA,
+ * and a stronger client_auth_type are allowed; a weaker file takes a
+ * restart (docs/security.md).
+ */
+const char *webconfig_reload_refusal(const struct webconfig *cur, const struct webconfig *next);
+
 #endif

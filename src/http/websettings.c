@@ -6,6 +6,7 @@
 #include <gnutls/gnutls.h>
 #include <gnutls/x509.h>
 #include <libgen.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 
 #include "base/fileio.h"
 #include "base/log.h"
+#include "exposition/metrics.h"
 
 /* Certificates, keys and the config itself are small; refuse anything huge. */
 #define MAX_FILE_BYTES (4u << 20)
@@ -248,7 +250,25 @@ void web_settings_unref(struct web_settings *ws)
 const char *web_settings_reload_refusal(const struct web_settings *cur,
 					const struct web_settings *next)
 {
-	if (cur && cur->wc->n_users > 0 && next->wc->n_users == 0)
-		return "it would remove every basic auth user (that takes a restart)";
-	return NULL;
+	return webconfig_reload_refusal(cur ? cur->wc : NULL, next->wc);
+}
+
+static const char *const reload_result[WEB_RELOAD_N] = {
+	[WEB_RELOAD_OK] = "ok",
+	[WEB_RELOAD_REFUSED] = "refused",
+	[WEB_RELOAD_ERROR] = "error",
+};
+
+void web_reload_counters_add_metrics(const struct web_reload_counters *c, struct metric_sink *sink)
+{
+	for (unsigned r = 0; r < WEB_RELOAD_N; r++)
+		metric_sink_add_u64(
+			sink, "rdma_exporter_web_config_reloads_total",
+			"Reloads of --web.config.file at SIGHUP, by result: ok (installed), "
+			"refused (valid but weaker: it would remove every basic auth user, turn "
+			"TLS off, stop requiring or verifying client certificates, or remove the "
+			"client CA; the file in force stays), error (unreadable or invalid; the "
+			"file in force stays).",
+			METRIC_COUNTER, METRIC_LABELS({"result", reload_result[r]}),
+			atomic_load_explicit(&c->n[r], memory_order_relaxed));
 }

@@ -13,6 +13,7 @@
 #include <gnutls/gnutls.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "http/webconfig.h"
 
@@ -35,13 +36,27 @@ void web_settings_unref(struct web_settings *ws);
 
 /*
  * Whether a reload may replace cur (the settings in force, NULL for none)
- * with next: NULL when it may, else why not, for the caller's log. A reload
- * never turns basic auth off: next without a user while cur has some is
- * refused, whether the file is empty (an in-place rewrite caught half-way),
- * holds a bare "basic_auth_users:", or lost the key. Removing every user
- * takes a restart (docs/security.md).
+ * with next: webconfig_reload_refusal of their files. NULL when it may,
+ * else why not, for the caller's log.
  */
 const char *web_settings_reload_refusal(const struct web_settings *cur,
 					const struct web_settings *next);
+
+/* How a SIGHUP's reload of the web config ended (rdma_exporter_web_config_reloads_total). */
+enum web_reload_result {
+	WEB_RELOAD_OK,	    /* installed */
+	WEB_RELOAD_REFUSED, /* valid, but weaker (web_settings_reload_refusal) */
+	WEB_RELOAD_ERROR,   /* could not be read or is invalid */
+	WEB_RELOAD_N,
+};
+
+/* Owned by the caller, at 0 before the first poll exports them. */
+struct web_reload_counters {
+	_Atomic uint64_t n[WEB_RELOAD_N];
+};
+
+struct metric_sink;
+/* Adds rdma_exporter_web_config_reloads_total, every result. */
+void web_reload_counters_add_metrics(const struct web_reload_counters *c, struct metric_sink *sink);
 
 #endif
