@@ -86,7 +86,10 @@ nsenter -t "$NS" -n lldpd -d -u "$CTL" -I sw0 -O "$TMP/lldpd.conf" -S "test leaf
 LP=$!
 
 PORT=$((20000 + RANDOM % 40000))
-"$BIN" --web.listen-address=127.0.0.1:$PORT --path.sysfs="$TMP/sys" --poll.interval=2s \
+# fixed polls, so that the frames between two polls do not depend on the scrape cadence
+# (LLDP_FLOOD_POLL=5s measures a longer interval; the TTL is 10 s)
+"$BIN" --web.listen-address=127.0.0.1:$PORT --path.sysfs="$TMP/sys" --poll.mode=fixed \
+	--poll.interval="${LLDP_FLOOD_POLL:-2s}" \
 	--no-collector.sysfs --no-collector.netlink --no-collector.ethtool --collector.lldp \
 	--log.level=info >"$TMP/log" 2>&1 &
 PID=$!
