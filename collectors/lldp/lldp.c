@@ -25,6 +25,7 @@
 #include "base/netdevs.h"
 #include "lldp_parse.h"
 #include "lldp_sock.h"
+#include "lldp_table.h"
 
 #define FAM_NEIGHBOR "rdma_port_neighbor_info"
 #define FAM_RX	     "rdma_lldp_frames_received_total"
@@ -39,18 +40,12 @@ static const char help_invalid[] =
 	"LLDP frames received on the netdev and discarded as malformed (truncated TLVs, "
 	"mandatory TLVs missing or out of order).";
 
-struct lldp_entry {
-	struct lldp_neighbor n;
-	double expires; /* monotonic seconds */
-};
-
 struct lldp_port {
 	char device[64], port[16], netdev[IF_NAMESIZE];
 	int h; /* receive handle, -1 when not open */
 	bool seen;
 	uint64_t rx, invalid;
-	struct lldp_entry nb[LLDP_MAX_NEIGHBORS];
-	size_t n_nb;
+	struct lldp_table nb;
 };
 
 struct lldp_state {
@@ -66,49 +61,8 @@ struct lldp_state {
 	struct netdev_set last_pub;
 	struct lldp_port *ports[LLDP_MAX_PORTS];
 	size_t n_ports;
+	uint8_t frame[LLDP_FRAME_MAX + 1]; /* one more: a longer frame is cut, seen, counted */
 };
-
-/* ---- the neighbour table (pure) --------------------------------------------------------- */
-
-static void expire(struct lldp_port *p, double now)
-{
-	size_t k = 0;
-
-	for (size_t i = 0; i < p->n_nb; i++)
-		if (p->nb[i].expires > now)
-			p->nb[k++] = p->nb[i];
-	p->n_nb = k;
-}
-
-/* A frame from the neighbour n arrived at now: it replaces the one from the
- * same chassis and port (802.1AB's MSAP identifier); TTL 0 removes it. */
-static void upsert(struct lldp_port *p, const struct lldp_neighbor *n, double now)
-{
-	size_t i, oldest = 0;
-
-	for (i = 0; i < p->n_nb; i++)
-		if (!strcmp(p->nb[i].n.chassis_id, n->chassis_id) &&
-		    !strcmp(p->nb[i].n.port_id, n->port_id))
-			break;
-	if (n->ttl_s == 0) {
-		if (i < p->n_nb)
-			p->nb[i] = p->nb[--p->n_nb];
-		return;
-	}
-	if (i == p->n_nb) {
-		if (p->n_nb < LLDP_MAX_NEIGHBORS) {
-			p->n_nb++;
-		} else {
-			/* full: the neighbour whose TTL ends first makes room */
-			for (i = 1; i < p->n_nb; i++)
-				if (p->nb[i].expires < p->nb[oldest].expires)
-					oldest = i;
-			i = oldest;
-		}
-	}
-	p->nb[i].n = *n;
-	p->nb[i].expires = now + n->ttl_s;
-}
 
 /* ---- which netdevs to watch (sysfs) ----------------------------------------------------- */
 
@@ -245,14 +199,13 @@ static int ensure_open(struct lldp_state *st, struct lldp_port *p)
 	return 0;
 }
 
-/* Up to LLDP_READS_PER_CALL frames of p. 0, or -errno of the handle (closed). */
+/* p's frames until none waits, at most LLDP_READS_PER_CALL. 0, or -errno of
+ * the handle (closed). */
 static int drain(struct lldp_state *st, struct lldp_port *p, double now)
 {
-	uint8_t buf[1600];
-
 	for (int i = 0; i < LLDP_READS_PER_CALL; i++) {
 		struct lldp_neighbor n;
-		ssize_t len = st->seams.recv(st->seams.io, p->h, buf, sizeof(buf));
+		ssize_t len = st->seams.recv(st->seams.io, p->h, st->frame, sizeof(st->frame));
 
 		if (len == -EAGAIN)
 			return 0;
@@ -261,25 +214,44 @@ static int drain(struct lldp_state *st, struct lldp_port *p, double now)
 			p->h = -1;
 			return (int)len;
 		}
-		if (lldp_parse_frame(buf, (size_t)len, &n)) {
+		if (len > LLDP_FRAME_MAX || lldp_parse_frame(st->frame, (size_t)len, &n)) {
 			p->invalid++;
 			continue;
 		}
 		p->rx++;
-		upsert(p, &n, now);
+		(void)lldp_table_update(&p->nb, &n, now);
 	}
 	return 0;
 }
 
 /* ---- samples ---------------------------------------------------------------------------- */
 
+/* Whether neighbour i of p prints like an earlier one (distinct IDs whose
+ * labels were cut or sanitised alike): one series for both. */
+static bool printed_before(const struct lldp_port *p, size_t i)
+{
+	const struct lldp_neighbor *n = &p->nb.e[i].n;
+
+	for (size_t j = 0; j < i; j++) {
+		const struct lldp_neighbor *o = &p->nb.e[j].n;
+
+		if (!strcmp(o->chassis_id, n->chassis_id) && !strcmp(o->port_id, n->port_id) &&
+		    !strcmp(o->system_name, n->system_name) &&
+		    !strcmp(o->port_description, n->port_description))
+			return true;
+	}
+	return false;
+}
+
 static int emit_port(struct metric_sink *sink, const struct lldp_port *p)
 {
 	int r;
 
-	for (size_t i = 0; i < p->n_nb; i++) {
-		const struct lldp_neighbor *n = &p->nb[i].n;
+	for (size_t i = 0; i < p->nb.n; i++) {
+		const struct lldp_neighbor *n = &p->nb.e[i].n;
 
+		if (printed_before(p, i))
+			continue;
 		r = metric_sink_add_u64(
 			sink, FAM_NEIGHBOR, help_neighbor, METRIC_GAUGE,
 			METRIC_LABELS({"device", p->device}, {"port", p->port},
@@ -313,7 +285,7 @@ static int poll_port(struct lldp_state *st, struct lldp_port *p, double now,
 
 	if (r == 0)
 		r = drain(st, p, now);
-	expire(p, now);
+	lldp_table_expire(&p->nb, now);
 	if (r == -EPERM || r == -EACCES)
 		return r;
 	if (r < 0) {

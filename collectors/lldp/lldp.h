@@ -6,11 +6,12 @@
  * frame carried runs out. Off by default: the packet sockets need
  * CAP_NET_RAW (docs/collectors/lldp.md).
  *
- * Reads happen in collect(), non-blocking, at most LLDP_READS_PER_CALL frames
- * per netdev per call: LLDP agents send one frame every 30 s or so, and the
- * socket buffer keeps them between polls. A frame's TTL counts from the poll
- * that read it, so a neighbour may stay up to one poll interval longer than
- * its TTL.
+ * Reads happen in collect(), non-blocking, until the socket is empty or
+ * LLDP_READS_PER_CALL frames per netdev were read: LLDP agents send one
+ * frame every 30 s or so, the socket buffer (lldp_sock.c asks for
+ * LLDP_SOCK_RCVBUF) keeps them between polls, and junk on the segment must
+ * not keep it full (issue 42). A frame's TTL counts from the poll that read
+ * it, so a neighbour may stay up to one poll interval longer than its TTL.
  */
 #ifndef RDMA_EXPORTER_LLDP_H
 #define RDMA_EXPORTER_LLDP_H
@@ -23,9 +24,18 @@
 
 extern const struct collector_ops lldp_collector_ops;
 
-#define LLDP_READS_PER_CALL 32	/* frames read per netdev per collect() */
+/* Frames read per netdev per collect(): about 270 a second at a 15 s poll,
+ * far more than a default socket buffer holds; each costs a recvfrom() and
+ * a parse that stops at the first bad TLV. */
+#define LLDP_READS_PER_CALL 4096
 #define LLDP_MAX_PORTS	    256 /* (device, port, netdev) triples watched */
-#define LLDP_MAX_NEIGHBORS  4	/* neighbours kept per netdev */
+/*
+ * Longest frame read whole, Ethernet header included: a 9000-byte jumbo
+ * MTU plus the header, rounded up. 802.1AB-2016 (8.1) bounds an LLDPDU by
+ * the MAC's maximum frame size, not by 1500: a switch on a jumbo port may
+ * send more than 1500 bytes of TLVs. A longer frame is counted invalid.
+ */
+#define LLDP_FRAME_MAX 9216
 
 /* Every outside input of the collector, replaceable in tests. */
 struct lldp_seams {

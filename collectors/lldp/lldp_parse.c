@@ -82,11 +82,13 @@ void lldp_format_id(const uint8_t *v, size_t len, int is_mac, int is_netaddr, ch
 
 /* One ID TLV (subtype byte, then 1 to 255 bytes: 8.5.2, 8.5.3). */
 static int parse_id(const uint8_t *v, size_t len, int mac_subtype, int net_subtype,
-		    uint8_t *subtype, char *out)
+		    uint8_t *subtype, uint8_t *raw, uint8_t *raw_len, char *out)
 {
-	if (len < 2 || len > 256)
+	if (len < 2 || len > LLDP_ID_MAX + 1)
 		return -EBADMSG;
 	*subtype = v[0];
+	*raw_len = (uint8_t)(len - 1);
+	memcpy(raw, v + 1, len - 1);
 	lldp_format_id(v + 1, len - 1, v[0] == mac_subtype, v[0] == net_subtype, out);
 	return 0;
 }
@@ -151,10 +153,11 @@ int lldp_parse_pdu(const uint8_t *pdu, size_t len, struct lldp_neighbor *out)
 	memset(&n, 0, sizeof(n));
 	if (next_tlv(pdu, len, &off, &type, &v, &vlen) || type != TLV_CHASSIS_ID ||
 	    parse_id(v, vlen, LLDP_CHASSIS_MAC, LLDP_CHASSIS_NETADDR, &n.chassis_subtype,
-		     n.chassis_id))
+		     n.chassis_raw, &n.chassis_raw_len, n.chassis_id))
 		return -EBADMSG;
 	if (next_tlv(pdu, len, &off, &type, &v, &vlen) || type != TLV_PORT_ID ||
-	    parse_id(v, vlen, LLDP_PORT_MAC, LLDP_PORT_NETADDR, &n.port_subtype, n.port_id))
+	    parse_id(v, vlen, LLDP_PORT_MAC, LLDP_PORT_NETADDR, &n.port_subtype, n.port_raw,
+		     &n.port_raw_len, n.port_id))
 		return -EBADMSG;
 	/* TTL is two bytes (8.5.4); longer values are tolerated for extensions */
 	if (next_tlv(pdu, len, &off, &type, &v, &vlen) || type != TLV_TTL || vlen < 2)
@@ -177,4 +180,12 @@ int lldp_parse_frame(const uint8_t *frame, size_t len, struct lldp_neighbor *out
 	if (((unsigned)frame[12] << 8 | frame[13]) != LLDP_ETHERTYPE)
 		return -EPROTO;
 	return lldp_parse_pdu(frame + 14, len - 14, out);
+}
+
+int lldp_same_msap(const struct lldp_neighbor *a, const struct lldp_neighbor *b)
+{
+	return a->chassis_subtype == b->chassis_subtype && a->port_subtype == b->port_subtype &&
+	       a->chassis_raw_len == b->chassis_raw_len && a->port_raw_len == b->port_raw_len &&
+	       !memcmp(a->chassis_raw, b->chassis_raw, a->chassis_raw_len) &&
+	       !memcmp(a->port_raw, b->port_raw, a->port_raw_len);
 }

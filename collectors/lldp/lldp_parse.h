@@ -21,6 +21,8 @@
 #define LLDP_ETHERTYPE 0x88cc
 /* Longest label value we make of a TLV, in bytes (without the NUL). */
 #define LLDP_LABEL_MAX 128
+/* Longest ID value after the subtype byte (8.5.2.3, 8.5.3.3: 1 to 255). */
+#define LLDP_ID_MAX 255
 
 /* Chassis ID subtypes (802.1AB 8.5.2.2, table 8-2). */
 enum lldp_chassis_subtype {
@@ -47,6 +49,11 @@ enum lldp_port_subtype {
 struct lldp_neighbor {
 	uint8_t chassis_subtype, port_subtype;
 	uint16_t ttl_s; /* 0: the neighbour is shutting down, forget it now */
+	/* The IDs as sent (subtype byte excluded, 1 to LLDP_ID_MAX bytes): the
+	 * neighbour's identity (802.1AB's MSAP identifier). The labels below
+	 * are cut and sanitised, so two distinct IDs can print alike. */
+	uint8_t chassis_raw_len, port_raw_len;
+	uint8_t chassis_raw[LLDP_ID_MAX], port_raw[LLDP_ID_MAX];
 	/* NUL-terminated, printable ASCII only, at most LLDP_LABEL_MAX bytes */
 	char chassis_id[LLDP_LABEL_MAX + 1];
 	char port_id[LLDP_LABEL_MAX + 1];
@@ -60,6 +67,10 @@ struct lldp_neighbor {
  * or of a wrong length); out is untouched on error.
  */
 int lldp_parse_pdu(const uint8_t *pdu, size_t len, struct lldp_neighbor *out);
+
+/* Whether a and b are the same neighbour: the same chassis ID and port ID
+ * subtypes and bytes, whatever their labels. */
+int lldp_same_msap(const struct lldp_neighbor *a, const struct lldp_neighbor *b);
 
 /*
  * Decodes a whole untagged Ethernet frame as a packet socket (SOCK_RAW)

@@ -55,7 +55,7 @@ int lldp_sock_open(const char *ifname)
 		.filter = (struct sock_filter *)lldp_filter,
 	};
 	struct sockaddr_ll sll = {.sll_family = AF_PACKET, .sll_protocol = htons(ETH_P_LLDP)};
-	int one = 1, fd, r;
+	int one = 1, rcvbuf = LLDP_SOCK_RCVBUF, fd, r;
 
 	sll.sll_ifindex = (int)if_nametoindex(ifname);
 	if (!sll.sll_ifindex)
@@ -70,6 +70,9 @@ int lldp_sock_open(const char *ifname)
 		close(fd);
 		return r;
 	}
+	/* Best effort: without CAP_NET_ADMIN, up to net.core.rmem_max. */
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof(rcvbuf)))
+		(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
 	/* Older kernels lack it: recv drops PACKET_OUTGOING anyway. */
 	(void)setsockopt(fd, SOL_PACKET, PACKET_IGNORE_OUTGOING, &one, sizeof(one));
 	r = join(fd, sll.sll_ifindex, 0x0e);

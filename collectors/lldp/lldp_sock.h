@@ -7,6 +7,11 @@
  * those addresses with PACKET_ADD_MEMBERSHIP (PACKET_MR_MULTICAST) so that
  * the NIC's multicast filter lets them in: no promiscuous mode. Needs
  * CAP_NET_RAW (socket() fails with EPERM without it).
+ *
+ * The receive buffer asks for LLDP_SOCK_RCVBUF bytes (SO_RCVBUFFORCE where
+ * CAP_NET_ADMIN allows, else SO_RCVBUF, which the kernel caps at
+ * net.core.rmem_max): junk frames between two polls must not fill it and
+ * crowd out the switch's frame (issue 42).
  */
 #ifndef RDMA_EXPORTER_LLDP_SOCK_H
 #define RDMA_EXPORTER_LLDP_SOCK_H
@@ -14,6 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+
+#define LLDP_SOCK_RCVBUF (1 << 20)
 
 /* Opens the socket for netdev ifname (non-blocking, O_CLOEXEC): the fd, or
  * -errno (-EPERM without CAP_NET_RAW, -ENODEV when there is no such netdev). */

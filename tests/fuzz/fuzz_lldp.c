@@ -6,7 +6,8 @@
  * Invariants: the only errors are -EPROTO (frame: not LLDP) and -EBADMSG,
  * and they leave the output untouched; a decoded neighbour's strings are
  * NUL-terminated, at most LLDP_LABEL_MAX bytes and printable ASCII, with
- * non-empty chassis and port IDs; decoding is deterministic.
+ * non-empty chassis and port IDs; the raw IDs are 1 to LLDP_ID_MAX bytes
+ * and a neighbour is the same MSAP as itself; decoding is deterministic.
  */
 #include <errno.h>
 #include <string.h>
@@ -41,6 +42,8 @@ static void check_one(const uint8_t *data, size_t size, int frame)
 	check_label(n.port_id, sizeof(n.port_id), 1);
 	check_label(n.system_name, sizeof(n.system_name), 0);
 	check_label(n.port_description, sizeof(n.port_description), 0);
+	FUZZ_CHECK(n.chassis_raw_len >= 1 && n.port_raw_len >= 1);
+	FUZZ_CHECK(lldp_same_msap(&n, &n));
 	rc = frame ? lldp_parse_frame(data, size, &again) : lldp_parse_pdu(data, size, &again);
 	FUZZ_CHECK(rc == 0 && memcmp(&n, &again, sizeof(n)) == 0);
 }

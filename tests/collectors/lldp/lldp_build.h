@@ -12,7 +12,7 @@
 #include <string.h>
 
 struct lldp_frame {
-	uint8_t b[1600];
+	uint8_t b[2400]; /* longer than the 1500-byte MTU: jumbo LLDPDUs (issue 42) */
 	size_t len;
 };
 
@@ -55,6 +55,21 @@ static inline void lf_ttl(struct lldp_frame *f, uint16_t ttl)
 static inline void lf_end(struct lldp_frame *f)
 {
 	lf_tlv(f, 0, NULL, 0);
+}
+
+/* An ID TLV's whole value (subtype and bytes) for neighbours that differ
+ * in it only; then the TTL and the system name. */
+static inline void lf_neighbor(struct lldp_frame *f, uint8_t chassis_subtype, const void *chassis,
+			       size_t chassis_len, const char *port, uint16_t ttl,
+			       const char *sysname)
+{
+	lf_start(f);
+	lf_id(f, 1, chassis_subtype, chassis, chassis_len);
+	lf_id(f, 2, 5, port, strlen(port));
+	lf_ttl(f, ttl);
+	lf_tlv(f, 4, "uplink to node", 14);
+	lf_tlv(f, 5, sysname, strlen(sysname));
+	lf_end(f);
 }
 
 /* The usual switch frame: chassis MAC, port ifname, TTL, description, name. */
