@@ -2,6 +2,7 @@
 /* The command line: argv walked, the core flags checked and stored, the collectors' handed on. */
 #include "daemon/config.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <string.h>
 
@@ -282,6 +283,74 @@ static int set_web_config(struct exporter_config *cfg, const char *flag, const c
 	return 0;
 }
 
+/* One address of --poll.follow-address (n bytes of v): an IPv4 or IPv6 literal. */
+static int parse_follow_one(struct config_address *a, const char *v, size_t n)
+{
+	char buf[INET6_ADDRSTRLEN];
+
+	if (n == 0 || n >= sizeof(buf))
+		return -1;
+	memcpy(buf, v, n);
+	buf[n] = '\0';
+	if (inet_pton(AF_INET, buf, a->bytes) == 1) {
+		a->len = 4;
+		return 0;
+	}
+	if (inet_pton(AF_INET6, buf, a->bytes) == 1) {
+		a->len = 16;
+		return 0;
+	}
+	return -1;
+}
+
+static int set_follow_address(struct exporter_config *cfg, const char *flag, const char *v,
+			      char *err, size_t errlen)
+{
+	unsigned n = 0;
+
+	for (const char *p = v;; p++) {
+		const char *end = strchr(p, ',');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+
+		if (n == CONFIG_MAX_FOLLOW_ADDRESSES)
+			return parse_fail(err, errlen, "--%s: more than %d addresses", flag,
+					  CONFIG_MAX_FOLLOW_ADDRESSES);
+		if (parse_follow_one(&cfg->follow_addresses[n], p, len) < 0)
+			return parse_fail(err, errlen,
+					  "--%s: \"%.*s\" is not an IPv4 or IPv6 address", flag,
+					  (int)len, p);
+		n++;
+		if (!end)
+			break;
+		p = end;
+	}
+	cfg->n_follow_addresses = n;
+	return 0;
+}
+
+static bool address_equal(const struct config_address *a, const unsigned char *b, size_t len)
+{
+	static const unsigned char v4mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+
+	if (a->len == len)
+		return memcmp(a->bytes, b, len) == 0;
+	if (a->len == 4 && len == 16)
+		return memcmp(b, v4mapped, 12) == 0 && memcmp(b + 12, a->bytes, 4) == 0;
+	if (a->len == 16 && len == 4)
+		return memcmp(a->bytes, v4mapped, 12) == 0 && memcmp(a->bytes + 12, b, 4) == 0;
+	return false;
+}
+
+bool config_follow_address(const struct exporter_config *cfg, const void *addr, size_t addr_len)
+{
+	if (!addr || (addr_len != 4 && addr_len != 16))
+		return false;
+	for (unsigned i = 0; i < cfg->n_follow_addresses; i++)
+		if (address_equal(&cfg->follow_addresses[i], addr, addr_len))
+			return true;
+	return false;
+}
+
 /* Flags that take a value. */
 static const struct value_flag {
 	const char *name;
@@ -293,6 +362,7 @@ static const struct value_flag {
 	{"poll.interval", set_poll},
 	{"poll.min-interval", set_poll_min},
 	{"poll.mode", set_poll_mode},
+	{"poll.follow-address", set_follow_address},
 	{"poll.collector-timeout", set_collector_timeout},
 	{"collector.sysfs.rescan-interval", set_rescan},
 	{"collector.device-include", set_include},

@@ -25,4 +25,11 @@ int config_parse(struct exporter_config *cfg, int argc, char *const argv[],
  */
 uint64_t config_collector_timeout_ms(uint64_t poll_interval_ms);
 
+/*
+ * Whether addr (addr_len bytes: an in_addr or in6_addr, NULL when unknown)
+ * is one of --poll.follow-address's; an IPv4 address matches its IPv4-mapped
+ * IPv6 form either way.
+ */
+bool config_follow_address(const struct exporter_config *cfg, const void *addr, size_t addr_len);
+
 #endif

@@ -46,6 +46,15 @@ struct config_collector {
 	unsigned n_flags;
 };
 
+/* --poll.follow-address: at most this many addresses */
+#define CONFIG_MAX_FOLLOW_ADDRESSES 16
+
+/* An IP address as the web server gives it (in_addr or in6_addr bytes). */
+struct config_address {
+	unsigned char bytes[16];
+	unsigned len; /* 4 or 16 */
+};
+
 struct exporter_config {
 	enum config_action action;
 	const char *listen_address; /* as given; split with parse_listen_address() */
@@ -56,6 +65,9 @@ struct exporter_config {
 	uint64_t poll_min_interval_ms;
 	/* --poll.mode=fixed: every --poll.interval; else aligned on the scrapes */
 	bool poll_fixed;
+	/* --poll.follow-address: scrapers followed before other unauthenticated ones */
+	struct config_address follow_addresses[CONFIG_MAX_FOLLOW_ADDRESSES];
+	unsigned n_follow_addresses;
 	/* --poll.collector-timeout: how long a poll waits for each collector
 	 * before it leaves it behind; the default (config_collector_timeout_ms())
 	 * once parsed, always below poll_interval_ms */

@@ -56,6 +56,11 @@ static const struct help_flag core_flags[] = {
 	 "5 times it between poll starts while the scraper followed did not authenticate. "
 	 "Default 1s.",
 	 COLLECTOR_FLAG_DURATION, CONFIG_MIN_POLL_INTERVAL_MS, CONFIG_MAX_POLL_INTERVAL_MS, NULL},
+	{"--poll.follow-address=ADDR[,ADDR...]",
+	 "In aligned mode, follow the scrapes from these IP addresses (Prometheus's) "
+	 "before those of any other client without credentials, whichever came first. "
+	 "At most 16. Default: none.",
+	 COLLECTOR_FLAG_TEXT, 0, 0, NULL},
 	{"--poll.collector-timeout=D",
 	 "How long a poll waits for each collector; one that takes longer is left behind, "
 	 "its samples missing from the polls until it catches up. Default: half of "

@@ -578,8 +578,13 @@ static int create_poller(struct daemon *d)
 
 static void note_scrape(void *arg, const struct http_scrape *s)
 {
-	poller_note_scrape(arg, pollsched_key(s->addr, s->addr_len, s->user_agent),
-			   s->authenticated, s->data_age_s, s->wants);
+	struct daemon *d = arg;
+	unsigned from = s->authenticated ? POLLSCHED_AUTHENTICATED : 0;
+
+	if (config_follow_address(&d->cfg, s->addr, s->addr_len))
+		from |= POLLSCHED_NAMED;
+	poller_note_scrape(d->poller, pollsched_key(s->addr, s->addr_len, s->user_agent), from,
+			   s->data_age_s, s->wants);
 }
 
 static int start_web_server(struct daemon *d)
@@ -598,7 +603,7 @@ static int start_web_server(struct daemon *d)
 		.web = d->web,
 		.counters = &http_counters,
 		.on_scrape = note_scrape,
-		.on_scrape_arg = d->poller,
+		.on_scrape_arg = d,
 	};
 
 	d->http = http_server_start(&hc, &d->slot, d->err, sizeof(d->err));

@@ -701,15 +701,17 @@ static void *poller_thread(void *arg)
 	return NULL;
 }
 
-void poller_note_scrape(struct poller *p, uint64_t key, bool authenticated, double data_age_s,
+void poller_note_scrape(struct poller *p, uint64_t key, unsigned from, double data_age_s,
 			unsigned wants)
 {
-	poller_note_scrape_at(p, clock_mono_ms(), key, authenticated, data_age_s, wants);
+	poller_note_scrape_at(p, clock_mono_ms(), key, from, data_age_s, wants);
 }
 
-void poller_note_scrape_at(struct poller *p, uint64_t now, uint64_t key, bool authenticated,
+void poller_note_scrape_at(struct poller *p, uint64_t now, uint64_t key, unsigned from,
 			   double data_age_s, unsigned wants)
 {
+	bool authenticated = from & POLLSCHED_AUTHENTICATED;
+
 	struct pollsched_target t = {0};
 	uint64_t next, untracked;
 
@@ -720,7 +722,7 @@ void poller_note_scrape_at(struct poller *p, uint64_t now, uint64_t key, bool au
 		p->plain_asked_ms = now ? now : 1;
 	if (!p->cfg.fixed_interval) {
 		untracked = p->sched.untracked;
-		pollsched_arrival(&p->sched, key, authenticated, now);
+		pollsched_arrival_from(&p->sched, key, from, now);
 		next = pollsched_next(&p->sched, now, p->last_start_ms, p->last_end_ms,
 				      p->poll_cost_ms, &t);
 		/* wake the thread only when the schedule moved */

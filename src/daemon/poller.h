@@ -86,18 +86,19 @@ int poller_start(struct poller *p);
  * data: counted in rdma_exporter_data_age_seconds (in the next poll's
  * output; scraper="followed" when the schedule follows this scraper, else
  * "other") and, in aligned mode, learnt by the schedule, which the polling
- * thread then follows. authenticated: the request passed basic auth or
- * showed a verified client certificate (pollsched_arrival()). wants
+ * thread then follows. from (POLLSCHED_AUTHENTICATED, POLLSCHED_NAMED): the
+ * request passed basic auth or showed a verified client certificate, it
+ * came from an address of --poll.follow-address (pollsched_arrival_from()). wants
  * (SNAPSHOT_WANTS_*): it asked for the protobuf exposition, or for plain
  * text, which polls keep only for the first poll and while such requests
  * come (within POLLER_PROTO_KEEP_MS and POLLER_PLAIN_KEEP_MS); else they
  * keep the gzip-encoded text alone (a plain request then gets it inflated).
  * Thread-safe; takes the poller's lock briefly.
  */
-void poller_note_scrape(struct poller *p, uint64_t key, bool authenticated, double data_age_s,
+void poller_note_scrape(struct poller *p, uint64_t key, unsigned from, double data_age_s,
 			unsigned wants);
 /* The same at now_ms of CLOCK_MONOTONIC: the clock seam for tests. */
-void poller_note_scrape_at(struct poller *p, uint64_t now_ms, uint64_t key, bool authenticated,
+void poller_note_scrape_at(struct poller *p, uint64_t now_ms, uint64_t key, unsigned from,
 			   double data_age_s, unsigned wants);
 #define POLLER_PROTO_KEEP_MS (3600 * 1000)
 #define POLLER_PLAIN_KEEP_MS (600 * 1000)

@@ -148,7 +148,7 @@ static void scraper_reset(struct pollsched_scraper *s, uint64_t key, bool authen
 			  uint64_t now_ms, bool keep)
 {
 	uint64_t first = keep ? s->first_ms : now_ms;
-	bool established = keep && s->established;
+	bool established = keep && s->established, named = s->named;
 
 	memset(s, 0, sizeof(*s));
 	s->used = true;
@@ -156,6 +156,7 @@ static void scraper_reset(struct pollsched_scraper *s, uint64_t key, bool authen
 	s->authenticated = authenticated;
 	s->first_ms = first;
 	s->established = established;
+	s->named = named; /* the caller sets it for a new scraper */
 	s->last_ms = now_ms;
 }
 
@@ -194,16 +195,18 @@ static int eviction_rank(const struct pollsched_scraper *s, uint64_t now_ms)
 		return 0;
 	if (!scraper_held(s, now_ms))
 		return 1;
-	return s->authenticated ? 3 : 2;
+	return s->authenticated || s->named ? 3 : 2;
 }
 
 /*
  * The scraper's place; NULL when it is new: then it took a free or
  * replaced place (its first arrival), or none (counted untracked).
  */
-static struct pollsched_scraper *find_slot(struct pollsched *ps, uint64_t key, bool authenticated,
+static struct pollsched_scraper *find_slot(struct pollsched *ps, uint64_t key, unsigned from,
 					   uint64_t now_ms)
 {
+	bool authenticated = from & POLLSCHED_AUTHENTICATED;
+
 	struct pollsched_scraper *victim = NULL;
 	int victim_rank = 4;
 
@@ -223,22 +226,30 @@ static struct pollsched_scraper *find_slot(struct pollsched *ps, uint64_t key, b
 			victim_rank = rank;
 		}
 	}
-	if (victim_rank > (authenticated ? 2 : 1)) {
+	if (victim_rank > (from ? 2 : 1)) {
 		ps->untracked++;
 		return NULL;
 	}
 	scraper_reset(victim, key, authenticated, now_ms, false);
+	victim->named = from & POLLSCHED_NAMED;
 	return NULL;
 }
 
 void pollsched_arrival(struct pollsched *ps, uint64_t key, bool authenticated, uint64_t now_ms)
 {
-	struct pollsched_scraper *s = find_slot(ps, key, authenticated, now_ms);
+	pollsched_arrival_from(ps, key, authenticated ? POLLSCHED_AUTHENTICATED : 0, now_ms);
+}
+
+void pollsched_arrival_from(struct pollsched *ps, uint64_t key, unsigned from, uint64_t now_ms)
+{
+	bool authenticated = from & POLLSCHED_AUTHENTICATED;
+	struct pollsched_scraper *s = find_slot(ps, key, from, now_ms);
 	uint64_t merge = ps->params.min_interval_ms < 1000 ? ps->params.min_interval_ms : 1000;
 	uint64_t period, gap;
 
 	if (!s)
 		return; /* new: its first arrival, or not tracked */
+	s->named = from & POLLSCHED_NAMED;
 	if (now_ms < s->last_ms) {
 		/* the clock went back: what was learnt is meaningless */
 		scraper_reset(s, key, authenticated, now_ms, false);
@@ -264,14 +275,18 @@ void pollsched_arrival(struct pollsched *ps, uint64_t key, bool authenticated, u
 
 /*
  * Whether a is followed rather than b (both active and regular): an
- * authenticated one, then the one seen first (an established scraper is
- * not displaced by a newcomer a little faster), then the faster one.
+ * authenticated one, then one whose address the operator named (a client
+ * that was there first, or came first after a restart, is not followed
+ * instead of Prometheus), then the one seen first (an established scraper
+ * is not displaced by a newcomer a little faster), then the faster one.
  */
 static bool follows_before(const struct pollsched_scraper *a, uint64_t a_period,
 			   const struct pollsched_scraper *b, uint64_t b_period)
 {
 	if (a->authenticated != b->authenticated)
 		return a->authenticated;
+	if (a->named != b->named)
+		return a->named;
 	if (a->first_ms != b->first_ms)
 		return a->first_ms < b->first_ms;
 	return a_period < b_period;
@@ -325,6 +340,7 @@ uint64_t pollsched_next(const struct pollsched *ps, uint64_t now_ms, uint64_t la
 		*t = (struct pollsched_target){.aligned = s != NULL,
 					       .key = s ? s->key : 0,
 					       .authenticated = s && s->authenticated,
+					       .named = s && s->named,
 					       .period_ms = period};
 	/* the hard bound: the data is never older than the interval and a poll */
 	cap = last_end_ms + pp->max_interval_ms;

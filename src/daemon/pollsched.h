@@ -11,8 +11,10 @@
  * at most a tenth of their median (the period), with at least
  * POLLSCHED_MIN_GAPS gaps seen; it is active while it has not missed two of
  * its expected scrapes. Of the active regular scrapers it follows one: an
- * authenticated one first, then the one with the longest history (seen
- * first), so that a newcomer scraping a little faster cannot take the
+ * authenticated one first, then one from an address the operator named
+ * (--poll.follow-address: a client elsewhere that was there first cannot
+ * take the schedule from Prometheus), then the one with the longest history
+ * (seen first), so that a newcomer scraping a little faster cannot take the
  * schedule over. The poll is aimed to end a margin (twice the poll's cost or
  * thrice the arrivals' jitter, the larger, at least POLLSCHED_MIN_MARGIN_MS)
  * before the next expected arrival of that scraper that the floor allows.
@@ -68,6 +70,7 @@ struct pollsched_scraper {
 	unsigned n_gaps, next_gap;
 	bool used;
 	bool authenticated; /* part of the key: its requests authenticated */
+	bool named;	    /* its address is one the operator named (--poll.follow-address) */
 	/* it has been regular: no newcomer replaces it until POLLSCHED_EXPIRE_MS of silence */
 	bool established;
 };
@@ -84,6 +87,7 @@ struct pollsched_target {
 	bool aligned;	    /* false: every max_interval_ms (no regular active scraper) */
 	uint64_t key;	    /* the scraper followed, when aligned */
 	bool authenticated; /* and whether its requests authenticated */
+	bool named;	    /* and whether the operator named its address */
 	uint64_t period_ms; /* its period, when aligned */
 };
 
@@ -107,6 +111,18 @@ uint64_t pollsched_key(const void *addr, size_t addr_len, const char *user_agent
  * stream of new User-Agents never pushes out the scrapers already learnt.
  */
 void pollsched_arrival(struct pollsched *ps, uint64_t key, bool authenticated, uint64_t now_ms);
+
+/* What pollsched_arrival_from() knows of a request besides its key. */
+#define POLLSCHED_AUTHENTICATED 1u /* it authenticated (part of the key) */
+#define POLLSCHED_NAMED		2u /* it came from an address the operator named */
+
+/*
+ * pollsched_arrival() with what is known of the request (POLLSCHED_*). A
+ * named scraper is followed before every other unauthenticated one, whenever
+ * it was first seen, and may take the place of an unauthenticated one as an
+ * authenticated newcomer may; the unauthenticated floor still holds for it.
+ */
+void pollsched_arrival_from(struct pollsched *ps, uint64_t key, unsigned from, uint64_t now_ms);
 
 /*
  * When the next poll should start (ms, >= now_ms): last_start_ms and

@@ -193,6 +193,40 @@ static void test_collector_timeout(void **state)
 	expect_error(PARSE(&cfg, "--poll.collector-timeout=soon"), "not a duration");
 }
 
+/* Issue 42: --poll.follow-address, the scrapers followed before other unauthenticated ones. */
+static void test_follow_address(void **state)
+{
+	struct exporter_config cfg;
+
+	(void)state;
+	assert_int_equal(PARSE(&cfg, "--poll.mode=aligned"), 0);
+	assert_int_equal(cfg.n_follow_addresses, 0);
+	assert_int_equal(PARSE(&cfg, "--poll.follow-address=10.0.0.7,fd00::7"), 0);
+	assert_int_equal(cfg.n_follow_addresses, 2);
+	{
+		const unsigned char v4[4] = {10, 0, 0, 7}, other[4] = {10, 0, 0, 8};
+		unsigned char mapped[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 10, 0, 0, 7};
+		unsigned char v6[16] = {0xfd, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 7};
+
+		assert_true(config_follow_address(&cfg, v4, 4));
+		assert_true(config_follow_address(&cfg, mapped, 16));
+		assert_true(config_follow_address(&cfg, v6, 16));
+		assert_false(config_follow_address(&cfg, other, 4));
+		assert_false(config_follow_address(&cfg, NULL, 0));
+		v6[15] = 8;
+		assert_false(config_follow_address(&cfg, v6, 16));
+	}
+	expect_error(PARSE(&cfg, "--poll.follow-address=prometheus"),
+		     "--poll.follow-address: \"prometheus\" is not an IPv4 or IPv6 address");
+	expect_error(PARSE(&cfg, "--poll.follow-address=10.0.0.7,"),
+		     "\"\" is not an IPv4 or IPv6 address");
+	expect_error(PARSE(&cfg, "--poll.follow-address=10.0.0.0/8"), "not an IPv4 or IPv6");
+	expect_error(PARSE(&cfg, "--poll.follow-address=1.1.1.1,1.1.1.1,1.1.1.1,1.1.1.1,"
+				 "1.1.1.1,1.1.1.1,1.1.1.1,1.1.1.1,1.1.1.1,1.1.1.1,1.1.1.1,"
+				 "1.1.1.1,1.1.1.1,1.1.1.1,1.1.1.1,1.1.1.1,1.1.1.1"),
+		     "more than 16 addresses");
+}
+
 static void test_errors(void **state)
 {
 	struct exporter_config cfg;
@@ -404,6 +438,7 @@ int main(void)
 		cmocka_unit_test(test_disable_defaults),
 		cmocka_unit_test(test_help_version),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_follow_address),
 		cmocka_unit_test(test_collector_flags),
 		cmocka_unit_test(test_text_flags),
 		cmocka_unit_test(test_enum_flags),

@@ -22,6 +22,7 @@
 struct sim_scraper {
 	uint64_t key;
 	bool auth;			 /* its requests authenticated */
+	bool named;			 /* from an address the operator named */
 	bool fresh_keys;		 /* a new User-Agent every request: key + k */
 	uint64_t period, offset, jitter; /* ms; jitter: arrivals +- up to this */
 	/* where set: the jitter is jitter_busy for busy_for arrivals of every
@@ -97,7 +98,10 @@ static void arrive(struct sim *s, struct sim_scraper *c)
 {
 	uint64_t age = s->now - s->published;
 
-	pollsched_arrival(&s->ps, c->fresh_keys ? c->key + c->k : c->key, c->auth, s->now);
+	pollsched_arrival_from(&s->ps, c->fresh_keys ? c->key + c->k : c->key,
+			       (c->auth ? POLLSCHED_AUTHENTICATED : 0u) |
+				       (c->named ? POLLSCHED_NAMED : 0u),
+			       s->now);
 	if (s->now >= s->window_start) {
 		c->scrapes_in_window++;
 		c->fresh_in_window += age <= 1000;
@@ -713,6 +717,97 @@ static void test_pause_keeps_history(void **state)
 	assert_true(prom->age_max_in_window <= FRESH);
 }
 
+/*
+ * Issue 42: a client scraping every 14 s that was there before Prometheus
+ * (15 s, no credentials: no web config) was followed as the one seen first;
+ * Prometheus's data was 6.15 s old at the median, 13.15 s at worst (50 ms
+ * without it). Prometheus's address named (--poll.follow-address), it is
+ * followed, whoever came first, and its data is as fresh as without the
+ * client, which gets the polls aimed at Prometheus.
+ */
+static void named_prometheus(struct sim *s, bool attacker_first, struct sim_scraper **prom)
+{
+	struct pollsched_target t;
+
+	sim_init(s, 1000, 15000);
+	if (attacker_first) {
+		sim_add(s, 2, 14000, 0, 0);
+		sim_run(s, s->now + 120000);
+	}
+	*prom = sim_add(s, 1, 15000, 100, 0);
+	(*prom)->named = true;
+	if (!attacker_first) {
+		sim_run(s, s->now + 120000);
+		sim_add(s, 2, 14000, 0, 0);
+	}
+	sim_run(s, s->now + 120000);
+	sim_window(s);
+	sim_run(s, s->now + 3600000);
+	assert_near((*prom)->scrapes_in_window, 240, 1);
+	/* the no-attacker figures: every scrape fresh, one poll per scrape */
+	assert_true((*prom)->fresh_in_window * 100 >= (*prom)->scrapes_in_window * 95);
+	assert_true((*prom)->age_max_in_window <= FRESH);
+	assert_near(s->polls_in_window, 240, 1);
+	pollsched_next(&s->ps, s->now, s->last_start, s->last_end, POLL_COST, &t);
+	assert_true(t.aligned);
+	assert_int_equal(t.key, 1);
+	assert_true(t.named);
+	assert_false(t.authenticated);
+}
+
+static void test_named_scraper_followed_before_first_seen(void **state)
+{
+	struct sim s;
+	struct sim_scraper *prom;
+
+	(void)state;
+	named_prometheus(&s, true, &prom);
+	named_prometheus(&s, false, &prom);
+}
+
+/*
+ * A named scraper that pauses (a Prometheus restart) is followed again once
+ * it is regular, and finds a place in a table full of established
+ * unauthenticated scrapers, as an authenticated one does.
+ */
+static void test_named_scraper_restart_and_full_table(void **state)
+{
+	struct sim s;
+	struct sim_scraper *prom;
+	struct pollsched ps;
+	struct pollsched_params p = {.min_interval_ms = 1000, .max_interval_ms = 15000};
+	struct pollsched_target t;
+	uint64_t now = 1000000;
+
+	(void)state;
+	named_prometheus(&s, true, &prom);
+	prom->stop = s.now;
+	sim_run(&s, s.now + 30000);
+	prom->start = s.now;
+	prom->offset = 1234;
+	prom->k = 0;
+	prom->stop = UINT64_MAX;
+	schedule_arrival(&s, prom);
+	sim_run(&s, s.now + 120000);
+	sim_window(&s);
+	sim_run(&s, s.now + 600000);
+	assert_true(prom->age_max_in_window <= FRESH);
+	pollsched_next(&s.ps, s.now, s.last_start, s.last_end, POLL_COST, &t);
+	assert_int_equal(t.key, 1);
+
+	pollsched_init(&ps, &p);
+	for (uint64_t k = 0; k < 5; k++)
+		for (uint64_t key = 100; key < 100 + POLLSCHED_MAX_SCRAPERS; key++)
+			pollsched_arrival(&ps, key, false, now + k * 15000 + key);
+	now += 5 * 15000;
+	for (uint64_t k = 0; k < 5; k++)
+		pollsched_arrival_from(&ps, 1, POLLSCHED_NAMED, now + 50 + k * 15000);
+	assert_int_equal(ps.untracked, 0);
+	pollsched_next(&ps, now + 4 * 15000 + 100, now, now, POLL_COST, &t);
+	assert_int_equal(t.key, 1);
+	assert_true(t.named);
+}
+
 /* An established scraper silent for POLLSCHED_EXPIRE_MS gives its place up. */
 static void test_expired_scraper_replaced(void **state)
 {
@@ -1109,6 +1204,8 @@ int main(void)
 		cmocka_unit_test(test_authenticated_scraper_preferred),
 		cmocka_unit_test(test_pause_keeps_history),
 		cmocka_unit_test(test_expired_scraper_replaced),
+		cmocka_unit_test(test_named_scraper_followed_before_first_seen),
+		cmocka_unit_test(test_named_scraper_restart_and_full_table),
 		cmocka_unit_test(test_fuzz_poll_gap_bounded),
 		cmocka_unit_test(test_key),
 	};
