@@ -65,19 +65,21 @@ static size_t jobs_to_run(struct sysfs_state *st, size_t *n_retry)
 {
 	size_t n = 0, first = 0;
 
+	/* first: a job still running writes run_ms, read below only once its
+	 * thread is done with it (the pool's lock orders the two) */
+	for (size_t i = 0; i < st->n_jobs; i++)
+		st->jobs[i]->blocked = sysfs_pool_busy(st->pool, &st->jobs[i]->task);
 	for (int pass = 0; pass < 3; pass++) {
 		if (pass == 2)
 			first = n;
 		for (size_t i = 0; i < st->n_jobs; i++) {
 			struct sysfs_job *job = st->jobs[i];
-			int want = !job->unresponsive			 ? 0
-				   : job->run_ms < st->device_timeout_ms ? 1
-									 : 2;
+			int want;
 
-			if (want != pass)
-				continue;
-			job->blocked = sysfs_pool_busy(st->pool, &job->task);
 			if (job->blocked)
+				continue;
+			want = !job->unresponsive ? 0 : job->run_ms < st->device_timeout_ms ? 1 : 2;
+			if (want != pass)
 				continue;
 			job->stats = (struct collector_stats){0};
 			job->rc = 0;
